@@ -1,0 +1,148 @@
+// spanprof/capture.h — the finished capture: what the collector hands to
+// analysis.
+//
+// A `Capture` is plain data: threads, interned sites, and spans with
+// session-relative nanosecond times. The runtime's collector produces it at
+// session end; the analysis library (and `ReadTrace`) consume it. It has no
+// clocks, no threads and no JSON in it, so analysis stays a pure function of
+// this value.
+//
+// Example:
+//
+//   spanprof::Capture capture = ...;  // from the collector or ReadTrace()
+//   for (const spanprof::Span& span : capture.spans) {
+//     const spanprof::Site& site = capture.sites[span.site];
+//     std::printf("%s %lld ns\n", site.name.c_str(),
+//                 static_cast<long long>(span.end_ns - span.start_ns));
+//   }
+#ifndef SPANPROF_CAPTURE_H_
+#define SPANPROF_CAPTURE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace spanprof {
+
+// `Site` is a call site: a span name plus its optional tags. Sites are interned
+// once per call site; spans refer to them by index into `Capture::sites`.
+struct Site {
+  std::string name;
+  std::string phase;
+  std::string module;
+  std::string activity;
+
+  friend bool operator==(const Site&, const Site&) = default;
+};
+
+// Bits of `Span::flags`.
+enum SpanFlag : uint32_t {
+  // The span was still open when the session stopped; `end_ns` is the stop.
+  kSpanUnfinished = 1u << 0,
+  // The span was left by an exception (stack unwinding).
+  kSpanException = 1u << 1,
+  // The span's parent was lost (ring overwrite); it was made a root.
+  kSpanRerooted = 1u << 2,
+};
+
+// `SpanArg` is one numeric argument attached to a span (`SPANPROF_ARG`).
+struct SpanArg {
+  std::string key;
+  bool is_double = false;
+  int64_t int_value = 0;
+  double double_value = 0.0;
+
+  friend bool operator==(const SpanArg&, const SpanArg&) = default;
+};
+
+// `Span` is one retained span. Times are nanoseconds relative to the session
+// start. `parent_id` is 0 for a root. A parent on another thread is a
+// cross-thread parent: linked, never subtracted from the child thread's time.
+struct Span {
+  uint64_t id = 0;         // unique, > 0
+  uint64_t parent_id = 0;  // 0 = root
+  uint32_t site = 0;       // index into Capture::sites
+  uint32_t thread = 0;     // index into Capture::threads
+  uint32_t depth = 0;      // 0 for roots, parent depth + 1 otherwise
+  uint32_t flags = 0;      // SpanFlag bits
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  uint64_t heartbeats = 0;  // this thread's heartbeats between begin and end
+  // Allocation deltas between begin and end; only meaningful when
+  // `Capture::alloc_measured`.
+  int64_t alloc_count = 0;
+  int64_t alloc_bytes = 0;
+  // Arguments are `Capture::args[first_arg, first_arg + arg_count)`.
+  uint32_t first_arg = 0;
+  uint32_t arg_count = 0;
+
+  friend bool operator==(const Span&, const Span&) = default;
+};
+
+// `ThreadInfo` is one thread that recorded at least one span.
+struct ThreadInfo {
+  uint64_t os_tid = 0;   // OS thread id (fits 32 bits on Linux)
+  std::string name;      // SetThreadName(), or "" (shown as thread-<tid>)
+  uint32_t sort_index = 0;
+
+  friend bool operator==(const ThreadInfo&, const ThreadInfo&) = default;
+};
+
+// `ProcessResources` holds getrusage deltas over the session (peak RSS is the
+// process's high-water mark at session end).
+struct ProcessResources {
+  int64_t user_cpu_ns = 0;
+  int64_t system_cpu_ns = 0;
+  int64_t peak_rss_kib = 0;
+  int64_t minor_page_faults = 0;
+  int64_t major_page_faults = 0;
+  int64_t voluntary_context_switches = 0;
+  int64_t involuntary_context_switches = 0;
+
+  friend bool operator==(const ProcessResources&,
+                         const ProcessResources&) = default;
+};
+
+// `SiteDrops` counts the spans of one site that the cap did not retain.
+struct SiteDrops {
+  uint32_t site = 0;  // index into Capture::sites
+  uint64_t count = 0;
+
+  friend bool operator==(const SiteDrops&, const SiteDrops&) = default;
+};
+
+// `Capture` is one finished session.
+struct Capture {
+  std::string spanprof_version;
+  std::string process_name;
+  int64_t pid = 0;
+  std::string clock;  // "tsc" or "monotonic"
+  // Wall-clock (Unix epoch, ns) time of the session start.
+  int64_t wall_clock_anchor_ns = 0;
+  // Session length: start to stop, ns.
+  int64_t window_ns = 0;
+  uint64_t event_limit = 0;
+  std::string overflow_policy;  // "drop" or "ring"
+  // Spans not retained because of the cap, in total and per site.
+  uint64_t dropped_events = 0;
+  std::vector<SiteDrops> dropped_by_site;
+  // False when the session did not end normally (exit() inside the body).
+  bool finished_normally = true;
+  // Measured cost of one span at session start, rounded to whole ns.
+  int64_t overhead_ns_per_span = 0;
+  // True when the program links spanprof::alloc.
+  bool alloc_measured = false;
+  ProcessResources process_resources;
+
+  std::vector<ThreadInfo> threads;
+  std::vector<Site> sites;
+  std::vector<Span> spans;  // sorted by (thread, start_ns, depth)
+  std::vector<SpanArg> args;
+
+  friend bool operator==(const Capture&, const Capture&) = default;
+};
+
+}  // namespace spanprof
+
+#endif  // SPANPROF_CAPTURE_H_

@@ -1,0 +1,182 @@
+// spanprof/internal/recorder.h — the inline recording fast path.
+//
+// Nothing outside the runtime includes this header directly; the public
+// headers (span.h, context.h) do. Internal types here are never part of a
+// public function's signature.
+//
+// The design card (docs/performance.md has the measurements):
+//   * each thread appends 16-byte begin/end records to its own chunked ring;
+//   * the per-span path touches only thread-local state: no lock, no
+//     read-modify-write atomic, no allocation, no string;
+//   * the only store another thread may read is the release store of the
+//     thread's own cursor (the collector reads records before it);
+//   * a begin reserves room for its end (the limit moves down), so every
+//     retained begin has its end and an end never checks for space;
+//   * the global span cap is handed to threads in chunks on the slow path.
+#ifndef SPANPROF_INTERNAL_RECORDER_H_
+#define SPANPROF_INTERNAL_RECORDER_H_
+
+#include <atomic>
+#include <cstdint>
+#include <ctime>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
+
+#define SPANPROF_LIKELY(x) __builtin_expect(!!(x), 1)
+#define SPANPROF_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+namespace spanprof {
+
+// `Tags` are the optional labels of a span. Each is a string literal (or any
+// string with static storage); empty means unset. Spans group by name + tags.
+struct Tags {
+  const char* phase = "";
+  const char* module = "";
+  const char* activity = "";
+};
+
+namespace internal {
+
+// Record kinds, stored in the top 4 bits of `Record::word`.
+enum RecordKind : uint32_t {
+  kBeginRecord = 1,         // word low bits: site id
+  kEndRecord = 2,           //
+  kEndExceptionRecord = 3,  // end of a span left by unwinding
+  kAllocRecord = 4,         // follows a begin or precedes an end when
+                            // allocation counting is on: time = count,
+                            // word low bits + heartbeats = bytes (60 bits)
+};
+inline constexpr uint32_t kKindShift = 28;
+inline constexpr uint32_t kSiteMask = (1u << kKindShift) - 1;
+
+// `Record` is one fixed-size ring entry.
+struct Record {
+  uint64_t time;        // raw clock: TSC ticks or CLOCK_MONOTONIC ns
+  uint32_t word;        // kind << 28 | site id
+  uint32_t heartbeats;  // low 32 bits of the thread's heartbeat counter
+};
+static_assert(sizeof(Record) == 16, "records must stay 16 bytes");
+
+// `SiteStatic` is the one static record of a call site. Constant-initialized,
+// so the hot path reads `id` without any guard; 0 means not interned yet.
+struct SiteStatic {
+  const char* name;
+  Tags tags;
+  std::atomic<uint32_t> id{0};
+};
+
+constexpr Tags MakeTags() { return Tags{}; }
+constexpr Tags MakeTags(Tags tags) { return tags; }
+
+// Global recording epoch: 0 when no session records. Otherwise bit 0 says the
+// clock is CLOCK_MONOTONIC (1) or the TSC (0), and the other bits count
+// sessions, so a thread's cached state from an older session never matches.
+extern std::atomic<uint32_t> g_epoch;
+
+// Per-thread recording state. Written on the fast path by its thread only.
+struct alignas(64) ThreadState {
+  std::atomic<Record*> cursor{nullptr};  // next free record; release-stored
+  Record* limit = nullptr;  // a begin is allowed while cursor < limit
+  uint32_t epoch = 0;       // the g_epoch this state records for
+  uint32_t end_slots = 1;   // records per end: 1, or 2 counting allocations
+  // This thread's count of exceptions in flight (the Itanium C++ ABI's
+  // __cxa_eh_globals::uncaughtExceptions), cached at bind time so an end can
+  // tell that it runs during unwinding with one load.
+  const unsigned int* uncaught = nullptr;
+};
+
+// The calling thread's state (nullptr until its first span). Initial-exec TLS:
+// one instruction to reach it, also from a shared library.
+extern thread_local ThreadState* tls_state
+    __attribute__((tls_model("initial-exec")));
+// The calling thread's heartbeat counter (Heartbeat() adds to it).
+extern thread_local uint64_t tls_heartbeats
+    __attribute__((tls_model("initial-exec")));
+// Allocation counters, maintained by spanprof::alloc when it is linked.
+extern thread_local int64_t tls_alloc_count
+    __attribute__((tls_model("initial-exec")));
+extern thread_local int64_t tls_alloc_bytes
+    __attribute__((tls_model("initial-exec")));
+
+inline uint64_t ReadTsc() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  return __rdtsc();
+#else
+  return 0;
+#endif
+}
+
+inline uint64_t ReadMonotonicNs() noexcept {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u +
+         static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// Raw timestamp in the clock that `epoch` selects.
+inline uint64_t ReadClock(uint32_t epoch) noexcept {
+  return SPANPROF_LIKELY((epoch & 1u) == 0) ? ReadTsc() : ReadMonotonicNs();
+}
+
+// Slow paths (recorder.cc): intern the site, bind the thread to the session,
+// take a new chunk and span credit, or count a drop. Return the epoch the
+// span was recorded in, or 0 when it was not recorded.
+uint32_t BeginSlow(SiteStatic& site, uint32_t epoch) noexcept;
+void EndSlow(ThreadState* state, uint32_t begin_epoch, bool exception) noexcept;
+
+inline uint32_t WriteBegin(ThreadState* s, Record* c, uint32_t id,
+                           uint32_t epoch) noexcept {
+  c->time = ReadClock(epoch);
+  c->word = (kBeginRecord << kKindShift) | id;
+  c->heartbeats = static_cast<uint32_t>(tls_heartbeats);
+  s->limit -= 1;  // reserve the end's slot
+  s->cursor.store(c + 1, std::memory_order_release);
+  return epoch;
+}
+
+// Begins a span at `site`. Returns the session epoch it was recorded in, or 0.
+inline uint32_t BeginSpan(SiteStatic& site) noexcept {
+  const uint32_t epoch = g_epoch.load(std::memory_order_relaxed);
+  if (SPANPROF_LIKELY(epoch == 0)) return 0;
+  const uint32_t id = site.id.load(std::memory_order_relaxed);
+  ThreadState* s = tls_state;
+  if (SPANPROF_UNLIKELY(id == 0 || s == nullptr || s->epoch != epoch ||
+                        s->end_slots != 1)) {
+    return BeginSlow(site, epoch);
+  }
+  Record* c = s->cursor.load(std::memory_order_relaxed);
+  if (SPANPROF_UNLIKELY(c >= s->limit)) return BeginSlow(site, epoch);
+  return WriteBegin(s, c, id, epoch);
+}
+
+// Ends the span that `BeginSpan()` returned `begin_epoch` for. A span ended
+// while an exception unwinds the stack is flagged as left by an exception.
+inline void EndSpan(uint32_t begin_epoch) noexcept {
+  if (SPANPROF_LIKELY(begin_epoch == 0)) return;
+  ThreadState* s = tls_state;
+  if (SPANPROF_UNLIKELY(s->epoch != begin_epoch || s->end_slots != 1 ||
+                        *s->uncaught != 0)) {
+    EndSlow(s, begin_epoch, *s->uncaught != 0);
+    return;
+  }
+  Record* c = s->cursor.load(std::memory_order_relaxed);
+  c->time = ReadClock(begin_epoch);
+  c->word = kEndRecord << kKindShift;
+  c->heartbeats = static_cast<uint32_t>(tls_heartbeats);
+  s->limit += 1;
+  s->cursor.store(c + 1, std::memory_order_release);
+}
+
+// Interns a run-time site (name + tags by pointer identity) for
+// spanprof::Run: a per-instantiation cache makes repeated calls free.
+SiteStatic* FindOrInternDynamicSite(const char* name, const Tags& tags) noexcept;
+
+void AddIntArg(SiteStatic& key, int64_t value) noexcept;
+void AddDoubleArg(SiteStatic& key, double value) noexcept;
+
+}  // namespace internal
+}  // namespace spanprof
+
+#endif  // SPANPROF_INTERNAL_RECORDER_H_

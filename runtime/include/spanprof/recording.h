@@ -1,0 +1,77 @@
+// spanprof/recording.h — starting and stopping the process-wide recorder.
+//
+// This is the runtime layer below `Profile`: it records spans into per-thread
+// rings and, at stop, collects them into a `Capture`. It writes no files and
+// computes no statistics. Most programs use `spanprof::Profile` instead; tests,
+// benchmarks and embedders use this directly.
+//
+// Example:
+//
+//   spanprof::RecordingOptions options{.max_events = 1000};
+//   absl::Status started = spanprof::StartRecording(options);
+//   { SPANPROF_SCOPE("work"); }
+//   spanprof::Capture capture = spanprof::StopRecording();
+#ifndef SPANPROF_RECORDING_H_
+#define SPANPROF_RECORDING_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "spanprof/capture.h"
+
+namespace spanprof {
+
+// What happens when the span cap is reached.
+enum class OverflowPolicy {
+  kDropNewest,  // "drop": keep the first N spans, count newer ones as dropped
+  kRing,        // "ring": flight recorder, keep the newest N spans
+};
+
+// Which clock timestamps come from.
+enum class ClockKind {
+  kAuto,       // the invariant TSC when the CPU has one, else monotonic
+  kTsc,        // rdtsc; an error when the TSC is not invariant
+  kMonotonic,  // clock_gettime(CLOCK_MONOTONIC)
+};
+
+inline constexpr uint64_t kDefaultMaxEvents = 1'000'000;
+
+struct RecordingOptions {
+  uint64_t max_events = kDefaultMaxEvents;  // whole spans; must be > 0
+  OverflowPolicy overflow = OverflowPolicy::kDropNewest;
+  ClockKind clock = ClockKind::kAuto;
+  std::string process_name;  // empty: the executable's name
+};
+
+// `StartRecording()` claims the process-wide capture and enables recording.
+// Fails when a recording is already active (one session per process), when
+// `max_events` is 0, or when `kTsc` is asked for on a CPU without an invariant
+// TSC. Thread-safe.
+absl::Status StartRecording(const RecordingOptions& options);
+
+// `IsRecording()` is true between a successful `StartRecording()` and
+// `StopRecording()`.
+bool IsRecording() noexcept;
+
+// `StopRecording()` stops recording, collects every thread's ring (live and
+// exited threads), closes spans still open as unfinished, and returns the
+// capture. Spans that begin or end after this point are ignored. Returns an
+// empty capture when no recording is active. Thread-safe.
+Capture StopRecording();
+
+// `PredictedMemoryBytes()` is the worst-case ring memory for a cap: what a
+// session prints at start.
+uint64_t PredictedMemoryBytes(uint64_t max_events, OverflowPolicy overflow);
+
+// `MeasureSpanOverheadNs()` times spans into a private scratch ring for a few
+// microseconds and returns the mean cost of one span (begin + end) in ns.
+double MeasureSpanOverheadNs();
+
+// `ParseOverflowPolicy()` / `OverflowPolicyName()` map "drop" and "ring".
+absl::Status ParseOverflowPolicy(const std::string& text, OverflowPolicy* out);
+const char* OverflowPolicyName(OverflowPolicy policy) noexcept;
+
+}  // namespace spanprof
+
+#endif  // SPANPROF_RECORDING_H_

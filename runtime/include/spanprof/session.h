@@ -1,0 +1,111 @@
+// spanprof/session.h — a profiling session: record, analyse, write, report.
+//
+// `Profile()` claims the process-wide capture, runs a function inside a root
+// span, then collects the capture, analyses it, writes the trace and the
+// summary atomically, prints the table (unless quiet) and returns the
+// function's result. `ProfileFromEnvironment()` does the same with the
+// configuration read from the `SPANPROF*` environment variables.
+//
+// Errors: a bad configuration (including a bad environment variable) and a
+// second concurrent session throw `spanprof::Error` before the body runs. When
+// the body throws, the capture is still written when possible and the body's
+// exception is rethrown (it wins over any output error). When only writing an
+// output fails, `Profile()` throws `spanprof::OutputError` naming the path,
+// after the body's result is computed.
+//
+// Example:
+//
+//   int main() {
+//     return spanprof::ProfileFromEnvironment("indexer.run", [] {
+//       spanprof::Run("source.read", [] { ReadSource(); });
+//       return 0;
+//     });
+//   }
+#ifndef SPANPROF_SESSION_H_
+#define SPANPROF_SESSION_H_
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "absl/status/statusor.h"
+#include "spanprof/recording.h"
+#include "spanprof/span.h"
+
+namespace spanprof {
+
+// `Error` is a configuration or session error (bad environment variable,
+// second concurrent session, invalid schedule).
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// `OutputError` is a failure to write the trace or summary; `what()` names the
+// path.
+class OutputError : public Error {
+ public:
+  using Error::Error;
+};
+
+inline constexpr const char kDefaultTracePath[] = "build/spanprof-trace.json";
+inline constexpr const char kDefaultSummaryPath[] = "build/spanprof-summary.json";
+
+// `Config` is one session's configuration. Defaults match the environment's.
+struct Config {
+  bool enabled = true;
+  std::string trace_path = kDefaultTracePath;      // ".json.gz" writes gzip
+  std::string summary_path = kDefaultSummaryPath;
+  RecordingOptions recording;
+  bool quiet = false;  // do not print the table
+};
+
+// `ConfigFromEnvironment()` reads SPANPROF, SPANPROF_OUT,
+// SPANPROF_SUMMARY_OUT, SPANPROF_MAX_EVENTS, SPANPROF_OVERFLOW,
+// SPANPROF_PROCESS_NAME, SPANPROF_CLOCK and SPANPROF_QUIET strictly: a bad
+// value is an error that names the variable and the value.
+absl::StatusOr<Config> ConfigFromEnvironment();
+
+namespace internal {
+
+// Runs `body` inside a session; `body` stores the user result itself. Throws as
+// documented above. Not for direct use.
+void RunSession(const Config& config, const char* root,
+                const std::function<void()>& body);
+
+[[noreturn]] void ThrowConfigError(const absl::Status& status);
+
+}  // namespace internal
+
+// `Profile()` runs `fn` inside a session with root span `root` (a string
+// literal or any string that outlives the call) and returns `fn`'s result.
+// With `config.enabled == false` it just runs `fn`: nothing is retained and no
+// file is written.
+template <typename Fn>
+decltype(auto) Profile(const Config& config, const char* root, Fn&& fn) {
+  using Result = std::invoke_result_t<Fn&>;
+  if constexpr (std::is_void_v<Result>) {
+    internal::RunSession(config, root, [&] { std::invoke(fn); });
+  } else {
+    std::optional<Result> result;
+    internal::RunSession(config, root, [&] { result.emplace(std::invoke(fn)); });
+    return Result(std::move(*result));
+  }
+}
+
+// `ProfileFromEnvironment()` is `Profile(ConfigFromEnvironment(), root, fn)`;
+// a bad environment throws `spanprof::Error` naming the variable.
+template <typename Fn>
+decltype(auto) ProfileFromEnvironment(const char* root, Fn&& fn) {
+  absl::StatusOr<Config> config = ConfigFromEnvironment();
+  if (!config.ok()) internal::ThrowConfigError(config.status());
+  return Profile(*config, root, std::forward<Fn>(fn));
+}
+
+}  // namespace spanprof
+
+#endif  // SPANPROF_SESSION_H_

@@ -1,0 +1,182 @@
+// spanprof/span.h — spans, arguments, heartbeats and thread names.
+//
+// A span names a phase of the program. `SPANPROF_SCOPE` records one over the
+// enclosing scope; `spanprof::Run` records one around a callable and returns
+// its result. Both are safe on any thread at any time: with no session active
+// a span costs one relaxed load and a predicted branch, and building with
+// `SPANPROF_ENABLED=0` compiles every macro and call to nothing.
+//
+// Example:
+//
+//   void Parse(const File& f) {
+//     SPANPROF_SCOPE("file.parse", {.phase = "parse", .module = "indexer"});
+//     SPANPROF_ARG("bytes", f.size());
+//     spanprof::Heartbeat(f.tokens());
+//     ...
+//   }
+//   std::string text = spanprof::Run("source.read", [&] { return Read(path); });
+#ifndef SPANPROF_SPAN_H_
+#define SPANPROF_SPAN_H_
+
+#include <cstdint>
+#include <functional>
+#include <type_traits>
+#include <utility>
+
+#include "spanprof/internal/recorder.h"
+
+#ifndef SPANPROF_ENABLED
+#define SPANPROF_ENABLED 1
+#endif
+
+#define SPANPROF_CONCAT_INNER_(a, b) a##b
+#define SPANPROF_CONCAT_(a, b) SPANPROF_CONCAT_INNER_(a, b)
+#define SPANPROF_UNIQUE_(prefix) SPANPROF_CONCAT_(prefix, __LINE__)
+
+namespace spanprof {
+
+namespace internal {
+
+// `ScopedSpan` records one span over its lifetime. Hot path; noexcept.
+class ScopedSpan {
+ public:
+  explicit ScopedSpan(SiteStatic& site) noexcept : epoch_(BeginSpan(site)) {}
+  ~ScopedSpan() { EndSpan(epoch_); }
+  ScopedSpan(const ScopedSpan&) = delete;
+  ScopedSpan& operator=(const ScopedSpan&) = delete;
+
+ private:
+  uint32_t epoch_;
+};
+
+}  // namespace internal
+
+#if SPANPROF_ENABLED
+
+// `SPANPROF_SCOPE(name[, tags])` records a span over the enclosing scope.
+// `name` is a string literal; `tags` a braced `spanprof::Tags` initializer,
+// e.g. `SPANPROF_SCOPE("model.forward", {.phase = "forward"})`. The site is
+// interned once; the hot path never hashes or copies strings.
+#define SPANPROF_SCOPE(name, ...)                                           \
+  static constinit ::spanprof::internal::SiteStatic SPANPROF_UNIQUE_(       \
+      spanprof_site_){(name),                                               \
+                      ::spanprof::internal::MakeTags(__VA_ARGS__)};         \
+  const ::spanprof::internal::ScopedSpan SPANPROF_UNIQUE_(spanprof_span_)(  \
+      SPANPROF_UNIQUE_(spanprof_site_))
+
+// `SPANPROF_FUNCTION([tags])` is `SPANPROF_SCOPE` named after the enclosing
+// function.
+#define SPANPROF_FUNCTION(...) SPANPROF_SCOPE(__func__, __VA_ARGS__)
+
+// `SPANPROF_ARG(key, value)` attaches a numeric argument (integer or floating
+// point) to the innermost open span of this thread. `key` is a literal.
+#define SPANPROF_ARG(key, value)                                            \
+  do {                                                                      \
+    static constinit ::spanprof::internal::SiteStatic spanprof_arg_key_{    \
+        (key), ::spanprof::internal::MakeTags()};                           \
+    ::spanprof::internal::AddArgValue(spanprof_arg_key_, (value));          \
+  } while (false)
+
+#else  // !SPANPROF_ENABLED
+
+#define SPANPROF_SCOPE(name, ...) static_cast<void>(0)
+#define SPANPROF_FUNCTION(...) static_cast<void>(0)
+#define SPANPROF_ARG(key, value) static_cast<void>(0)
+
+#endif  // SPANPROF_ENABLED
+
+namespace internal {
+
+template <typename T>
+inline void AddArgValue(SiteStatic& key, T value) noexcept {
+  static_assert(std::is_arithmetic_v<T>, "span arguments are numeric");
+  if (SPANPROF_LIKELY(g_epoch.load(std::memory_order_relaxed) == 0)) return;
+  if constexpr (std::is_floating_point_v<T>) {
+    AddDoubleArg(key, static_cast<double>(value));
+  } else {
+    AddIntArg(key, static_cast<int64_t>(value));
+  }
+}
+
+SiteStatic* InternArgKey(const char* key) noexcept;
+
+// A per-instantiation cache of one dynamic site: `Run` called from one place
+// with the same literals hits it every time and never takes the slow path.
+template <typename Tag>
+inline SiteStatic* CachedDynamicSite(const char* name, const Tags& tags) noexcept {
+  static std::atomic<SiteStatic*> cache{nullptr};
+  SiteStatic* site = cache.load(std::memory_order_acquire);
+  if (SPANPROF_LIKELY(site != nullptr && site->name == name &&
+                      site->tags.phase == tags.phase &&
+                      site->tags.module == tags.module &&
+                      site->tags.activity == tags.activity)) {
+    return site;
+  }
+  site = FindOrInternDynamicSite(name, tags);
+  cache.store(site, std::memory_order_release);
+  return site;
+}
+
+}  // namespace internal
+
+// `AddArg(key, value)` is the function form of `SPANPROF_ARG`; `key` must
+// outlive the session (a literal).
+template <typename T>
+inline void AddArg(const char* key, T value) noexcept {
+#if SPANPROF_ENABLED
+  if (SPANPROF_LIKELY(internal::g_epoch.load(std::memory_order_relaxed) == 0)) {
+    return;
+  }
+  internal::AddArgValue(*internal::InternArgKey(key), value);
+#else
+  static_cast<void>(key);
+  static_cast<void>(value);
+#endif
+}
+
+// `Heartbeat(n)` adds `n` to this thread's deterministic work counter; spans
+// report the heartbeats between their begin and end. A thread-local add.
+inline void Heartbeat(uint64_t n = 1) noexcept {
+#if SPANPROF_ENABLED
+  internal::tls_heartbeats += n;
+#else
+  static_cast<void>(n);
+#endif
+}
+
+// `SetThreadName(name)` labels this thread in the trace and the table. Copies
+// up to 63 bytes; allocates nothing. Any thread, any time.
+void SetThreadName(const char* name) noexcept;
+
+// `Run(name[, tags], fn)` runs `fn` inside a span and returns its result (void
+// too). When `fn` throws, the span is recorded, flagged `exception`, and the
+// exception is rethrown. `name` and the tags must be literals (they are
+// identified by address).
+template <typename Fn>
+decltype(auto) Run(const char* name, const Tags& tags, Fn&& fn) {
+#if SPANPROF_ENABLED
+  uint32_t epoch = 0;
+  if (SPANPROF_UNLIKELY(internal::g_epoch.load(std::memory_order_relaxed) != 0)) {
+    epoch = internal::BeginSpan(
+        *internal::CachedDynamicSite<std::decay_t<Fn>>(name, tags));
+  }
+  struct End {
+    uint32_t epoch;
+    ~End() { internal::EndSpan(epoch); }
+  } end{epoch};
+  return std::invoke(std::forward<Fn>(fn));
+#else
+  static_cast<void>(name);
+  static_cast<void>(tags);
+  return std::invoke(std::forward<Fn>(fn));
+#endif
+}
+
+template <typename Fn>
+decltype(auto) Run(const char* name, Fn&& fn) {
+  return Run(name, Tags{}, std::forward<Fn>(fn));
+}
+
+}  // namespace spanprof
+
+#endif  // SPANPROF_SPAN_H_

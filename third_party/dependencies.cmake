@@ -1,0 +1,16 @@
+# System dependencies, all from Debian 12 packages (no vendored copies):
+#   libabsl-dev 20220623, libsimdjson-dev 3.0.1, zlib1g-dev,
+#   libgtest-dev and libbenchmark-dev for tests and benchmarks.
+find_package(Threads REQUIRED)
+find_package(absl REQUIRED CONFIG)
+if(absl_VERSION AND absl_VERSION VERSION_LESS 20220623)
+  message(FATAL_ERROR "spanprof needs abseil >= 20220623 (found ${absl_VERSION})")
+endif()
+find_package(simdjson 3.0 REQUIRED CONFIG)
+find_package(ZLIB REQUIRED)
+if(SPANPROF_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+endif()
+if(SPANPROF_BUILD_BENCHMARKS)
+  find_package(benchmark REQUIRED CONFIG)
+endif()
