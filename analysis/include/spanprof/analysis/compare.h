@@ -1,0 +1,171 @@
+// spanprof/analysis/compare.h — the regression gate over two summaries.
+//
+// `Compare()` matches the rows of a baseline and a candidate summary by their
+// full key (name + phase + module + activity) and classifies each on one
+// metric. A row regresses only when the increase Δ = candidate − baseline
+// exceeds BOTH tolerances: Δ > absolute tolerance AND Δ·10000 > bps·baseline
+// (integer arithmetic, no overflow; a zero baseline regresses on any
+// Δ > absolute tolerance). An improvement is the mirror image; everything else
+// is within tolerance. Keys only in the candidate are `new`, only in the
+// baseline `missing`; they fail the gate only when the policy says so.
+//
+// Example:
+//
+//   spanprof::analysis::ComparePolicy policy{
+//       .metric = spanprof::analysis::CompareMetric::kP95Ns,
+//       .absolute_tolerance_ns = 500'000,
+//       .relative_tolerance_bps = 1000};
+//   absl::StatusOr<spanprof::analysis::Comparison> comparison =
+//       spanprof::analysis::Compare(base, cand, policy);
+//   if (comparison.ok() && !comparison->passed) { ... }
+#ifndef SPANPROF_ANALYSIS_COMPARE_H_
+#define SPANPROF_ANALYSIS_COMPARE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "spanprof/analysis/summary.h"
+
+namespace spanprof::analysis {
+
+inline constexpr std::string_view kComparisonSchema = "spanprof.comparison";
+inline constexpr int64_t kComparisonSchemaVersion = 1;
+
+// `CompareMetric` is the row field a comparison judges.
+enum class CompareMetric {
+  kTotalNs,
+  kSelfNs,
+  kMeanNs,
+  kMedianNs,
+  kP95Ns,
+  kP99Ns,
+  kMaxNs,
+  kTotalHeartbeats,
+  kSelfHeartbeats,
+  kAllocCount,
+  kAllocBytes,
+};
+
+// `AllCompareMetrics()` lists every metric, in the order of the CLI help.
+const std::vector<CompareMetric>& AllCompareMetrics();
+
+// `CompareMetricName()` is the summary field name (`"p95_ns"`).
+std::string_view CompareMetricName(CompareMetric metric);
+
+// `ParseCompareMetric()` maps a field name back; anything else is an error
+// listing the valid names.
+absl::StatusOr<CompareMetric> ParseCompareMetric(std::string_view name);
+
+// `MetricValue()` is the row's value of `metric`; nullopt for allocation
+// counters that were not measured.
+std::optional<int64_t> MetricValue(const Row& row, CompareMetric metric);
+
+// `RowStatus` is the verdict on one key.
+enum class RowStatus {
+  kRegressed,    // Δ beyond both tolerances
+  kImproved,     // −Δ beyond both tolerances
+  kWithin,       // anything else
+  kNew,          // key only in the candidate
+  kMissing,      // key only in the baseline
+  kNotMeasured,  // allocation metric null on either side
+};
+
+// `RowStatusName()`: "regressed", "improved", "within", "new", "missing",
+// "not_measured".
+std::string_view RowStatusName(RowStatus status);
+
+// `Classify()` is the gate's rule for one pair of values, exactly as stated
+// at the top of this header. Pure; exact for every int64 input.
+RowStatus Classify(int64_t base, int64_t candidate,
+                   int64_t absolute_tolerance_ns,
+                   int64_t relative_tolerance_bps);
+
+// `ChangeBps()` is Δ·10000/base truncated toward zero (saturated to int64);
+// nullopt when base is 0.
+std::optional<int64_t> ChangeBps(int64_t base, int64_t candidate);
+
+// `ComparePolicy` is the gate's configuration. Tolerances are non-negative.
+struct ComparePolicy {
+  CompareMetric metric = CompareMetric::kP95Ns;
+  int64_t absolute_tolerance_ns = 0;
+  int64_t relative_tolerance_bps = 0;
+  bool fail_on_new = false;
+  bool fail_on_missing = false;
+  bool allow_incomplete = false;
+
+  friend bool operator==(const ComparePolicy&, const ComparePolicy&) = default;
+};
+
+// `ComparisonRow` is one key of the union of both summaries' keys.
+struct ComparisonRow {
+  RowKey key;
+  std::string label;
+  RowStatus status = RowStatus::kWithin;
+  std::optional<int64_t> base;        // metric value; nullopt when absent
+  std::optional<int64_t> candidate;   // or not measured
+  std::optional<int64_t> delta;       // candidate − base when both present
+  std::optional<int64_t> change_bps;  // ChangeBps(); nullopt when base is 0
+  uint64_t base_calls = 0;
+  uint64_t candidate_calls = 0;
+
+  friend bool operator==(const ComparisonRow&, const ComparisonRow&) = default;
+};
+
+struct ComparisonCounts {
+  uint64_t regressed = 0;
+  uint64_t improved = 0;
+  uint64_t within = 0;
+  uint64_t new_keys = 0;
+  uint64_t missing = 0;
+  uint64_t not_measured = 0;
+
+  friend bool operator==(const ComparisonCounts&,
+                         const ComparisonCounts&) = default;
+};
+
+// `Comparison` is the gate's result. Rows are sorted worst first:
+// regressions by Δ descending, then new keys, missing keys, the rest by Δ
+// descending (so improvements come last), then not measured; ties by key.
+struct Comparison {
+  ComparePolicy policy;
+  std::string base_path;       // for reports; may be empty
+  std::string candidate_path;  // for reports; may be empty
+  std::vector<ComparisonRow> rows;
+  ComparisonCounts counts;
+  // No regression, and no new (missing) key when the policy fails on them.
+  bool passed = true;
+
+  friend bool operator==(const Comparison&, const Comparison&) = default;
+};
+
+// `CheckComparable()` refuses an incomplete summary (complete false, dropped
+// or unfinished events, validation issues) unless `allow_incomplete`; the
+// message names `path` and says why.
+absl::Status CheckComparable(const Summary& summary, std::string_view path,
+                             bool allow_incomplete);
+
+// `Compare()` runs the gate. Fails (without comparing) when either summary is
+// refused by `CheckComparable()` or a tolerance is negative.
+absl::StatusOr<Comparison> Compare(const Summary& base,
+                                   const Summary& candidate,
+                                   const ComparePolicy& policy,
+                                   std::string_view base_path = "",
+                                   std::string_view candidate_path = "");
+
+// `FormatComparison()` renders the human table and a final verdict line.
+std::string FormatComparison(const Comparison& comparison);
+
+// `ComparisonToJson()` renders the versioned `spanprof.comparison` document:
+// {"schema","schema_version","metric","policy":{...},"base","candidate",
+//  "rows":[{key,label,status,base,candidate,delta,change_bps,base_calls,
+//  candidate_calls}],"counts":{...},"passed"}. Absent values are `null`.
+std::string ComparisonToJson(const Comparison& comparison);
+
+}  // namespace spanprof::analysis
+
+#endif  // SPANPROF_ANALYSIS_COMPARE_H_
