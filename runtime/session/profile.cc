@@ -1,1 +1,196 @@
-// placeholder: implemented by its owner
+// The session glue: Profile() joins the recorder (runtime) and the analysis
+// library (summary, trace, table) and writes the outputs.
+#include <pthread.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <mutex>
+#include <string>
+
+#include "spanprof/analysis/summary.h"
+#include "spanprof/analysis/table.h"
+#include "spanprof/analysis/trace.h"
+#include "spanprof/session.h"
+
+// Not a public header: the session glue is part of the runtime component.
+#include "../src/recorder_internal.h"
+
+namespace spanprof::internal {
+namespace {
+
+int64_t TimevalNs(const timeval& tv) {
+  return static_cast<int64_t>(tv.tv_sec) * 1'000'000'000 +
+         static_cast<int64_t>(tv.tv_usec) * 1000;
+}
+
+// The one running session of this process (Profile or RunScheduled).
+struct RunningSession {
+  Config config;
+  uint32_t root_epoch = 0;
+  pid_t pid = 0;
+  rusage start_usage{};
+  int64_t overhead_ns = 0;
+};
+
+std::mutex& RunningMutex() {
+  static auto* mu = new std::mutex();
+  return *mu;
+}
+RunningSession*& Running() {
+  static RunningSession* running = nullptr;
+  return running;
+}
+
+ProcessResources ResourcesSince(const rusage& start) {
+  rusage now{};
+  getrusage(RUSAGE_SELF, &now);
+  ProcessResources r;
+  r.user_cpu_ns = TimevalNs(now.ru_utime) - TimevalNs(start.ru_utime);
+  r.system_cpu_ns = TimevalNs(now.ru_stime) - TimevalNs(start.ru_stime);
+  r.peak_rss_kib = now.ru_maxrss;
+  r.minor_page_faults = now.ru_minflt - start.ru_minflt;
+  r.major_page_faults = now.ru_majflt - start.ru_majflt;
+  r.voluntary_context_switches = now.ru_nvcsw - start.ru_nvcsw;
+  r.involuntary_context_switches = now.ru_nivcsw - start.ru_nivcsw;
+  return r;
+}
+
+// Collects, analyses and writes one session. Returns the output errors
+// ("" when none).
+std::string Finish(const RunningSession& running, bool finished_normally) {
+  Capture capture = StopRecording();
+  capture.finished_normally = finished_normally;
+  capture.process_resources = ResourcesSince(running.start_usage);
+  capture.overhead_ns_per_span = running.overhead_ns;
+  const analysis::Summary summary = analysis::Summarize(capture);
+  std::string errors;
+  absl::Status s = analysis::WriteTrace(capture, running.config.trace_path);
+  if (!s.ok()) errors += std::string(s.message());
+  s = analysis::WriteSummary(summary, running.config.summary_path);
+  if (!s.ok()) {
+    if (!errors.empty()) errors += "; ";
+    errors += std::string(s.message());
+  }
+  if (!running.config.quiet) {
+    const std::string table = analysis::FormatTable(
+        summary, {.trace_path = running.config.trace_path,
+                  .summary_path = running.config.summary_path});
+    std::fwrite(table.data(), 1, table.size(), stdout);
+    std::fflush(stdout);
+  }
+  if (!errors.empty()) {
+    std::fprintf(stderr, "spanprof: could not write outputs: %s\n",
+                 errors.c_str());
+  }
+  return errors;
+}
+
+// exit() inside a session: finish it with complete: false.
+void FinishAtExit() {
+  std::unique_ptr<RunningSession> running;
+  {
+    std::lock_guard<std::mutex> lock(RunningMutex());
+    if (Running() == nullptr || Running()->pid != getpid()) return;
+    running.reset(Running());
+    Running() = nullptr;
+  }
+  Finish(*running, /*finished_normally=*/false);
+}
+
+// A forked child records nothing into the parent's capture and writes no
+// files for it: recording stops in the child at once.
+void StopInForkedChild() {
+  g_epoch.store(0, std::memory_order_relaxed);
+  SessionState& session = Session();
+  session.active = false;
+  session.rings.clear();
+  tls_state = nullptr;
+}
+
+void InstallProcessHooks() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    std::atexit(FinishAtExit);
+    pthread_atfork(nullptr, nullptr, StopInForkedChild);
+  });
+}
+
+}  // namespace
+
+[[noreturn]] void ThrowConfigError(const absl::Status& status) {
+  throw Error("spanprof: " + std::string(status.message()));
+}
+
+void RunSession(const Config& config, const char* root,
+                const std::function<void()>& body) {
+  if (!config.enabled) {
+    body();
+    return;
+  }
+  InstallProcessHooks();
+  auto running = std::make_unique<RunningSession>();
+  running->config = config;
+  running->pid = getpid();
+  {
+    std::lock_guard<std::mutex> lock(RunningMutex());
+    if (Running() != nullptr) {
+      throw Error(
+          "spanprof: a session is already active in this process; sessions "
+          "cannot nest or overlap");
+    }
+    const absl::Status started = StartRecording(config.recording);
+    if (!started.ok()) {
+      throw Error("spanprof: " + std::string(started.message()));
+    }
+    Running() = running.get();
+  }
+  running->overhead_ns =
+      static_cast<int64_t>(std::llround(MeasureSpanOverheadNs()));
+  if (!config.quiet) {
+    const uint64_t bytes = PredictedMemoryBytes(config.recording.max_events,
+                                                config.recording.overflow);
+    std::fprintf(stderr,
+                 "spanprof: recording up to %llu spans (%s), worst-case ring "
+                 "memory %.1f MiB\n",
+                 static_cast<unsigned long long>(config.recording.max_events),
+                 OverflowPolicyName(config.recording.overflow),
+                 static_cast<double>(bytes) / (1024.0 * 1024.0));
+  }
+  getrusage(RUSAGE_SELF, &running->start_usage);
+  SiteStatic* root_site = FindOrInternDynamicSite(root, Tags{});
+  const uint32_t root_epoch = BeginSpan(*root_site);
+  std::exception_ptr error;
+  try {
+    body();
+  } catch (...) {
+    error = std::current_exception();
+  }
+  if (getpid() != running->pid) {
+    // A forked child finishing the body: nothing to collect or write.
+    if (error) std::rethrow_exception(error);
+    return;
+  }
+  if (root_epoch != 0) {
+    if (error) {
+      EndSlow(tls_state, root_epoch, /*exception=*/true);
+    } else {
+      EndSpan(root_epoch);
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(RunningMutex());
+    Running() = nullptr;
+  }
+  const std::string output_errors =
+      Finish(*running, /*finished_normally=*/true);
+  if (error) std::rethrow_exception(error);
+  if (!output_errors.empty()) {
+    throw OutputError("spanprof: could not write outputs: " + output_errors);
+  }
+}
+
+}  // namespace spanprof::internal

@@ -1,1 +1,1 @@
-// placeholder: implemented by its owner
+// placeholder: schedules are implemented with issue 6

@@ -1,1 +1,674 @@
-// placeholder: implemented by its owner
+// Session start and the collector: stop recording, take every ring (live and
+// exited threads), convert ticks to ns, pair begins with ends, resolve
+// cross-thread parents, close open spans as unfinished, and build the Capture.
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <string>
+#include <vector>
+
+#include "recorder_internal.h"
+#include "spanprof/recording.h"
+
+namespace spanprof {
+
+using internal::Chunk;
+using internal::g_epoch;
+using internal::Record;
+using internal::SessionState;
+using internal::SideRecord;
+using internal::ThreadRing;
+
+namespace {
+
+__extension__ using Uint128 = unsigned __int128;
+
+constexpr int64_t kNsPerSec = 1'000'000'000;
+// Bytes of ring memory per span: a 16-byte begin and a 16-byte end record,
+// plus one 32-byte side record (arguments, contexts) budgeted per span.
+constexpr uint64_t kMainBytesPerSpan = 2 * sizeof(Record);
+constexpr uint64_t kSideBytesPerSpan = sizeof(SideRecord);
+
+std::string DefaultProcessName() {
+  char buf[256] = {};
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n > 0) {
+    std::string path(buf, static_cast<size_t>(n));
+    const size_t slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+  }
+  return "process";
+}
+
+int64_t WallClockNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * kNsPerSec + ts.tv_nsec;
+}
+
+}  // namespace
+
+const char* OverflowPolicyName(OverflowPolicy policy) noexcept {
+  return policy == OverflowPolicy::kRing ? "ring" : "drop";
+}
+
+absl::Status ParseOverflowPolicy(const std::string& text, OverflowPolicy* out) {
+  if (text == "drop") {
+    *out = OverflowPolicy::kDropNewest;
+  } else if (text == "ring") {
+    *out = OverflowPolicy::kRing;
+  } else {
+    return absl::InvalidArgumentError("expected 'drop' or 'ring', got '" +
+                                      text + "'");
+  }
+  return absl::OkStatus();
+}
+
+uint64_t PredictedMemoryBytes(uint64_t max_events, OverflowPolicy overflow) {
+  static_cast<void>(overflow);  // both policies are bounded by the same cap
+  const uint64_t per_span =
+      (internal::g_alloc_counting_linked.load(std::memory_order_relaxed) ? 2
+                                                                         : 1) *
+          kMainBytesPerSpan +
+      kSideBytesPerSpan;
+  return max_events * per_span;
+}
+
+double MeasureSpanOverheadNs() {
+  // Times the record-writing path into a private scratch ring: the same
+  // stores and clock reads as a real span, without touching the session.
+  constexpr int kSpans = 512;
+  static const unsigned int kNoExceptions = 0;
+  static Record buffer[2 * kSpans + 2];
+  internal::ThreadState scratch;
+  scratch.uncaught = &kNoExceptions;
+  const uint32_t epoch = g_epoch.load(std::memory_order_relaxed) != 0
+                             ? g_epoch.load(std::memory_order_relaxed)
+                             : (internal::TscIsInvariant() ? 2u : 3u);
+  double best = 1e9;
+  for (int round = 0; round < 4; ++round) {
+    scratch.cursor.store(buffer, std::memory_order_relaxed);
+    scratch.limit = buffer + 2 * kSpans;
+    const uint64_t t0 = internal::ReadMonotonicNs();
+    for (int i = 0; i < kSpans; ++i) {
+      Record* c = scratch.cursor.load(std::memory_order_relaxed);
+      if (c >= scratch.limit) break;
+      internal::WriteBegin(&scratch, c, 1, epoch);
+      asm volatile("" ::: "memory");
+      c = scratch.cursor.load(std::memory_order_relaxed);
+      c->time = internal::ReadClock(epoch);
+      c->word = internal::kEndRecord << internal::kKindShift;
+      c->heartbeats = static_cast<uint32_t>(internal::tls_heartbeats);
+      scratch.limit += 1;
+      scratch.cursor.store(c + 1, std::memory_order_release);
+      asm volatile("" ::: "memory");
+    }
+    const uint64_t t1 = internal::ReadMonotonicNs();
+    best = std::min(best, static_cast<double>(t1 - t0) / kSpans);
+  }
+  return best;
+}
+
+absl::Status StartRecording(const RecordingOptions& options) {
+  if (options.max_events == 0) {
+    return absl::InvalidArgumentError("max_events must be a positive integer");
+  }
+  const bool invariant = internal::TscIsInvariant();
+  if (options.clock == ClockKind::kTsc && !invariant) {
+    return absl::FailedPreconditionError(
+        "the TSC clock was requested but this CPU has no invariant TSC");
+  }
+  SessionState& session = internal::Session();
+  std::lock_guard<std::mutex> lock(session.mu);
+  if (session.active) {
+    return absl::FailedPreconditionError(
+        "a spanprof session is already active in this process (one at a "
+        "time)");
+  }
+  // Release every ring a previous session left registered (defensive: the
+  // collector normally does it).
+  session.rings.clear();
+  session.options = options;
+  if (session.options.process_name.empty()) {
+    session.options.process_name = DefaultProcessName();
+  }
+  session.use_tsc = options.clock == ClockKind::kTsc ||
+                    (options.clock == ClockKind::kAuto && invariant);
+  session.count_allocs =
+      internal::g_alloc_counting_linked.load(std::memory_order_relaxed);
+  const auto cap = static_cast<int64_t>(
+      std::min<uint64_t>(options.max_events, INT64_MAX / 4));
+  session.span_budget.store(
+      options.overflow == OverflowPolicy::kDropNewest ? cap : 0,
+      std::memory_order_relaxed);
+  session.ring_budget.store(options.overflow == OverflowPolicy::kRing ? cap : 0,
+                            std::memory_order_relaxed);
+  session.side_budget.store(static_cast<uint64_t>(cap),
+                            std::memory_order_relaxed);
+  session.pid = getpid();
+  // Epochs: bit 0 = monotonic clock, the rest counts sessions. Never 0 and
+  // never internal::kDroppedEpoch.
+  static uint32_t session_counter = 0;
+  session_counter = (session_counter % 0x3FFFFFF0u) + 1;
+  session.epoch = (session_counter << 1) | (session.use_tsc ? 0u : 1u);
+  const internal::ClockPair start = internal::ReadClockPair();
+  session.start_tsc = start.tsc;
+  session.start_mono_ns = start.mono_ns;
+  session.start_wall_ns = WallClockNs();
+  session.active = true;
+  g_epoch.store(session.epoch, std::memory_order_release);
+  return absl::OkStatus();
+}
+
+bool IsRecording() noexcept {
+  return g_epoch.load(std::memory_order_relaxed) != 0;
+}
+
+namespace {
+
+// One thread's consistent snapshot, taken under its mutex after stop.
+struct RingSnapshot {
+  ThreadRing* ring = nullptr;
+  std::vector<Chunk> chunks;  // with `used` filled in
+  std::vector<SideRecord> side;
+  std::vector<uint64_t> drops_by_site;
+  uint64_t os_tid = 0;
+  std::string name;
+  bool truncated = false;  // the stream lost a prefix (ring mode)
+};
+
+// A span while it is being rebuilt.
+struct RawSpan {
+  uint32_t site = 0;
+  uint32_t thread = 0;  // snapshot index
+  uint32_t flags = 0;
+  int64_t parent = -1;  // index into the raw span list
+  uint64_t begin_pos = 0;
+  uint64_t end_pos = UINT64_MAX;
+  uint64_t start_raw = 0;
+  uint64_t end_raw = 0;
+  uint32_t begin_hb = 0;
+  uint32_t end_hb = 0;
+  int64_t alloc_count_begin = 0;
+  int64_t alloc_bytes_begin = 0;
+  int64_t alloc_count_end = 0;
+  int64_t alloc_bytes_end = 0;
+  // A cross-thread parent reference, resolved after every thread is parsed.
+  bool has_context = false;
+  uint32_t context_slot = 0;
+  uint64_t context_position = 0;
+  bool removed = false;
+};
+
+struct PendingArg {
+  size_t span;
+  SpanArg arg;
+};
+
+class Collector {
+ public:
+  Collector(SessionState& session, uint64_t stop_raw)
+      : session_(session), stop_raw_(stop_raw) {}
+
+  void ParseThread(uint32_t thread, const RingSnapshot& snap,
+                   const std::vector<Site>& sites) {
+    std::vector<size_t> open;
+    struct ContextFrame {
+      bool valid;
+      uint32_t slot;
+      uint64_t position;
+      size_t depth;
+    };
+    std::vector<ContextFrame> contexts;
+    std::vector<size_t> pending_roots;  // roots that a lost span may enclose
+    size_t side_index = 0;
+    uint64_t last_raw = 0;
+    uint32_t last_hb = 0;
+    // The record an alloc record belongs to: +1 begin of span, -1 end.
+    int64_t last_span = -1;
+    bool last_was_begin = false;
+    const size_t first_span = spans_.size();
+    thread_first_span_.push_back(first_span);
+
+    auto apply_side = [&](uint64_t position) {
+      while (side_index < snap.side.size() &&
+             snap.side[side_index].position <= position) {
+        const SideRecord& s = snap.side[side_index++];
+        switch (s.kind) {
+          case internal::kSideArgInt:
+          case internal::kSideArgDouble: {
+            if (open.empty() || s.key >= sites.size()) break;
+            SpanArg arg;
+            arg.key = sites[s.key].name;
+            arg.is_double = s.kind == internal::kSideArgDouble;
+            if (arg.is_double) {
+              std::memcpy(&arg.double_value, &s.value, sizeof(double));
+            } else {
+              arg.int_value = static_cast<int64_t>(s.value);
+            }
+            args_.push_back(PendingArg{open.back(), std::move(arg)});
+            break;
+          }
+          case internal::kSideContextPush:
+            contexts.push_back(ContextFrame{s.epoch == session_.epoch, s.key,
+                                            s.value, open.size()});
+            break;
+          case internal::kSideContextPop:
+            if (!contexts.empty()) contexts.pop_back();
+            break;
+          default:
+            break;
+        }
+      }
+    };
+
+    for (const Chunk& chunk : snap.chunks) {
+      for (uint64_t i = 0; i < chunk.used; ++i) {
+        const Record& rec = chunk.records[i];
+        const uint64_t position = chunk.base_position + i;
+        const uint32_t kind = rec.word >> internal::kKindShift;
+        if (kind == internal::kAllocRecord) {
+          if (last_span >= 0) {
+            RawSpan& span = spans_[static_cast<size_t>(last_span)];
+            const int64_t count = static_cast<int64_t>(rec.time);
+            const int64_t bytes = static_cast<int64_t>(
+                (static_cast<uint64_t>(rec.word & internal::kSiteMask) << 32) |
+                rec.heartbeats);
+            if (last_was_begin) {
+              span.alloc_count_begin = span.alloc_count_end = count;
+              span.alloc_bytes_begin = span.alloc_bytes_end = bytes;
+            } else {
+              span.alloc_count_end = count;
+              span.alloc_bytes_end = bytes;
+            }
+          }
+          continue;
+        }
+        apply_side(position);
+        // Timestamps never go backwards within a thread.
+        const uint64_t raw = std::max(rec.time, last_raw);
+        last_raw = raw;
+        last_hb = rec.heartbeats;
+        if (kind == internal::kBeginRecord) {
+          RawSpan span;
+          span.site = rec.word & internal::kSiteMask;
+          span.thread = thread;
+          span.begin_pos = position;
+          span.start_raw = raw;
+          span.begin_hb = rec.heartbeats;
+          if (!open.empty()) {
+            span.parent = static_cast<int64_t>(open.back());
+          } else if (!contexts.empty() &&
+                     contexts.back().depth == open.size() &&
+                     contexts.back().valid) {
+            span.has_context = true;
+            span.context_slot = contexts.back().slot;
+            span.context_position = contexts.back().position;
+          }
+          const size_t index = spans_.size();
+          if (open.empty() && snap.truncated && !span.has_context) {
+            pending_roots.push_back(index);
+          }
+          spans_.push_back(span);
+          open.push_back(index);
+          last_span = static_cast<int64_t>(index);
+          last_was_begin = true;
+        } else if (kind == internal::kEndRecord ||
+                   kind == internal::kEndExceptionRecord) {
+          if (open.empty()) {
+            // The end of a span whose begin was overwritten: every root since
+            // the last such end ran inside that lost span.
+            for (size_t root : pending_roots) {
+              spans_[root].flags |= kSpanRerooted;
+            }
+            pending_roots.clear();
+            last_span = -1;
+            continue;
+          }
+          RawSpan& span = spans_[open.back()];
+          open.pop_back();
+          span.end_pos = position;
+          span.end_raw = raw;
+          span.end_hb = rec.heartbeats;
+          if (kind == internal::kEndExceptionRecord) {
+            span.flags |= kSpanException;
+          }
+          last_span = static_cast<int64_t>(&span - spans_.data());
+          last_was_begin = false;
+        }
+      }
+    }
+    apply_side(UINT64_MAX);
+    // Spans still open at stop are closed there and flagged.
+    for (size_t index : open) {
+      RawSpan& span = spans_[index];
+      span.end_raw = std::max(stop_raw_, span.start_raw);
+      span.end_hb = last_hb;
+      span.flags |= kSpanUnfinished;
+    }
+    thread_span_count_.push_back(spans_.size() - first_span);
+  }
+
+  // Resolves each context reference to the innermost span that was open at
+  // that position on the parent thread.
+  void ResolveContexts(const std::vector<RingSnapshot>& snaps,
+                       const std::vector<uint32_t>& slot_to_thread) {
+    for (RawSpan& span : spans_) {
+      if (!span.has_context) continue;
+      span.has_context = false;
+      if (span.context_slot >= slot_to_thread.size() ||
+          slot_to_thread[span.context_slot] == UINT32_MAX) {
+        continue;
+      }
+      const uint32_t thread = slot_to_thread[span.context_slot];
+      const size_t first = thread_first_span_[thread];
+      const size_t count = thread_span_count_[thread];
+      const uint64_t pos = span.context_position;
+      // Last span on that thread that began before `pos`.
+      size_t lo = first;
+      size_t hi = first + count;
+      while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (spans_[mid].begin_pos < pos) {
+          lo = mid + 1;
+        } else {
+          hi = mid;
+        }
+      }
+      int64_t candidate = lo > first ? static_cast<int64_t>(lo - 1) : -1;
+      while (candidate >= 0) {
+        const RawSpan& c = spans_[static_cast<size_t>(candidate)];
+        if (c.end_pos >= pos) break;  // still open at pos (or unfinished)
+        candidate = c.parent;
+      }
+      if (candidate >= 0) {
+        span.parent = candidate;
+      } else if (snaps[thread].truncated) {
+        span.flags |= kSpanRerooted;  // the parent was overwritten
+      }
+    }
+  }
+
+  std::vector<RawSpan>& spans() { return spans_; }
+  std::vector<PendingArg>& args() { return args_; }
+
+ private:
+  SessionState& session_;
+  uint64_t stop_raw_;
+  std::vector<RawSpan> spans_;
+  std::vector<PendingArg> args_;
+  std::vector<size_t> thread_first_span_;
+  std::vector<size_t> thread_span_count_;
+};
+
+// Converts raw clock values to session-relative ns.
+class TimeBase {
+ public:
+  TimeBase(bool tsc, uint64_t start_raw, uint64_t stop_raw, uint64_t start_mono,
+           uint64_t stop_mono)
+      : tsc_(tsc), start_raw_(start_raw) {
+    if (tsc_) {
+      ticks_ = stop_raw > start_raw ? stop_raw - start_raw : 1;
+      ns_ = stop_mono > start_mono ? stop_mono - start_mono : 0;
+    }
+  }
+  int64_t ToNs(uint64_t raw) const {
+    if (raw <= start_raw_) return 0;
+    const uint64_t delta = raw - start_raw_;
+    if (!tsc_) return static_cast<int64_t>(delta);
+    const auto ns = static_cast<Uint128>(delta) * ns_ / ticks_;
+    return static_cast<int64_t>(ns);
+  }
+
+ private:
+  bool tsc_;
+  uint64_t start_raw_;
+  uint64_t ticks_ = 1;
+  uint64_t ns_ = 1;
+};
+
+}  // namespace
+
+Capture StopRecording() {
+  SessionState& session = internal::Session();
+  std::unique_lock<std::mutex> session_lock(session.mu);
+  if (!session.active) return Capture{};
+  // From here on no span is recorded: the fast path sees epoch 0, slow paths
+  // re-check it under their ring's lock.
+  g_epoch.store(0, std::memory_order_seq_cst);
+  const internal::ClockPair stop = internal::ReadClockPair();
+  session.active = false;
+  std::vector<ThreadRing*> rings = std::move(session.rings);
+  session.rings.clear();
+  session_lock.unlock();
+
+  // Snapshot every ring. After we hold and release its lock once, the thread
+  // can no longer switch chunks, so closed chunks and the published prefix of
+  // the current chunk are stable.
+  std::vector<RingSnapshot> snaps(rings.size());
+  std::vector<uint64_t> drops_by_site;
+  for (size_t i = 0; i < rings.size(); ++i) {
+    ThreadRing* r = rings[i];
+    RingSnapshot& snap = snaps[i];
+    std::lock_guard<std::mutex> lock(r->mu);
+    snap.ring = r;
+    snap.chunks = r->chunks;
+    if (!snap.chunks.empty() && snap.chunks.back().records != nullptr) {
+      snap.chunks.back().used = static_cast<uint64_t>(
+          r->cursor.load(std::memory_order_acquire) - r->chunk_begin);
+    } else if (!snap.chunks.empty()) {
+      snap.chunks.pop_back();  // the placeholder of a thread that never wrote
+    }
+    snap.truncated =
+        !snap.chunks.empty() && snap.chunks.front().base_position != 0;
+    const uint64_t side_count =
+        r->side_published.load(std::memory_order_acquire);
+    if (!r->side_wrapped) {
+      snap.side.assign(r->side.begin(),
+                       r->side.begin() + static_cast<ptrdiff_t>(side_count));
+    } else {
+      // Oldest first; the very oldest slot is skipped because a straggler may
+      // be overwriting it right now.
+      const uint64_t cap = r->side_capacity;
+      for (uint64_t k = side_count - cap + 1; k < side_count; ++k) {
+        snap.side.push_back(r->side[k % cap]);
+      }
+    }
+    snap.drops_by_site = r->drops_by_site;
+    snap.os_tid = r->os_tid;
+    snap.name = r->name;
+    if (drops_by_site.size() < snap.drops_by_site.size()) {
+      drops_by_site.resize(snap.drops_by_site.size(), 0);
+    }
+    for (size_t s = 0; s < snap.drops_by_site.size(); ++s) {
+      drops_by_site[s] += snap.drops_by_site[s];
+    }
+  }
+
+  const std::vector<Site> sites = internal::SnapshotSites();
+  const uint64_t stop_raw = session.use_tsc ? stop.tsc : stop.mono_ns;
+  Collector collector(session, stop_raw);
+  std::vector<uint32_t> slot_to_thread(rings.size(), UINT32_MAX);
+  for (uint32_t t = 0; t < snaps.size(); ++t) {
+    slot_to_thread[snaps[t].ring->slot] = t;
+    collector.ParseThread(t, snaps[t], sites);
+  }
+  collector.ResolveContexts(snaps, slot_to_thread);
+  std::vector<RawSpan>& raw = collector.spans();
+
+  const TimeBase time(
+      session.use_tsc,
+      session.use_tsc ? session.start_tsc : session.start_mono_ns, stop_raw,
+      session.start_mono_ns, stop.mono_ns);
+
+  // Ring mode keeps the newest `max_events` spans overall: trim the oldest.
+  const uint64_t cap = session.options.max_events;
+  if (session.options.overflow == OverflowPolicy::kRing && raw.size() > cap) {
+    std::vector<size_t> order(raw.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return raw[a].start_raw != raw[b].start_raw
+                 ? raw[a].start_raw < raw[b].start_raw
+                 : a < b;
+    });
+    const size_t excess = raw.size() - cap;
+    for (size_t i = 0; i < excess; ++i) {
+      RawSpan& span = raw[order[i]];
+      span.removed = true;
+      if (span.site >= drops_by_site.size()) {
+        drops_by_site.resize(span.site + 1, 0);
+      }
+      ++drops_by_site[span.site];
+    }
+  }
+  // Children of removed spans become roots, flagged.
+  for (RawSpan& span : raw) {
+    if (span.removed || span.parent < 0) continue;
+    if (raw[static_cast<size_t>(span.parent)].removed) {
+      span.parent = -1;
+      span.flags |= kSpanRerooted;
+    }
+  }
+
+  Capture capture;
+  capture.spanprof_version = "0.1.0";
+  capture.process_name = session.options.process_name;
+  capture.pid = session.pid;
+  capture.clock = session.use_tsc ? "tsc" : "monotonic";
+  capture.wall_clock_anchor_ns = session.start_wall_ns;
+  capture.window_ns =
+      stop.mono_ns > session.start_mono_ns
+          ? static_cast<int64_t>(stop.mono_ns - session.start_mono_ns)
+          : 0;
+  capture.event_limit = cap;
+  capture.overflow_policy = OverflowPolicyName(session.options.overflow);
+  capture.alloc_measured = session.count_allocs;
+
+  // Threads that kept at least one span, in slot order.
+  std::vector<uint32_t> thread_index(snaps.size(), UINT32_MAX);
+  std::vector<size_t> kept_per_thread(snaps.size(), 0);
+  for (const RawSpan& span : raw) {
+    if (!span.removed) ++kept_per_thread[span.thread];
+  }
+  for (uint32_t t = 0; t < snaps.size(); ++t) {
+    if (kept_per_thread[t] == 0) continue;
+    thread_index[t] = static_cast<uint32_t>(capture.threads.size());
+    ThreadInfo info;
+    info.os_tid = snaps[t].os_tid & 0xFFFFFFFFu;
+    info.name = snaps[t].name;
+    info.sort_index = static_cast<uint32_t>(capture.threads.size());
+    capture.threads.push_back(std::move(info));
+  }
+
+  // Sites: keep those used by spans or drops; remap ids densely.
+  std::vector<uint32_t> site_index(sites.size(), UINT32_MAX);
+  auto use_site = [&](uint32_t id) {
+    if (id >= sites.size()) id = 0;
+    if (site_index[id] == UINT32_MAX) {
+      site_index[id] = static_cast<uint32_t>(capture.sites.size());
+      capture.sites.push_back(sites[id]);
+    }
+    return site_index[id];
+  };
+
+  // Ids in (thread, begin order); depth from the parent chain.
+  std::vector<uint64_t> ids(raw.size(), 0);
+  uint64_t next_id = 1;
+  for (size_t i = 0; i < raw.size(); ++i) {
+    if (!raw[i].removed) ids[i] = next_id++;
+  }
+  std::vector<int64_t> depth(raw.size(), -1);
+  auto depth_of = [&](size_t i) {
+    // Iterative: walk up to a known depth, then fill back down.
+    std::vector<size_t> chain;
+    size_t cur = i;
+    while (depth[cur] < 0) {
+      chain.push_back(cur);
+      if (raw[cur].parent < 0) break;
+      cur = static_cast<size_t>(raw[cur].parent);
+    }
+    int64_t d = depth[cur] >= 0 ? depth[cur] + 1 : 0;
+    if (depth[cur] < 0) {
+      depth[cur] = 0;
+      chain.pop_back();
+      d = 1;
+    }
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) depth[*it] = d++;
+    return depth[i];
+  };
+
+  std::vector<int64_t> capture_index(raw.size(), -1);
+  capture.spans.reserve(next_id - 1);
+  for (size_t i = 0; i < raw.size(); ++i) {
+    const RawSpan& r = raw[i];
+    if (r.removed) continue;
+    Span span;
+    span.id = ids[i];
+    span.parent_id = r.parent >= 0 ? ids[static_cast<size_t>(r.parent)] : 0;
+    span.site = use_site(r.site);
+    span.thread = thread_index[r.thread];
+    span.depth = static_cast<uint32_t>(depth_of(i));
+    span.flags = r.flags;
+    span.start_ns = time.ToNs(r.start_raw);
+    span.end_ns = std::max(span.start_ns, time.ToNs(r.end_raw));
+    span.heartbeats = static_cast<uint32_t>(r.end_hb - r.begin_hb);
+    span.alloc_count = r.alloc_count_end - r.alloc_count_begin;
+    span.alloc_bytes = r.alloc_bytes_end - r.alloc_bytes_begin;
+    capture_index[i] = static_cast<int64_t>(capture.spans.size());
+    capture.spans.push_back(span);
+  }
+
+  // Arguments, contiguous per span.
+  std::vector<PendingArg>& args = collector.args();
+  std::stable_sort(
+      args.begin(), args.end(),
+      [](const PendingArg& a, const PendingArg& b) { return a.span < b.span; });
+  for (PendingArg& pending : args) {
+    const int64_t index = capture_index[pending.span];
+    if (index < 0) continue;
+    Span& span = capture.spans[static_cast<size_t>(index)];
+    if (span.arg_count == 0) {
+      span.first_arg = static_cast<uint32_t>(capture.args.size());
+    }
+    ++span.arg_count;
+    capture.args.push_back(std::move(pending.arg));
+  }
+
+  for (size_t s = 0; s < drops_by_site.size(); ++s) {
+    if (drops_by_site[s] == 0) continue;
+    capture.dropped_events += drops_by_site[s];
+    capture.dropped_by_site.push_back(
+        SiteDrops{use_site(static_cast<uint32_t>(s)), drops_by_site[s]});
+  }
+
+  // Hand the rings back: exited threads are freed; live threads keep only
+  // the chunk they may still be writing into (a straggler's records there
+  // are never read).
+  for (RingSnapshot& snap : snaps) {
+    ThreadRing* r = snap.ring;
+    bool destroy = false;
+    {
+      std::lock_guard<std::mutex> lock(r->mu);
+      r->in_session = false;
+      if (r->owner_exited) {
+        destroy = true;
+      } else if (r->chunks.size() > 1) {
+        for (size_t c = 0; c + 1 < r->chunks.size(); ++c) {
+          internal::FreeChunk(r->chunks[c]);
+        }
+        r->chunks.erase(r->chunks.begin(), r->chunks.end() - 1);
+      }
+    }
+    if (destroy) {
+      for (Chunk& chunk : r->chunks) internal::FreeChunk(chunk);
+      delete r;
+    }
+  }
+  return capture;
+}
+
+}  // namespace spanprof

@@ -82,8 +82,8 @@ struct Span {
 
 // `ThreadInfo` is one thread that recorded at least one span.
 struct ThreadInfo {
-  uint64_t os_tid = 0;   // OS thread id (fits 32 bits on Linux)
-  std::string name;      // SetThreadName(), or "" (shown as thread-<tid>)
+  uint64_t os_tid = 0;  // OS thread id (fits 32 bits on Linux)
+  std::string name;     // SetThreadName(), or "" (shown as thread-<tid>)
   uint32_t sort_index = 0;
 
   friend bool operator==(const ThreadInfo&, const ThreadInfo&) = default;

@@ -35,8 +35,8 @@ class Context {
   friend Context CurrentContext() noexcept;
   friend class ContextScope;
   uint32_t epoch_ = 0;
-  uint32_t thread_ = 0;     // the thread's slot in the session
-  uint64_t position_ = 0;   // the thread's record position when taken
+  uint32_t thread_ = 0;    // the thread's slot in the session
+  uint64_t position_ = 0;  // the thread's record position when taken
 };
 
 // `CurrentContext()` returns a handle to this thread's innermost open span
@@ -62,8 +62,8 @@ class ContextScope {
 // context, for thread pools and std::async.
 template <typename Fn>
 auto Bind(Fn fn) {
-  return [ctx = CurrentContext(), fn = std::move(fn)](auto&&... args) mutable
-         -> decltype(auto) {
+  return [ctx = CurrentContext(),
+          fn = std::move(fn)](auto&&... args) mutable -> decltype(auto) {
     ContextScope scope(ctx);
     return std::invoke(fn, std::forward<decltype(args)>(args)...);
   };

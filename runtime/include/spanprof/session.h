@@ -53,12 +53,13 @@ class OutputError : public Error {
 };
 
 inline constexpr const char kDefaultTracePath[] = "build/spanprof-trace.json";
-inline constexpr const char kDefaultSummaryPath[] = "build/spanprof-summary.json";
+inline constexpr const char kDefaultSummaryPath[] =
+    "build/spanprof-summary.json";
 
 // `Config` is one session's configuration. Defaults match the environment's.
 struct Config {
   bool enabled = true;
-  std::string trace_path = kDefaultTracePath;      // ".json.gz" writes gzip
+  std::string trace_path = kDefaultTracePath;  // ".json.gz" writes gzip
   std::string summary_path = kDefaultSummaryPath;
   RecordingOptions recording;
   bool quiet = false;  // do not print the table
@@ -92,7 +93,8 @@ decltype(auto) Profile(const Config& config, const char* root, Fn&& fn) {
     internal::RunSession(config, root, [&] { std::invoke(fn); });
   } else {
     std::optional<Result> result;
-    internal::RunSession(config, root, [&] { result.emplace(std::invoke(fn)); });
+    internal::RunSession(config, root,
+                         [&] { result.emplace(std::invoke(fn)); });
     return Result(std::move(*result));
   }
 }

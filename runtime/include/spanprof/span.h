@@ -14,7 +14,8 @@
 //     spanprof::Heartbeat(f.tokens());
 //     ...
 //   }
-//   std::string text = spanprof::Run("source.read", [&] { return Read(path); });
+//   std::string text = spanprof::Run("source.read", [&] { return Read(path);
+//   });
 #ifndef SPANPROF_SPAN_H_
 #define SPANPROF_SPAN_H_
 
@@ -59,8 +60,7 @@ class ScopedSpan {
 // interned once; the hot path never hashes or copies strings.
 #define SPANPROF_SCOPE(name, ...)                                           \
   static constinit ::spanprof::internal::SiteStatic SPANPROF_UNIQUE_(       \
-      spanprof_site_){(name),                                               \
-                      ::spanprof::internal::MakeTags(__VA_ARGS__)};         \
+      spanprof_site_){(name), ::spanprof::internal::MakeTags(__VA_ARGS__)}; \
   const ::spanprof::internal::ScopedSpan SPANPROF_UNIQUE_(spanprof_span_)(  \
       SPANPROF_UNIQUE_(spanprof_site_))
 
@@ -70,11 +70,11 @@ class ScopedSpan {
 
 // `SPANPROF_ARG(key, value)` attaches a numeric argument (integer or floating
 // point) to the innermost open span of this thread. `key` is a literal.
-#define SPANPROF_ARG(key, value)                                            \
-  do {                                                                      \
-    static constinit ::spanprof::internal::SiteStatic spanprof_arg_key_{    \
-        (key), ::spanprof::internal::MakeTags()};                           \
-    ::spanprof::internal::AddArgValue(spanprof_arg_key_, (value));          \
+#define SPANPROF_ARG(key, value)                                         \
+  do {                                                                   \
+    static constinit ::spanprof::internal::SiteStatic spanprof_arg_key_{ \
+        (key), ::spanprof::internal::MakeTags()};                        \
+    ::spanprof::internal::AddArgValue(spanprof_arg_key_, (value));       \
   } while (false)
 
 #else  // !SPANPROF_ENABLED
@@ -103,7 +103,8 @@ SiteStatic* InternArgKey(const char* key) noexcept;
 // A per-instantiation cache of one dynamic site: `Run` called from one place
 // with the same literals hits it every time and never takes the slow path.
 template <typename Tag>
-inline SiteStatic* CachedDynamicSite(const char* name, const Tags& tags) noexcept {
+inline SiteStatic* CachedDynamicSite(const char* name,
+                                     const Tags& tags) noexcept {
   static std::atomic<SiteStatic*> cache{nullptr};
   SiteStatic* site = cache.load(std::memory_order_acquire);
   if (SPANPROF_LIKELY(site != nullptr && site->name == name &&
@@ -156,7 +157,8 @@ template <typename Fn>
 decltype(auto) Run(const char* name, const Tags& tags, Fn&& fn) {
 #if SPANPROF_ENABLED
   uint32_t epoch = 0;
-  if (SPANPROF_UNLIKELY(internal::g_epoch.load(std::memory_order_relaxed) != 0)) {
+  if (SPANPROF_UNLIKELY(internal::g_epoch.load(std::memory_order_relaxed) !=
+                        0)) {
     epoch = internal::BeginSpan(
         *internal::CachedDynamicSite<std::decay_t<Fn>>(name, tags));
   }

@@ -171,7 +171,8 @@ inline void EndSpan(uint32_t begin_epoch) noexcept {
 
 // Interns a run-time site (name + tags by pointer identity) for
 // spanprof::Run: a per-instantiation cache makes repeated calls free.
-SiteStatic* FindOrInternDynamicSite(const char* name, const Tags& tags) noexcept;
+SiteStatic* FindOrInternDynamicSite(const char* name,
+                                    const Tags& tags) noexcept;
 
 void AddIntArg(SiteStatic& key, int64_t value) noexcept;
 void AddDoubleArg(SiteStatic& key, double value) noexcept;

@@ -1,0 +1,101 @@
+// ConfigFromEnvironment(): the strict SPANPROF* environment table.
+#include <cerrno>
+#include <cstdlib>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "spanprof/session.h"
+
+namespace spanprof {
+namespace {
+
+const char* Get(const char* name) { return std::getenv(name); }
+
+absl::Status Bad(const char* name, const std::string& value,
+                 const std::string& expected) {
+  return absl::InvalidArgumentError(std::string(name) + "='" + value +
+                                    "': expected " + expected);
+}
+
+// Strict boolean: 1/true/on/yes enable; 0/false/off/no/"" disable.
+absl::Status ParseBool(const char* name, bool* out) {
+  const char* raw = Get(name);
+  if (raw == nullptr) return absl::OkStatus();
+  const std::string v(raw);
+  if (v == "1" || v == "true" || v == "on" || v == "yes") {
+    *out = true;
+  } else if (v == "0" || v == "false" || v == "off" || v == "no" || v.empty()) {
+    *out = false;
+  } else {
+    return Bad(name, v, "one of 1, true, on, yes, 0, false, off, no or empty");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ParsePath(const char* name, std::string* out) {
+  const char* raw = Get(name);
+  if (raw == nullptr) return absl::OkStatus();
+  if (raw[0] == '\0') return Bad(name, raw, "a non-empty file path");
+  *out = raw;
+  return absl::OkStatus();
+}
+
+absl::Status ParsePositive(const char* name, uint64_t* out) {
+  const char* raw = Get(name);
+  if (raw == nullptr) return absl::OkStatus();
+  const std::string v(raw);
+  const std::string expected = "a positive integer (no sign, no suffix)";
+  if (v.empty() || v.size() > 19) return Bad(name, v, expected);
+  uint64_t value = 0;
+  for (char c : v) {
+    if (c < '0' || c > '9') return Bad(name, v, expected);
+    value = value * 10 + static_cast<uint64_t>(c - '0');
+  }
+  if (value == 0) return Bad(name, v, expected);
+  *out = value;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<Config> ConfigFromEnvironment() {
+  Config config;
+  config.enabled = false;
+  absl::Status s = ParseBool("SPANPROF", &config.enabled);
+  if (!s.ok()) return s;
+  s = ParsePath("SPANPROF_OUT", &config.trace_path);
+  if (!s.ok()) return s;
+  s = ParsePath("SPANPROF_SUMMARY_OUT", &config.summary_path);
+  if (!s.ok()) return s;
+  s = ParsePositive("SPANPROF_MAX_EVENTS", &config.recording.max_events);
+  if (!s.ok()) return s;
+  if (const char* raw = Get("SPANPROF_OVERFLOW"); raw != nullptr) {
+    if (!ParseOverflowPolicy(raw, &config.recording.overflow).ok()) {
+      return Bad("SPANPROF_OVERFLOW", raw, "'drop' or 'ring'");
+    }
+  }
+  if (const char* raw = Get("SPANPROF_PROCESS_NAME"); raw != nullptr) {
+    if (raw[0] == '\0') {
+      return Bad("SPANPROF_PROCESS_NAME", raw, "a non-empty name");
+    }
+    config.recording.process_name = raw;
+  }
+  if (const char* raw = Get("SPANPROF_CLOCK"); raw != nullptr) {
+    const std::string v(raw);
+    if (v == "auto") {
+      config.recording.clock = ClockKind::kAuto;
+    } else if (v == "tsc") {
+      config.recording.clock = ClockKind::kTsc;
+    } else if (v == "monotonic") {
+      config.recording.clock = ClockKind::kMonotonic;
+    } else {
+      return Bad("SPANPROF_CLOCK", v, "'auto', 'tsc' or 'monotonic'");
+    }
+  }
+  s = ParseBool("SPANPROF_QUIET", &config.quiet);
+  if (!s.ok()) return s;
+  return config;
+}
+
+}  // namespace spanprof
