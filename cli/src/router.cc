@@ -1,1 +1,249 @@
-// placeholder: implemented by its owner
+// The `spanprof` router: one table of commands, usage text, dispatch.
+#include "spanprof/cli/router.h"
+
+#include <iostream>
+#include <ostream>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "commands.h"
+
+namespace spanprof::cli {
+namespace internal {
+namespace {
+
+constexpr Command kCommands[] = {
+    {"compare",
+     "compare BASE CAND [--metric M] [--absolute-tolerance NS] "
+     "[--relative-tolerance-bps BPS] [--json OUT] [--fail-on-new] "
+     "[--fail-on-missing] [--allow-incomplete]",
+     "regression gate: compare two summaries on one metric",
+     R"(Compares the rows of two summaries, matched by their full key (name +
+phase + module + activity), on one metric. A row REGRESSES only when the
+increase Δ = CAND − BASE exceeds both tolerances:
+    Δ > NS   and   Δ × 10000 > BPS × BASE
+(integer arithmetic; a zero baseline regresses on any Δ > NS). An improvement
+is the mirror image; anything else is within tolerance. Keys only in CAND are
+"new", keys only in BASE "missing"; they fail the gate only with the
+--fail-on-* switches. Allocation metrics are "not_measured" when either side
+did not measure allocations.
+
+Options:
+  --metric M                    total_ns self_ns mean_ns median_ns p95_ns
+                                p99_ns max_ns total_heartbeats
+                                self_heartbeats alloc_count alloc_bytes
+                                (default p95_ns)
+  --absolute-tolerance NS       non-negative integer, default 0
+  --relative-tolerance-bps BPS  non-negative integer in basis points
+                                (1000 = 10%), default 0
+  --json OUT                    also write a spanprof.comparison document
+  --fail-on-new                 fail when CAND has keys BASE lacks
+  --fail-on-missing             fail when BASE has keys CAND lacks
+  --allow-incomplete            compare summaries with drops, unfinished spans
+                                or validation issues (refused otherwise)
+
+Exit: 0 pass, 1 regression (or --fail-on-* policy failure), 2 usage error or
+unreadable, invalid or incomplete summary.
+
+Example:
+  spanprof compare base.json cand.json --metric p95_ns \
+      --absolute-tolerance 500000 --relative-tolerance-bps 1000 --json cmp.json
+)",
+     RunCompare},
+    {"report", "report FILE", "print the table of a summary or a trace",
+     R"(Prints the console table (the one a session prints at its end) from a
+summary, or from a trace by summarizing it first. The kind of FILE is detected
+from its content; .json.gz traces are read too.
+
+Exit: 0 printed, 2 usage error or unreadable or invalid file.
+
+Example:
+  spanprof report build/spanprof-summary.json
+)",
+     RunReport},
+    {"validate", "validate FILE", "strict check of a summary or a trace",
+     R"(Checks a summary with the strict reader (schema, types, every cross-field
+invariant), or a trace with the strict trace reader plus the rules Perfetto's
+JSON importer relies on: every X event has ts >= 0 and dur >= 0, pid and tid
+fit in 32 bits, spans of one thread nest strictly, flow ids are unique and
+every flow has both ends; and the span forest must be consistent (unique ids,
+known parents, consistent depths). Each problem is printed on stdout.
+
+Exit: 0 valid, 1 invalid, 2 usage error or unreadable file.
+
+Example:
+  spanprof validate build/spanprof-trace.json
+)",
+     RunValidate},
+    {"summarize", "summarize TRACE [-o SUMMARY]",
+     "recompute the summary from a trace",
+     R"(Reads a trace (plain or .json.gz) and writes its spanprof.summary
+document: the same summary the session wrote, field for field. Without -o the
+summary goes to stdout; with -o it is written atomically (temporary file +
+rename), creating parent directories.
+
+Options:
+  -o, --output SUMMARY   where to write the summary
+
+Exit: 0 written, 2 usage error, unreadable or invalid trace, or write error.
+
+Example:
+  spanprof summarize build/spanprof-trace.json -o build/summary-again.json
+)",
+     RunSummarize},
+    {"folded", "folded TRACE [-o OUT]",
+     "folded stacks for flamegraph.pl / speedscope",
+     R"(Writes one line per distinct stack, "root;child;leaf SELF_NS", summed
+over equal stacks, sorted, leaving out stacks with no self time. Stacks follow
+each span's parent on the same thread or on another (a task run on a pool
+thread appears under the span that submitted it). Frames are span names;
+because flamegraph.pl and speedscope split on ';' unconditionally, a ';' in a
+name is written as ':'.
+
+Options:
+  -o, --output OUT   where to write the stacks (default stdout)
+
+Exit: 0 written, 2 usage error, unreadable or invalid trace, or write error.
+
+Example:
+  spanprof folded build/spanprof-trace.json | flamegraph.pl > flame.svg
+)",
+     RunFolded},
+    {"plot", "plot timeline|breakdown|compare ... -o OUT.svg",
+     "deterministic SVG figures (not yet available)",
+     R"(Deterministic SVG figures from real artifacts. Not yet available in this
+build: the command exits 2.
+)",
+     RunPlot},
+};
+
+const Command* FindCommand(std::string_view name) {
+  for (const Command& command : kCommands) {
+    if (command.name == name) return &command;
+  }
+  return nullptr;
+}
+
+void PrintUsage(std::ostream& os, const CommandIo& io) {
+  os << "usage: " << io.program << " <command> [arguments]\n\n"
+     << "Commands:\n";
+  for (const Command& command : kCommands) {
+    std::string name(command.name);
+    name.resize(11, ' ');
+    os << "  " << name << command.summary << "\n";
+  }
+  os << "\nRun '" << io.program
+     << " <command> --help' for a command's arguments.\n"
+     << "Exit codes: 0 pass, 1 regression or invalid file, 2 usage error or "
+        "unreadable input.\n";
+}
+
+void PrintCommandUsage(std::ostream& os, const CommandIo& io,
+                       const Command& command) {
+  os << "usage: " << io.program << " " << command.synopsis << "\n";
+}
+
+void PrintCommandHelp(std::ostream& os, const CommandIo& io,
+                      const Command& command) {
+  PrintCommandUsage(os, io, command);
+  os << "\n" << command.summary << ".\n\n" << command.help;
+}
+
+bool WantsHelp(const std::vector<std::string>& args) {
+  for (const std::string& arg : args) {
+    if (arg == "--") return false;
+    if (arg == "--help" || arg == "-h") return true;
+  }
+  return false;
+}
+
+std::string ProgramName(int argc, char** argv) {
+  if (argc < 1 || argv == nullptr || argv[0] == nullptr || argv[0][0] == 0) {
+    return "spanprof";
+  }
+  std::string_view path = argv[0];
+  if (const size_t slash = path.rfind('/'); slash != std::string_view::npos) {
+    path.remove_prefix(slash + 1);
+  }
+  return path.empty() ? "spanprof" : std::string(path);
+}
+
+}  // namespace
+
+std::span<const Command> Commands() { return kCommands; }
+
+int UsageError(const CommandIo& io, std::string_view command,
+               std::string_view message) {
+  io.err << io.program << " " << command << ": " << message << "\n";
+  if (const Command* found = FindCommand(command)) {
+    PrintCommandUsage(io.err, io, *found);
+    io.err << "Run '" << io.program << " " << command
+           << " --help' for details.\n";
+  }
+  return kExitUsage;
+}
+
+int UsageError(const CommandIo& io, std::string_view command,
+               const absl::Status& status) {
+  const absl::string_view message = status.message();
+  return UsageError(io, command,
+                    std::string_view(message.data(), message.size()));
+}
+
+int Failure(const CommandIo& io, std::string_view command,
+            const absl::Status& status) {
+  io.err << io.program << " " << command << ": " << status.message() << "\n";
+  return kExitUsage;
+}
+
+}  // namespace internal
+
+int Run(int argc, char** argv, std::ostream& out, std::ostream& err) {
+  const internal::CommandIo io{out, err, internal::ProgramName(argc, argv)};
+  if (argc < 2 || argv == nullptr || argv[1] == nullptr) {
+    err << io.program << ": missing command\n";
+    internal::PrintUsage(err, io);
+    return kExitUsage;
+  }
+  const std::string_view name = argv[1];
+  std::vector<std::string> args;
+  for (int i = 2; i < argc; ++i) {
+    if (argv[i] != nullptr) args.emplace_back(argv[i]);
+  }
+  if (name == "--help" || name == "-h") {
+    internal::PrintUsage(out, io);
+    return kExitPass;
+  }
+  if (name == "help") {
+    if (args.empty()) {
+      internal::PrintUsage(out, io);
+      return kExitPass;
+    }
+    const internal::Command* command = internal::FindCommand(args[0]);
+    if (command == nullptr) {
+      err << io.program << ": unknown command '" << args[0] << "'\n";
+      internal::PrintUsage(err, io);
+      return kExitUsage;
+    }
+    internal::PrintCommandHelp(out, io, *command);
+    return kExitPass;
+  }
+  const internal::Command* command = internal::FindCommand(name);
+  if (command == nullptr) {
+    err << io.program << ": unknown command '" << name << "'\n";
+    internal::PrintUsage(err, io);
+    return kExitUsage;
+  }
+  if (internal::WantsHelp(args)) {
+    internal::PrintCommandHelp(out, io, *command);
+    return kExitPass;
+  }
+  return command->run(args, io);
+}
+
+int Run(int argc, char** argv) { return Run(argc, argv, std::cout, std::cerr); }
+
+}  // namespace spanprof::cli

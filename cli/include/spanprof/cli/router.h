@@ -17,7 +17,8 @@ namespace spanprof::cli {
 // Exit codes, for every command.
 inline constexpr int kExitPass = 0;        // success / no regression
 inline constexpr int kExitRegression = 1;  // regression or policy failure
-inline constexpr int kExitUsage = 2;       // usage error, unreadable or invalid input
+inline constexpr int kExitUsage =
+    2;  // usage error, unreadable or invalid input
 
 // `Run()` dispatches `argv[1]` (compare, report, validate, summarize, folded,
 // plot) and returns the exit code. Output goes to stdout, errors to stderr.

@@ -1,0 +1,65 @@
+// commands.h — the command table of the `spanprof` router and the entry
+// point of each command (private to the CLI).
+//
+// Adding a command is one row in `Commands()` (router.cc) and one function
+// here. The router handles `--help` / `-h` for every command, unknown
+// commands and the usage text; a command parses its own flags with
+// `ParseFlags()` and reports failures with `UsageError()` (exit 2, usage on
+// stderr) or `Failure()` (exit 2, message only).
+#ifndef SPANPROF_CLI_SRC_COMMANDS_H_
+#define SPANPROF_CLI_SRC_COMMANDS_H_
+
+#include <ostream>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+
+namespace spanprof::cli::internal {
+
+// `CommandIo` is where a command writes, and the program name for messages.
+struct CommandIo {
+  std::ostream& out;
+  std::ostream& err;
+  std::string program;  // "spanprof", or the embedding program's name
+};
+
+using CommandFn = int (*)(const std::vector<std::string>& args,
+                          const CommandIo& io);
+
+// `Command` is one row of the command table.
+struct Command {
+  std::string_view name;
+  std::string_view synopsis;  // "compare BASE CAND [--metric M] ..."
+  std::string_view summary;   // one line for the command list
+  std::string_view help;      // the body of `<command> --help`
+  CommandFn run;
+};
+
+// `Commands()` is the table, in the order of the usage text.
+std::span<const Command> Commands();
+
+// `UsageError()` prints `<program> <command>: <message>` and the command's
+// usage on stderr, and returns the usage exit code (2).
+int UsageError(const CommandIo& io, std::string_view command,
+               std::string_view message);
+int UsageError(const CommandIo& io, std::string_view command,
+               const absl::Status& status);
+
+// `Failure()` prints `<program> <command>: <status message>` on stderr and
+// returns 2 (unreadable or invalid input, output not written).
+int Failure(const CommandIo& io, std::string_view command,
+            const absl::Status& status);
+
+int RunCompare(const std::vector<std::string>& args, const CommandIo& io);
+int RunReport(const std::vector<std::string>& args, const CommandIo& io);
+int RunValidate(const std::vector<std::string>& args, const CommandIo& io);
+int RunSummarize(const std::vector<std::string>& args, const CommandIo& io);
+int RunFolded(const std::vector<std::string>& args, const CommandIo& io);
+int RunPlot(const std::vector<std::string>& args, const CommandIo& io);
+
+}  // namespace spanprof::cli::internal
+
+#endif  // SPANPROF_CLI_SRC_COMMANDS_H_

@@ -1,0 +1,53 @@
+// `spanprof report`: the console table of a summary or a trace.
+#include <array>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "commands.h"
+#include "flags.h"
+#include "spanprof/analysis/file_io.h"
+#include "spanprof/analysis/summary.h"
+#include "spanprof/analysis/table.h"
+#include "spanprof/analysis/trace.h"
+#include "spanprof/analysis/validate.h"
+#include "spanprof/cli/router.h"
+
+namespace spanprof::cli::internal {
+
+int RunReport(const std::vector<std::string>& args, const CommandIo& io) {
+  absl::StatusOr<ParsedFlags> flags = ParseFlags(args, {});
+  if (!flags.ok()) return UsageError(io, "report", flags.status());
+  if (flags->positionals.size() != 1) {
+    return UsageError(
+        io, "report",
+        flags->positionals.empty()
+            ? "missing argument FILE"
+            : "unexpected argument \"" + flags->positionals[1] + "\"");
+  }
+  const std::string& path = flags->positionals[0];
+  absl::StatusOr<std::string> text = analysis::ReadFile(path);
+  if (!text.ok()) return Failure(io, "report", text.status());
+  absl::StatusOr<analysis::ArtifactKind> kind =
+      analysis::DetectArtifactKind(*text, path);
+  if (!kind.ok()) return Failure(io, "report", kind.status());
+
+  analysis::Summary summary;
+  analysis::TableOptions options;
+  if (*kind == analysis::ArtifactKind::kSummary) {
+    absl::StatusOr<analysis::Summary> parsed =
+        analysis::ParseSummary(*text, path);
+    if (!parsed.ok()) return Failure(io, "report", parsed.status());
+    summary = *std::move(parsed);
+    options.summary_path = path;
+  } else {
+    absl::StatusOr<Capture> capture = analysis::ParseTrace(*text, path);
+    if (!capture.ok()) return Failure(io, "report", capture.status());
+    summary = analysis::Summarize(*capture);
+    options.trace_path = path;
+  }
+  io.out << analysis::FormatTable(summary, options);
+  return kExitPass;
+}
+
+}  // namespace spanprof::cli::internal

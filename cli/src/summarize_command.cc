@@ -1,0 +1,65 @@
+// `spanprof summarize` and `spanprof folded`: derived files from a trace.
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "commands.h"
+#include "flags.h"
+#include "spanprof/analysis/file_io.h"
+#include "spanprof/analysis/folded.h"
+#include "spanprof/analysis/summary.h"
+#include "spanprof/analysis/trace.h"
+#include "spanprof/cli/router.h"
+
+namespace spanprof::cli::internal {
+namespace {
+
+constexpr FlagSpec kOutputFlags[] = {{"--output", "-o", true, "OUT"}};
+
+// Reads the one TRACE argument, renders it with `render`, writes the result
+// to -o or stdout.
+template <typename Render>
+int TraceToOutput(std::string_view command,
+                  const std::vector<std::string>& args, const CommandIo& io,
+                  Render&& render) {
+  absl::StatusOr<ParsedFlags> flags = ParseFlags(args, kOutputFlags);
+  if (!flags.ok()) return UsageError(io, command, flags.status());
+  if (flags->positionals.size() != 1) {
+    return UsageError(
+        io, command,
+        flags->positionals.empty()
+            ? "missing argument TRACE"
+            : "unexpected argument \"" + flags->positionals[1] + "\"");
+  }
+  const std::optional<std::string> output = flags->Value("--output");
+  if (output.has_value() && output->empty()) {
+    return UsageError(io, command, "-o: the output path is empty");
+  }
+  absl::StatusOr<Capture> capture = analysis::ReadTrace(flags->positionals[0]);
+  if (!capture.ok()) return Failure(io, command, capture.status());
+  const std::string text = render(*capture);
+  if (!output.has_value()) {
+    io.out << text;
+    io.out.flush();
+    return io.out.good() ? kExitPass : kExitUsage;
+  }
+  absl::Status written = analysis::WriteFileAtomically(*output, text);
+  if (!written.ok()) return Failure(io, command, written);
+  return kExitPass;
+}
+
+}  // namespace
+
+int RunSummarize(const std::vector<std::string>& args, const CommandIo& io) {
+  return TraceToOutput("summarize", args, io, [](const Capture& capture) {
+    return analysis::SummaryToJson(analysis::Summarize(capture));
+  });
+}
+
+int RunFolded(const std::vector<std::string>& args, const CommandIo& io) {
+  return TraceToOutput("folded", args, io, [](const Capture& capture) {
+    return analysis::FoldedStacks(capture);
+  });
+}
+
+}  // namespace spanprof::cli::internal
