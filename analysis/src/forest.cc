@@ -1,1 +1,260 @@
-// placeholder: implemented by its owner
+#include "spanprof/analysis/forest.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "spanprof/analysis/summary.h"
+#include "spanprof/capture.h"
+
+namespace spanprof::analysis {
+namespace {
+
+// Ids up to this multiple of the span count use the dense index. The runtime
+// numbers spans from 1, so its ids always qualify; a sparse fallback keeps
+// hand-made or merged captures correct.
+constexpr uint64_t kDenseFactor = 4;
+constexpr uint64_t kDenseSlack = 1024;
+
+bool OrderLess(const Span& a, uint32_t ia, const Span& b, uint32_t ib) {
+  return std::tie(a.thread, a.start_ns, a.depth, a.id, ia) <
+         std::tie(b.thread, b.start_ns, b.depth, b.id, ib);
+}
+
+std::string Interval(const Span& span) {
+  return absl::StrCat("[", span.start_ns, ", ", span.end_ns, "]");
+}
+
+}  // namespace
+
+Forest::Forest(const Capture& capture) {
+  const std::vector<Span>& spans = capture.spans;
+  const size_t n = spans.size();
+  const uint32_t count = static_cast<uint32_t>(n);
+
+  // Order: the collector's order is (thread, start_ns, depth); check it in
+  // O(n) and only sort when the capture is not already in order.
+  order_.resize(n);
+  std::iota(order_.begin(), order_.end(), 0u);
+  bool sorted = true;
+  for (uint32_t i = 1; i < count; ++i) {
+    if (OrderLess(spans[i], i, spans[i - 1], i - 1)) {
+      sorted = false;
+      break;
+    }
+  }
+  if (!sorted) {
+    std::sort(order_.begin(), order_.end(), [&](uint32_t a, uint32_t b) {
+      return OrderLess(spans[a], a, spans[b], b);
+    });
+  }
+
+  // Id index.
+  uint64_t max_id = 0;
+  for (const Span& span : spans) max_id = std::max(max_id, span.id);
+  dense_ = max_id <= kDenseFactor * n + kDenseSlack;
+  if (dense_) {
+    dense_index_.assign(static_cast<size_t>(max_id) + 1, kNone);
+    for (uint32_t i = 0; i < count; ++i) {
+      uint32_t& slot = dense_index_[static_cast<size_t>(spans[i].id)];
+      if (slot == kNone) {
+        slot = i;
+      } else {
+        duplicates_.push_back(i);
+      }
+    }
+  } else {
+    sparse_index_.reserve(n);
+    for (uint32_t i = 0; i < count; ++i)
+      sparse_index_.emplace_back(spans[i].id, i);
+    std::sort(sparse_index_.begin(), sparse_index_.end());
+    size_t kept = 0;
+    for (size_t k = 0; k < sparse_index_.size(); ++k) {
+      if (kept > 0 && sparse_index_[kept - 1].first == sparse_index_[k].first) {
+        duplicates_.push_back(sparse_index_[k].second);
+      } else {
+        sparse_index_[kept++] = sparse_index_[k];
+      }
+    }
+    sparse_index_.resize(kept);
+    std::sort(duplicates_.begin(), duplicates_.end());
+  }
+
+  // Parents. Depth strictly increases along consistent links, so a loop is
+  // only possible when some depth is inconsistent: only then look for loops.
+  parent_.assign(n, kNone);
+  bool depths_consistent = true;
+  for (uint32_t i = 0; i < count; ++i) {
+    const Span& span = spans[i];
+    if (span.parent_id == 0) continue;
+    const std::optional<uint32_t> parent = Find(span.parent_id);
+    if (!parent.has_value()) continue;
+    parent_[i] = *parent;
+    if (span.depth != spans[*parent].depth + 1) depths_consistent = false;
+  }
+  if (!depths_consistent) {
+    enum : uint8_t { kUnvisited, kOnPath, kDone };
+    std::vector<uint8_t> state(n, kUnvisited);
+    std::vector<uint32_t> path;
+    for (uint32_t start : order_) {
+      if (state[start] != kUnvisited) continue;
+      path.clear();
+      uint32_t j = start;
+      while (j != kNone && state[j] == kUnvisited) {
+        state[j] = kOnPath;
+        path.push_back(j);
+        j = parent_[j];
+      }
+      if (j != kNone && state[j] == kOnPath) {
+        // `j` is where the walk met itself: cut the link that closes the loop.
+        parent_[j] = kNone;
+        cycle_cuts_.push_back(j);
+      }
+      for (uint32_t k : path) state[k] = kDone;
+    }
+    std::sort(cycle_cuts_.begin(), cycle_cuts_.end());
+  }
+
+  // Children (CSR), filled in `order_` so each list is in that order.
+  child_offsets_.assign(n + 1, 0);
+  for (uint32_t i = 0; i < count; ++i) {
+    if (parent_[i] != kNone) ++child_offsets_[parent_[i] + 1];
+  }
+  for (size_t i = 0; i < n; ++i) child_offsets_[i + 1] += child_offsets_[i];
+  child_list_.resize(child_offsets_[n]);
+  std::vector<uint32_t> fill(child_offsets_.begin(), child_offsets_.end() - 1);
+  for (uint32_t i : order_) {
+    const uint32_t parent = parent_[i];
+    if (parent == kNone) {
+      roots_.push_back(i);
+    } else {
+      child_list_[fill[parent]++] = i;
+    }
+  }
+}
+
+std::optional<uint32_t> Forest::Find(uint64_t id) const {
+  if (dense_) {
+    if (id >= dense_index_.size()) return std::nullopt;
+    const uint32_t index = dense_index_[static_cast<size_t>(id)];
+    if (index == kNone) return std::nullopt;
+    return index;
+  }
+  auto it = std::lower_bound(sparse_index_.begin(), sparse_index_.end(), id,
+                             [](const std::pair<uint64_t, uint32_t>& entry,
+                                uint64_t key) { return entry.first < key; });
+  if (it == sparse_index_.end() || it->first != id) return std::nullopt;
+  return it->second;
+}
+
+std::vector<ValidationIssue> ValidateForest(const Capture& capture) {
+  return ValidateForest(capture, Forest(capture));
+}
+
+std::vector<ValidationIssue> ValidateForest(const Capture& capture,
+                                            const Forest& forest) {
+  const std::vector<Span>& spans = capture.spans;
+  std::vector<ValidationIssue> issues;
+  auto report = [&](const Span& span, std::string message) {
+    issues.push_back(ValidationIssue{span.id, std::move(message)});
+  };
+
+  for (uint32_t dup : forest.duplicate_ids()) {
+    const Span& span = spans[dup];
+    const uint32_t first = *forest.Find(span.id);
+    report(span, absl::StrCat("duplicate span id (the span at index ", dup,
+                              " repeats the span at index ", first, ")"));
+  }
+  for (uint32_t cut : forest.cycle_cuts()) {
+    report(spans[cut],
+           absl::StrCat("parent chain loops back to this span (its link to "
+                        "parent ",
+                        spans[cut].parent_id, " is ignored)"));
+  }
+
+  for (size_t i = 0; i < spans.size(); ++i) {
+    const Span& span = spans[i];
+    if (span.id == 0) {
+      report(span, "span id 0 is reserved (it means \"no parent\")");
+    }
+    if (span.thread >= capture.threads.size()) {
+      report(span, absl::StrCat("thread index ", span.thread,
+                                " is out of range (the capture has ",
+                                capture.threads.size(), " threads)"));
+    }
+    if (span.site >= capture.sites.size()) {
+      report(span, absl::StrCat("site index ", span.site,
+                                " is out of range (the capture has ",
+                                capture.sites.size(), " sites)"));
+    }
+    if (span.end_ns < span.start_ns) {
+      report(span, absl::StrCat("end_ns ", span.end_ns, " is before start_ns ",
+                                span.start_ns));
+    }
+    if (span.parent_id == 0) {
+      if (span.depth != 0) {
+        report(span, absl::StrCat("root span has depth ", span.depth,
+                                  ", expected 0"));
+      }
+      continue;
+    }
+    const std::optional<uint32_t> parent_index = forest.Find(span.parent_id);
+    if (!parent_index.has_value()) {
+      report(span, absl::StrCat("parent span ", span.parent_id,
+                                " is not in the capture"));
+      continue;
+    }
+    const Span& parent = spans[*parent_index];
+    if (span.depth != parent.depth + 1) {
+      report(span, absl::StrCat("depth ", span.depth, " is not parent ",
+                                parent.id, "'s depth ", parent.depth, " + 1"));
+    }
+    if (forest.parent(i) != Forest::kNone && parent.thread == span.thread &&
+        (span.start_ns < parent.start_ns || span.end_ns > parent.end_ns)) {
+      report(span, absl::StrCat("same-thread child ", Interval(span),
+                                " is outside its parent ", parent.id, " ",
+                                Interval(parent)));
+    }
+  }
+
+  // Overlapping same-thread siblings: each child list (and the root list) is
+  // ordered by (thread, start), so one pass per list with the furthest end
+  // seen so far on the current thread finds every overlap.
+  auto check_siblings = [&](std::span<const uint32_t> siblings,
+                            bool roots_only) {
+    uint32_t furthest = Forest::kNone;
+    for (uint32_t index : siblings) {
+      const Span& span = spans[index];
+      if (roots_only && span.parent_id != 0) continue;
+      if (furthest != Forest::kNone && spans[furthest].thread == span.thread) {
+        const Span& other = spans[furthest];
+        if (span.start_ns < other.end_ns) {
+          report(span, absl::StrCat("overlaps same-thread sibling ", other.id,
+                                    " ", Interval(other)));
+        }
+        if (span.end_ns > other.end_ns) furthest = index;
+      } else {
+        furthest = index;
+      }
+    }
+  };
+  for (size_t i = 0; i < spans.size(); ++i) {
+    if (forest.children(i).size() > 1)
+      check_siblings(forest.children(i), false);
+  }
+  check_siblings(forest.roots(), true);
+
+  std::sort(issues.begin(), issues.end(),
+            [](const ValidationIssue& a, const ValidationIssue& b) {
+              return std::tie(a.span, a.message) < std::tie(b.span, b.message);
+            });
+  return issues;
+}
+
+}  // namespace spanprof::analysis
