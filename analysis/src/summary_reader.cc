@@ -320,14 +320,17 @@ class SummaryReader {
     SPANPROF_ASSIGN_OR_RETURN(object o, json_.Object(v, p));
     std::string* const targets[] = {&key.name, &key.phase, &key.module,
                                     &key.activity};
-    SPANPROF_RETURN_IF_ERROR(json_.ReadObject(
-        o, p, kKeyFields,
-        [&](size_t field, value& fv, const JsonPath& fp) -> absl::Status {
-          SPANPROF_ASSIGN_OR_RETURN(std::string_view text,
-                                    json_.String(fv, fp));
-          *targets[field] = std::string(text);
-          return absl::OkStatus();
-        }));
+    // Not SPANPROF_RETURN_IF_ERROR: the lambdas use it too (-Wshadow).
+    if (absl::Status read = json_.ReadObject(
+            o, p, kKeyFields,
+            [&](size_t field, value& fv, const JsonPath& fp) -> absl::Status {
+              SPANPROF_ASSIGN_OR_RETURN(std::string_view text,
+                                        json_.String(fv, fp));
+              *targets[field] = std::string(text);
+              return absl::OkStatus();
+            });
+        !read.ok())
+      return read;
     if (key.name.empty()) {
       return json_.Error(p.Field("name"), "span name must not be empty");
     }

@@ -1,1 +1,910 @@
-// placeholder: implemented by its owner
+// The strict trace reader: reads what `TraceToJson()` writes back into the
+// exact `Capture`.
+//
+// `metadata` (threads, sites, caps, resources) is read first, with a forward
+// search, so that each X event can be checked against it as it streams by:
+// its name, category and tags must be those of its site, its tid that of its
+// thread. `ts` and `dur` are parsed from their decimal text into integer
+// nanoseconds, never through a double.
+#include "trace_reader.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cstdint>
+#include <limits>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "spanprof/analysis/file_io.h"
+#include "spanprof/analysis/status_macros.h"
+#include "spanprof/analysis/trace.h"
+#include "spanprof/capture.h"
+#include "strict_json.h"
+
+namespace spanprof::analysis {
+namespace internal {
+namespace {
+
+using simdjson::ondemand::array;
+using simdjson::ondemand::object;
+using simdjson::ondemand::value;
+
+constexpr std::string_view kTraceSchema = "spanprof.trace";
+constexpr int64_t kTraceSchemaVersion = 1;
+
+enum MetadataField : size_t {
+  kMetaSchema,
+  kMetaSchemaVersion,
+  kMetaSpanprofVersion,
+  kMetaProcessName,
+  kMetaPid,
+  kMetaClock,
+  kMetaWallClockAnchorNs,
+  kMetaWindowNs,
+  kMetaEventLimit,
+  kMetaOverflowPolicy,
+  kMetaDroppedEvents,
+  kMetaDroppedBySite,
+  kMetaFinishedNormally,
+  kMetaOverheadNsPerSpan,
+  kMetaAllocMeasured,
+  kMetaProcessResources,
+  kMetaThreads,
+  kMetaSites,
+};
+constexpr std::array<FieldSpec, 18> kMetadataFields = {{
+    {"schema"},
+    {"schema_version"},
+    {"spanprof_version"},
+    {"process_name"},
+    {"pid"},
+    {"clock"},
+    {"wall_clock_anchor_ns"},
+    {"window_ns"},
+    {"event_limit"},
+    {"overflow_policy"},
+    {"dropped_events"},
+    {"dropped_by_site"},
+    {"finished_normally"},
+    {"overhead_ns_per_span"},
+    {"alloc_measured"},
+    {"process_resources"},
+    {"threads"},
+    {"sites"},
+}};
+
+constexpr std::array<FieldSpec, 7> kResourceFields = {{
+    {"user_cpu_ns"},
+    {"system_cpu_ns"},
+    {"peak_rss_kib"},
+    {"minor_page_faults"},
+    {"major_page_faults"},
+    {"voluntary_context_switches"},
+    {"involuntary_context_switches"},
+}};
+
+constexpr std::array<FieldSpec, 3> kThreadFields = {
+    {{"tid"}, {"name"}, {"sort_index"}}};
+constexpr std::array<FieldSpec, 4> kSiteFields = {
+    {{"name"}, {"phase"}, {"module"}, {"activity"}}};
+constexpr std::array<FieldSpec, 6> kDropFields = {
+    {{"site"}, {"name"}, {"phase"}, {"module"}, {"activity"}, {"count"}}};
+
+constexpr std::array<FieldSpec, 3> kRootFields = {
+    {{"traceEvents"}, {"displayTimeUnit"}, {"metadata"}}};
+
+constexpr std::array<FieldSpec, 6> kMetaEventFields = {
+    {{"ph"}, {"name"}, {"pid"}, {"tid"}, {"ts"}, {"args"}}};
+
+enum SpanEventField : size_t {
+  kEvPh,
+  kEvName,
+  kEvCat,
+  kEvPid,
+  kEvTid,
+  kEvTs,
+  kEvDur,
+  kEvBindId,
+  kEvFlowIn,
+  kEvFlowOut,
+  kEvArgs,
+};
+constexpr std::array<FieldSpec, 11> kSpanEventFields = {{
+    {"ph"},
+    {"name"},
+    {"cat"},
+    {"pid"},
+    {"tid"},
+    {"ts"},
+    {"dur"},
+    {"bind_id", false},
+    {"flow_in", false},
+    {"flow_out", false},
+    {"args"},
+}};
+
+enum SpanArgField : size_t {
+  kArgSpanId,
+  kArgParentId,
+  kArgDepth,
+  kArgHeartbeats,
+  kArgSite,
+  kArgThread,
+  kArgPhase,
+  kArgModule,
+  kArgActivity,
+  kArgAllocCount,
+  kArgAllocBytes,
+  kArgFlags,
+  kArgUserArgs,
+};
+constexpr std::array<FieldSpec, 13> kSpanArgFields = {{
+    {"span_id"},
+    {"parent_id"},
+    {"depth"},
+    {"heartbeats"},
+    {"site"},
+    {"thread"},
+    {"phase", false},
+    {"module", false},
+    {"activity", false},
+    {"alloc_count", false},
+    {"alloc_bytes", false},
+    {"flags", false},
+    {"args", false},
+}};
+
+constexpr std::pair<std::string_view, uint32_t> kFlagNames[] = {
+    {"unfinished", kSpanUnfinished},
+    {"exception", kSpanException},
+    {"rerooted", kSpanRerooted},
+};
+
+template <typename T, typename U>
+absl::Status Assign(absl::StatusOr<T> result, U& out) {
+  if (!result.ok()) return result.status();
+  out = static_cast<U>(*std::move(result));
+  return absl::OkStatus();
+}
+
+// One X event's span before the capture is assembled.
+struct PendingSpan {
+  Span span;
+  std::vector<SpanArg> args;
+  // Which optional tags the event carried, to check against its site.
+  std::optional<std::string> phase;
+  std::optional<std::string> module;
+  std::optional<std::string> activity;
+  bool has_alloc_count = false;
+  bool has_alloc_bytes = false;
+};
+
+class TraceReader {
+ public:
+  explicit TraceReader(std::string_view source) : json_(source) {}
+
+  absl::StatusOr<ParsedTrace> Read(std::string_view text) {
+    ParsedDocument document(text);
+    SPANPROF_ASSIGN_OR_RETURN(object root, document.Start(json_));
+    SPANPROF_RETURN_IF_ERROR(CheckKind(root));
+    SPANPROF_ASSIGN_OR_RETURN(root, document.Rewind(json_));
+
+    const JsonPath path = JsonPath::Root();
+    value metadata;
+    simdjson::error_code error =
+        root.find_field_unordered("metadata").get(metadata);
+    if (error != simdjson::SUCCESS) return json_.Simdjson(error, path);
+    SPANPROF_RETURN_IF_ERROR(ReadMetadata(metadata, path.Field("metadata")));
+
+    SPANPROF_ASSIGN_OR_RETURN(root, document.Rewind(json_));
+    // Not SPANPROF_RETURN_IF_ERROR: the lambdas use it too (-Wshadow).
+    if (absl::Status read = json_.ReadObject(
+            root, path, kRootFields,
+            [&](size_t field, value& v, const JsonPath& p) -> absl::Status {
+              if (field == 0) return ReadEvents(v, p);
+              if (field == 1) {
+                SPANPROF_ASSIGN_OR_RETURN(std::string_view unit,
+                                          json_.String(v, p));
+                if (unit != "ns") {
+                  return json_.Error(p,
+                                     Cat("expected \"ns\", got ", Quote(unit)));
+                }
+              }
+              return absl::OkStatus();  // metadata: already read
+            });
+        !read.ok())
+      return read;
+    SPANPROF_RETURN_IF_ERROR(document.Finish(json_));
+    return Assemble();
+  }
+
+ private:
+  // Names a summary (or another tool's JSON) as such.
+  absl::Status CheckKind(object& root) {
+    const JsonPath path = JsonPath::Root();
+    bool has_events = false;
+    bool has_metadata = false;
+    bool has_schema = false;
+    for (auto field_result : root) {
+      simdjson::ondemand::field field;
+      simdjson::error_code error = std::move(field_result).get(field);
+      if (error != simdjson::SUCCESS) return json_.Simdjson(error, path);
+      std::string_view key;
+      error = field.unescaped_key().get(key);
+      if (error != simdjson::SUCCESS) return json_.Simdjson(error, path);
+      has_events |= key == "traceEvents";
+      has_metadata |= key == "metadata";
+      has_schema |= key == "schema";
+    }
+    if (!has_events && has_schema) {
+      return json_.Error(path,
+                         "this is a spanprof summary, not a trace (it has "
+                         "\"schema\" and no \"traceEvents\")");
+    }
+    if (!has_events) {
+      return json_.Error(path, "missing field \"traceEvents\" (not a trace)");
+    }
+    if (!has_metadata) {
+      return json_.Error(path,
+                         "missing field \"metadata\" (not a spanprof trace)");
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status ReadMetadata(value& v, const JsonPath& p) {
+    SPANPROF_ASSIGN_OR_RETURN(object o, json_.Object(v, p));
+    struct RawDrop {
+      int64_t site = 0;
+      Site names;
+      uint64_t count = 0;
+    };
+    std::vector<RawDrop> drops;
+    Capture& c = capture_;
+    // Not SPANPROF_RETURN_IF_ERROR: the lambdas use it too (-Wshadow).
+    if (absl::Status read = json_.ReadObject(
+            o, p, kMetadataFields,
+            [&](size_t field, value& fv, const JsonPath& fp) -> absl::Status {
+              switch (static_cast<MetadataField>(field)) {
+                case kMetaSchema: {
+                  SPANPROF_ASSIGN_OR_RETURN(std::string_view s,
+                                            json_.String(fv, fp));
+                  if (s != kTraceSchema) {
+                    return json_.Error(fp, Cat("expected \"", kTraceSchema,
+                                               "\", got ", Quote(s)));
+                  }
+                  return absl::OkStatus();
+                }
+                case kMetaSchemaVersion: {
+                  SPANPROF_ASSIGN_OR_RETURN(
+                      int64_t version, json_.Int(fv, fp, INT64_MIN, INT64_MAX));
+                  if (version != kTraceSchemaVersion) {
+                    return json_.Error(
+                        fp, Cat("unsupported schema_version ", version,
+                                " (this reader reads version ",
+                                kTraceSchemaVersion, ")"));
+                  }
+                  return absl::OkStatus();
+                }
+                case kMetaSpanprofVersion:
+                  return ReadString(fv, fp, c.spanprof_version);
+                case kMetaProcessName:
+                  return ReadString(fv, fp, c.process_name);
+                case kMetaPid:
+                  return Assign(json_.NonNegative(fv, fp), c.pid);
+                case kMetaClock: {
+                  SPANPROF_RETURN_IF_ERROR(ReadString(fv, fp, c.clock));
+                  if (c.clock != "tsc" && c.clock != "monotonic") {
+                    return json_.Error(fp, Cat("expected \"tsc\" or "
+                                               "\"monotonic\", got ",
+                                               Quote(c.clock)));
+                  }
+                  return absl::OkStatus();
+                }
+                case kMetaWallClockAnchorNs:
+                  return Assign(json_.Int(fv, fp, INT64_MIN, INT64_MAX),
+                                c.wall_clock_anchor_ns);
+                case kMetaWindowNs:
+                  return Assign(json_.NonNegative(fv, fp), c.window_ns);
+                case kMetaEventLimit:
+                  return Assign(json_.Unsigned(fv, fp), c.event_limit);
+                case kMetaOverflowPolicy: {
+                  SPANPROF_RETURN_IF_ERROR(
+                      ReadString(fv, fp, c.overflow_policy));
+                  if (c.overflow_policy != "drop" &&
+                      c.overflow_policy != "ring") {
+                    return json_.Error(fp, Cat("expected \"drop\" or \"ring\", "
+                                               "got ",
+                                               Quote(c.overflow_policy)));
+                  }
+                  return absl::OkStatus();
+                }
+                case kMetaDroppedEvents:
+                  return Assign(json_.Unsigned(fv, fp), c.dropped_events);
+                case kMetaDroppedBySite: {
+                  SPANPROF_ASSIGN_OR_RETURN(array a, json_.Array(fv, fp));
+                  return json_.ForEachElement(
+                      a, fp,
+                      [&](size_t, value& ev,
+                          const JsonPath& ep) -> absl::Status {
+                        SPANPROF_ASSIGN_OR_RETURN(object eo,
+                                                  json_.Object(ev, ep));
+                        RawDrop& drop = drops.emplace_back();
+                        return json_.ReadObject(
+                            eo, ep, kDropFields,
+                            [&](size_t df, value& dv,
+                                const JsonPath& dp) -> absl::Status {
+                              switch (df) {
+                                case 0:
+                                  return Assign(json_.NonNegative(dv, dp),
+                                                drop.site);
+                                case 1:
+                                  return ReadString(dv, dp, drop.names.name);
+                                case 2:
+                                  return ReadString(dv, dp, drop.names.phase);
+                                case 3:
+                                  return ReadString(dv, dp, drop.names.module);
+                                case 4:
+                                  return ReadString(dv, dp,
+                                                    drop.names.activity);
+                                default:
+                                  return Assign(json_.Unsigned(dv, dp),
+                                                drop.count);
+                              }
+                            });
+                      });
+                }
+                case kMetaFinishedNormally:
+                  return Assign(json_.Bool(fv, fp), c.finished_normally);
+                case kMetaOverheadNsPerSpan:
+                  return Assign(json_.NonNegative(fv, fp),
+                                c.overhead_ns_per_span);
+                case kMetaAllocMeasured:
+                  return Assign(json_.Bool(fv, fp), c.alloc_measured);
+                case kMetaProcessResources:
+                  return ReadResources(fv, fp, c.process_resources);
+                case kMetaThreads:
+                  return ReadThreads(fv, fp);
+                case kMetaSites:
+                  return ReadSites(fv, fp);
+              }
+              return absl::InternalError("unhandled metadata field");
+            });
+        !read.ok())
+      return read;
+    // Drops name their site twice (index and names): both must agree.
+    const JsonPath drops_path = p.Field("dropped_by_site");
+    for (size_t i = 0; i < drops.size(); ++i) {
+      const RawDrop& drop = drops[i];
+      const JsonPath drop_path = drops_path.Index(i);
+      if (static_cast<uint64_t>(drop.site) >= c.sites.size()) {
+        return json_.Error(drop_path.Field("site"),
+                           Cat("site index ", drop.site, " out of range (",
+                               c.sites.size(), " sites)"));
+      }
+      if (!(drop.names == c.sites[static_cast<size_t>(drop.site)])) {
+        return json_.Error(drop_path, Cat("names do not match metadata.sites[",
+                                          drop.site, "]"));
+      }
+      c.dropped_by_site.push_back(
+          SiteDrops{static_cast<uint32_t>(drop.site), drop.count});
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status ReadString(value& v, const JsonPath& p, std::string& out) {
+    SPANPROF_ASSIGN_OR_RETURN(std::string_view s, json_.String(v, p));
+    out.assign(s.data(), s.size());
+    return absl::OkStatus();
+  }
+
+  absl::Status ReadResources(value& v, const JsonPath& p, ProcessResources& r) {
+    SPANPROF_ASSIGN_OR_RETURN(object o, json_.Object(v, p));
+    int64_t* const targets[] = {&r.user_cpu_ns,
+                                &r.system_cpu_ns,
+                                &r.peak_rss_kib,
+                                &r.minor_page_faults,
+                                &r.major_page_faults,
+                                &r.voluntary_context_switches,
+                                &r.involuntary_context_switches};
+    return json_.ReadObject(o, p, kResourceFields,
+                            [&](size_t field, value& fv, const JsonPath& fp) {
+                              return Assign(json_.NonNegative(fv, fp),
+                                            *targets[field]);
+                            });
+  }
+
+  absl::Status ReadThreads(value& v, const JsonPath& p) {
+    SPANPROF_ASSIGN_OR_RETURN(array a, json_.Array(v, p));
+    return json_.ForEachElement(
+        a, p, [&](size_t, value& ev, const JsonPath& ep) -> absl::Status {
+          SPANPROF_ASSIGN_OR_RETURN(object o, json_.Object(ev, ep));
+          ThreadInfo& thread = capture_.threads.emplace_back();
+          return json_.ReadObject(
+              o, ep, kThreadFields,
+              [&](size_t field, value& fv, const JsonPath& fp) {
+                if (field == 0)
+                  return Assign(json_.Unsigned(fv, fp), thread.os_tid);
+                if (field == 1) return ReadString(fv, fp, thread.name);
+                return Assign(json_.Int(fv, fp, 0, UINT32_MAX),
+                              thread.sort_index);
+              });
+        });
+  }
+
+  absl::Status ReadSites(value& v, const JsonPath& p) {
+    SPANPROF_ASSIGN_OR_RETURN(array a, json_.Array(v, p));
+    return json_.ForEachElement(
+        a, p, [&](size_t, value& ev, const JsonPath& ep) -> absl::Status {
+          SPANPROF_ASSIGN_OR_RETURN(object o, json_.Object(ev, ep));
+          Site& site = capture_.sites.emplace_back();
+          std::string* const targets[] = {&site.name, &site.phase, &site.module,
+                                          &site.activity};
+          return json_.ReadObject(
+              o, ep, kSiteFields,
+              [&](size_t field, value& fv, const JsonPath& fp) {
+                return ReadString(fv, fp, *targets[field]);
+              });
+        });
+  }
+
+  absl::Status ReadEvents(value& v, const JsonPath& p) {
+    SPANPROF_ASSIGN_OR_RETURN(array a, json_.Array(v, p));
+    return json_.ForEachElement(
+        a, p, [&](size_t index, value& ev, const JsonPath& ep) -> absl::Status {
+          SPANPROF_ASSIGN_OR_RETURN(object o, json_.Object(ev, ep));
+          // "ph" decides the schema of the rest: look it up first.
+          value ph_value;
+          simdjson::error_code error =
+              o.find_field_unordered("ph").get(ph_value);
+          if (error == simdjson::NO_SUCH_FIELD) {
+            return json_.Error(ep, "missing field \"ph\"");
+          }
+          if (error != simdjson::SUCCESS) return json_.Simdjson(error, ep);
+          const JsonPath ph_path = ep.Field("ph");
+          SPANPROF_ASSIGN_OR_RETURN(std::string_view ph,
+                                    json_.String(ph_value, ph_path));
+          const bool is_span = ph == "X";
+          if (!is_span && ph != "M") {
+            return json_.Error(ph_path,
+                               Cat("expected \"X\" or \"M\", got ", Quote(ph)));
+          }
+          bool reset = false;
+          error = o.reset().get(reset);
+          if (error != simdjson::SUCCESS) return json_.Simdjson(error, ep);
+          TraceEvent& event = events_.emplace_back();
+          event.index = index;
+          event.is_span = is_span;
+          return is_span ? ReadSpanEvent(o, ep, event)
+                         : ReadMetaEvent(o, ep, event);
+        });
+  }
+
+  absl::Status ReadMicros(value& v, const JsonPath& p, int64_t* ns) {
+    simdjson::ondemand::json_type type;
+    if (v.type().get(type) != simdjson::SUCCESS ||
+        type != simdjson::ondemand::json_type::number) {
+      return json_.Expected(v, p, "microseconds (a number)");
+    }
+    const std::string_view raw = StrictJson::TrimRight(v.raw_json_token());
+    if (!ParseMicros(raw, ns)) {
+      return json_.Error(p, Cat("expected microseconds written as "
+                                "<integer>.<up to 3 digits> within int64 ns, "
+                                "got ",
+                                StrictJson::Describe(v)));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status ReadMetaEvent(object& o, const JsonPath& p, TraceEvent& event) {
+    std::string name;
+    // "name" decides the schema of "args": find it first as well.
+    value name_value;
+    simdjson::error_code error = o.find_field_unordered("name").get(name_value);
+    if (error == simdjson::NO_SUCH_FIELD) {
+      return json_.Error(p, "missing field \"name\"");
+    }
+    if (error != simdjson::SUCCESS) return json_.Simdjson(error, p);
+    SPANPROF_RETURN_IF_ERROR(ReadString(name_value, p.Field("name"), name));
+    if (name != "process_name" && name != "thread_name" &&
+        name != "thread_sort_index") {
+      return json_.Error(p.Field("name"),
+                         Cat("expected \"process_name\", \"thread_name\" or "
+                             "\"thread_sort_index\", got ",
+                             Quote(name)));
+    }
+    bool reset = false;
+    error = o.reset().get(reset);
+    if (error != simdjson::SUCCESS) return json_.Simdjson(error, p);
+    return json_.ReadObject(
+        o, p, kMetaEventFields,
+        [&](size_t field, value& v, const JsonPath& fp) -> absl::Status {
+          switch (field) {
+            case 2:
+              return Assign(json_.Int(v, fp, INT64_MIN, INT64_MAX), event.pid);
+            case 3:
+              return Assign(json_.Int(v, fp, INT64_MIN, INT64_MAX), event.tid);
+            case 4:
+              return ReadMicros(v, fp, &event.ts_ns);
+            case 5: {
+              SPANPROF_ASSIGN_OR_RETURN(object args, json_.Object(v, fp));
+              const bool sort_index = name == "thread_sort_index";
+              const std::array<FieldSpec, 1> spec = {
+                  {{sort_index ? "sort_index" : "name"}}};
+              return json_.ReadObject(
+                  args, fp, spec,
+                  [&](size_t, value& av, const JsonPath& ap) -> absl::Status {
+                    if (sort_index) {
+                      return json_.Int(av, ap, 0, UINT32_MAX).status();
+                    }
+                    return json_.String(av, ap).status();
+                  });
+            }
+            default:
+              return absl::OkStatus();  // ph and name: already read
+          }
+        });
+  }
+
+  absl::Status ReadSpanEvent(object& o, const JsonPath& p, TraceEvent& event) {
+    PendingSpan& pending = spans_.emplace_back();
+    Span& span = pending.span;
+    std::string name;
+    std::string cat;
+    int64_t tid = 0;
+    // Not SPANPROF_RETURN_IF_ERROR: the lambdas use it too (-Wshadow).
+    if (absl::Status read = json_.ReadObject(
+            o, p, kSpanEventFields,
+            [&](size_t field, value& v, const JsonPath& fp) -> absl::Status {
+              switch (static_cast<SpanEventField>(field)) {
+                case kEvPh:
+                  return absl::OkStatus();
+                case kEvName:
+                  return ReadString(v, fp, name);
+                case kEvCat:
+                  return ReadString(v, fp, cat);
+                case kEvPid:
+                  SPANPROF_RETURN_IF_ERROR(Assign(
+                      json_.Int(v, fp, INT64_MIN, INT64_MAX), event.pid));
+                  if (event.pid != capture_.pid) {
+                    return json_.Error(fp, Cat(event.pid, " != metadata.pid (",
+                                               capture_.pid, ")"));
+                  }
+                  return absl::OkStatus();
+                case kEvTid:
+                  SPANPROF_RETURN_IF_ERROR(
+                      Assign(json_.Int(v, fp, INT64_MIN, INT64_MAX), tid));
+                  event.tid = tid;
+                  return absl::OkStatus();
+                case kEvTs:
+                  return ReadMicros(v, fp, &event.ts_ns);
+                case kEvDur:
+                  return ReadMicros(v, fp, &event.dur_ns);
+                case kEvBindId:
+                  event.has_bind_id = true;
+                  return Assign(json_.Unsigned(v, fp), event.bind_id);
+                case kEvFlowIn:
+                  return Assign(json_.Bool(v, fp), event.flow_in);
+                case kEvFlowOut:
+                  return Assign(json_.Bool(v, fp), event.flow_out);
+                case kEvArgs:
+                  return ReadSpanArgs(v, fp, pending);
+              }
+              return absl::InternalError("unhandled event field");
+            });
+        !read.ok())
+      return read;
+    span.start_ns = event.ts_ns;
+    if (__builtin_add_overflow(event.ts_ns, event.dur_ns, &span.end_ns)) {
+      return json_.Error(p.Field("dur"), "ts + dur overflows int64 ns");
+    }
+    event.span_id = span.id;
+
+    // The event repeats what metadata says about its site and thread.
+    const Site& site = capture_.sites[span.site];
+    const JsonPath args_path = p.Field("args");
+    if (name != site.name) {
+      return json_.Error(p.Field("name"),
+                         Cat(Quote(name), " != metadata.sites[", span.site,
+                             "].name ", Quote(site.name)));
+    }
+    const std::string_view expected_cat = site.phase.empty()
+                                              ? std::string_view("spanprof")
+                                              : std::string_view(site.phase);
+    if (cat != expected_cat) {
+      return json_.Error(p.Field("cat"),
+                         Cat("expected ", Quote(expected_cat),
+                             " (the site's phase), got ", Quote(cat)));
+    }
+    const std::pair<std::string_view, const std::optional<std::string>*>
+        tags[] = {{"phase", &pending.phase},
+                  {"module", &pending.module},
+                  {"activity", &pending.activity}};
+    const std::string* site_tags[] = {&site.phase, &site.module,
+                                      &site.activity};
+    for (size_t t = 0; t < 3; ++t) {
+      const std::optional<std::string>& got = *tags[t].second;
+      const std::string& want = *site_tags[t];
+      const bool match =
+          want.empty() ? !got.has_value() : (got.has_value() && *got == want);
+      if (!match) {
+        return json_.Error(
+            args_path.Field(tags[t].first),
+            Cat("does not match metadata.sites[", span.site, "].",
+                tags[t].first, " ", Quote(want),
+                want.empty() ? " (an unset tag is left out)" : ""));
+      }
+    }
+    if (pending.has_alloc_count != capture_.alloc_measured ||
+        pending.has_alloc_bytes != capture_.alloc_measured) {
+      return json_.Error(
+          args_path, capture_.alloc_measured
+                         ? "alloc_count and alloc_bytes are required when "
+                           "metadata.alloc_measured is true"
+                         : "alloc_count and alloc_bytes must be left out when "
+                           "metadata.alloc_measured is false");
+    }
+    const uint64_t thread_tid = capture_.threads[span.thread].os_tid;
+    if (tid < 0 || static_cast<uint64_t>(tid) != thread_tid) {
+      return json_.Error(p.Field("tid"),
+                         Cat(tid, " != metadata.threads[", span.thread,
+                             "].tid (", thread_tid, ")"));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status ReadSpanArgs(value& v, const JsonPath& p, PendingSpan& pending) {
+    SPANPROF_ASSIGN_OR_RETURN(object o, json_.Object(v, p));
+    Span& span = pending.span;
+    return json_.ReadObject(
+        o, p, kSpanArgFields,
+        [&](size_t field, value& fv, const JsonPath& fp) -> absl::Status {
+          switch (static_cast<SpanArgField>(field)) {
+            case kArgSpanId:
+              SPANPROF_RETURN_IF_ERROR(Assign(json_.Unsigned(fv, fp), span.id));
+              if (span.id == 0) {
+                return json_.Error(fp, "span ids start at 1");
+              }
+              return absl::OkStatus();
+            case kArgParentId:
+              return Assign(json_.Unsigned(fv, fp), span.parent_id);
+            case kArgDepth:
+              return Assign(json_.Int(fv, fp, 0, UINT32_MAX), span.depth);
+            case kArgHeartbeats:
+              return Assign(json_.Unsigned(fv, fp), span.heartbeats);
+            case kArgSite: {
+              SPANPROF_ASSIGN_OR_RETURN(int64_t site,
+                                        json_.Int(fv, fp, 0, UINT32_MAX));
+              if (static_cast<uint64_t>(site) >= capture_.sites.size()) {
+                return json_.Error(fp,
+                                   Cat("site index ", site, " out of range (",
+                                       capture_.sites.size(), " sites)"));
+              }
+              span.site = static_cast<uint32_t>(site);
+              return absl::OkStatus();
+            }
+            case kArgThread: {
+              SPANPROF_ASSIGN_OR_RETURN(int64_t thread,
+                                        json_.Int(fv, fp, 0, UINT32_MAX));
+              if (static_cast<uint64_t>(thread) >= capture_.threads.size()) {
+                return json_.Error(
+                    fp, Cat("thread index ", thread, " out of range (",
+                            capture_.threads.size(), " threads)"));
+              }
+              span.thread = static_cast<uint32_t>(thread);
+              return absl::OkStatus();
+            }
+            case kArgPhase:
+              return ReadTag(fv, fp, pending.phase);
+            case kArgModule:
+              return ReadTag(fv, fp, pending.module);
+            case kArgActivity:
+              return ReadTag(fv, fp, pending.activity);
+            case kArgAllocCount:
+              pending.has_alloc_count = true;
+              return Assign(json_.Int(fv, fp, INT64_MIN, INT64_MAX),
+                            span.alloc_count);
+            case kArgAllocBytes:
+              pending.has_alloc_bytes = true;
+              return Assign(json_.Int(fv, fp, INT64_MIN, INT64_MAX),
+                            span.alloc_bytes);
+            case kArgFlags:
+              return ReadFlags(fv, fp, span.flags);
+            case kArgUserArgs:
+              return ReadUserArgs(fv, fp, pending.args);
+          }
+          return absl::InternalError("unhandled args field");
+        });
+  }
+
+  absl::Status ReadTag(value& v, const JsonPath& p,
+                       std::optional<std::string>& out) {
+    SPANPROF_ASSIGN_OR_RETURN(std::string_view s, json_.String(v, p));
+    out.emplace(s);
+    return absl::OkStatus();
+  }
+
+  absl::Status ReadFlags(value& v, const JsonPath& p, uint32_t& flags) {
+    SPANPROF_ASSIGN_OR_RETURN(array a, json_.Array(v, p));
+    return json_.ForEachElement(
+        a, p, [&](size_t, value& ev, const JsonPath& ep) -> absl::Status {
+          SPANPROF_ASSIGN_OR_RETURN(std::string_view name,
+                                    json_.String(ev, ep));
+          for (const auto& [flag_name, bit] : kFlagNames) {
+            if (flag_name != name) continue;
+            if ((flags & bit) != 0) {
+              return json_.Error(ep, Cat("duplicate flag ", Quote(name)));
+            }
+            flags |= bit;
+            return absl::OkStatus();
+          }
+          return json_.Error(ep, Cat("unknown flag ", Quote(name),
+                                     " (expected \"unfinished\", "
+                                     "\"exception\" or \"rerooted\")"));
+        });
+  }
+
+  // User arguments: key → integer, or a number with '.' or an exponent
+  // (double), or null (a double that was NaN or infinite). Repeated keys are
+  // kept: a span may record one key twice.
+  absl::Status ReadUserArgs(value& v, const JsonPath& p,
+                            std::vector<SpanArg>& out) {
+    SPANPROF_ASSIGN_OR_RETURN(object o, json_.Object(v, p));
+    for (auto field_result : o) {
+      simdjson::ondemand::field field;
+      simdjson::error_code error = std::move(field_result).get(field);
+      if (error != simdjson::SUCCESS) return json_.Simdjson(error, p);
+      std::string_view key;
+      error = field.unescaped_key().get(key);
+      if (error != simdjson::SUCCESS) return json_.Simdjson(error, p);
+      SpanArg& arg = out.emplace_back();
+      arg.key = std::string(key);
+      value av = field.value();
+      const JsonPath ap = p.Field(arg.key);
+      simdjson::ondemand::json_type type;
+      if (av.type().get(type) != simdjson::SUCCESS) {
+        return json_.Expected(av, ap, "a number or null");
+      }
+      if (type == simdjson::ondemand::json_type::null) {
+        bool is_null = false;
+        if (av.is_null().get(is_null) != simdjson::SUCCESS || !is_null) {
+          return json_.Expected(av, ap, "a number or null");
+        }
+        arg.is_double = true;
+        arg.double_value = std::numeric_limits<double>::quiet_NaN();
+        continue;
+      }
+      if (type != simdjson::ondemand::json_type::number) {
+        return json_.Expected(av, ap, "a number or null");
+      }
+      const std::string_view raw = StrictJson::TrimRight(av.raw_json_token());
+      if (!StrictJson::IsJsonNumber(raw)) {
+        return json_.Error(ap,
+                           Cat("invalid number ", StrictJson::Describe(av)));
+      }
+      if (raw.find_first_of(".eE") == std::string_view::npos) {
+        if (StrictJson::ParseInteger(raw, &arg.int_value) !=
+            StrictJson::IntegerForm::kOk) {
+          return json_.Error(ap, Cat("integer out of range (beyond int64): ",
+                                     StrictJson::Describe(av)));
+        }
+        continue;
+      }
+      arg.is_double = true;
+      const auto [end, ec] = std::from_chars(
+          raw.data(), raw.data() + raw.size(), arg.double_value);
+      if (ec != std::errc() || end != raw.data() + raw.size()) {
+        return json_.Error(
+            ap, Cat("number out of double range: ", StrictJson::Describe(av)));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<ParsedTrace> Assemble() {
+    std::vector<size_t> order(spans_.size());
+    std::iota(order.begin(), order.end(), size_t{0});
+    // The collector's order: (thread, start_ns, depth), ties by id.
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      const Span& x = spans_[a].span;
+      const Span& y = spans_[b].span;
+      return std::tie(x.thread, x.start_ns, x.depth, x.id, a) <
+             std::tie(y.thread, y.start_ns, y.depth, y.id, b);
+    });
+    ParsedTrace out;
+    out.capture = std::move(capture_);
+    Capture& c = out.capture;
+    c.spans.reserve(spans_.size());
+    for (size_t i : order) {
+      PendingSpan& pending = spans_[i];
+      Span& span = c.spans.emplace_back(pending.span);
+      if (!pending.args.empty()) {
+        if (c.args.size() + pending.args.size() > UINT32_MAX) {
+          return json_.Error(JsonPath::Root(), "too many span arguments");
+        }
+        span.first_arg = static_cast<uint32_t>(c.args.size());
+        span.arg_count = static_cast<uint32_t>(pending.args.size());
+        for (SpanArg& arg : pending.args) c.args.push_back(std::move(arg));
+      }
+    }
+    out.events = std::move(events_);
+    return out;
+  }
+
+  StrictJson json_;
+  Capture capture_;
+  std::vector<PendingSpan> spans_;
+  std::vector<TraceEvent> events_;
+};
+
+}  // namespace
+
+bool ParseMicros(std::string_view text, int64_t* ns) {
+  size_t i = 0;
+  const bool negative = !text.empty() && text[0] == '-';
+  if (negative) ++i;
+  const size_t int_start = i;
+  while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+  const size_t int_end = i;
+  if (int_end == int_start) return false;
+  if (text[int_start] == '0' && int_end - int_start > 1) return false;
+  int64_t fraction = 0;
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    size_t digits = 0;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9' && digits < 3) {
+      fraction = fraction * 10 + (text[i] - '0');
+      ++i;
+      ++digits;
+    }
+    if (digits == 0) return false;
+    for (; digits < 3; ++digits) fraction *= 10;
+  }
+  if (i != text.size()) return false;  // a 4th decimal, an exponent, junk
+  // Accumulate negatively so that the most negative value is representable.
+  int64_t value = 0;
+  for (size_t k = int_start; k < int_end; ++k) {
+    if (__builtin_mul_overflow(value, 10, &value) ||
+        __builtin_sub_overflow(value, text[k] - '0', &value)) {
+      return false;
+    }
+  }
+  if (__builtin_mul_overflow(value, 1000, &value) ||
+      __builtin_sub_overflow(value, fraction, &value)) {
+    return false;
+  }
+  if (!negative) {
+    if (value == INT64_MIN) return false;
+    value = -value;
+  }
+  *ns = value;
+  return true;
+}
+
+absl::StatusOr<ParsedTrace> ParseTraceDocument(std::string_view json,
+                                               std::string_view source) {
+  return TraceReader(source).Read(json);
+}
+
+}  // namespace internal
+
+absl::StatusOr<Capture> ParseTrace(std::string_view json,
+                                   std::string_view source) {
+  SPANPROF_ASSIGN_OR_RETURN(internal::ParsedTrace parsed,
+                            internal::ParseTraceDocument(json, source));
+  return std::move(parsed.capture);
+}
+
+absl::StatusOr<Capture> ReadTrace(const std::string& path) {
+  SPANPROF_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  return ParseTrace(text, path);
+}
+
+}  // namespace spanprof::analysis
