@@ -68,9 +68,10 @@ struct ProcessResult {
 
 // Runs `argv` (argv[0] is a path) with the current environment plus `env`
 // (a value of "\x01unset" removes the variable), in `cwd` when not empty.
-inline ProcessResult RunProcess(const std::vector<std::string>& argv,
-                                const std::map<std::string, std::string>& env = {},
-                                const std::string& cwd = "") {
+inline ProcessResult RunProcess(
+    const std::vector<std::string>& argv,
+    const std::map<std::string, std::string>& env = {},
+    const std::string& cwd = "") {
   TempDir io;
   const std::string out_path = io.File("stdout");
   const std::string err_path = io.File("stderr");
@@ -78,7 +79,8 @@ inline ProcessResult RunProcess(const std::vector<std::string>& argv,
   for (char** e = environ; *e != nullptr; ++e) {
     const std::string entry(*e);
     const size_t eq = entry.find('=');
-    if (eq != std::string::npos) merged[entry.substr(0, eq)] = entry.substr(eq + 1);
+    if (eq != std::string::npos)
+      merged[entry.substr(0, eq)] = entry.substr(eq + 1);
   }
   for (const auto& [key, value] : env) {
     if (value == "\x01unset") {
@@ -88,7 +90,8 @@ inline ProcessResult RunProcess(const std::vector<std::string>& argv,
     }
   }
   std::vector<std::string> env_strings;
-  for (const auto& [key, value] : merged) env_strings.push_back(key + "=" + value);
+  for (const auto& [key, value] : merged)
+    env_strings.push_back(key + "=" + value);
   std::vector<char*> envp;
   for (std::string& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);

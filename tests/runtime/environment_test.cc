@@ -1,0 +1,136 @@
+// The strict SPANPROF* environment table: every variable's good and bad
+// values; a bad value is an error that names the variable.
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "spanprof/session.h"
+
+namespace spanprof {
+namespace {
+
+constexpr const char* kVariables[] = {"SPANPROF",
+                                      "SPANPROF_OUT",
+                                      "SPANPROF_SUMMARY_OUT",
+                                      "SPANPROF_MAX_EVENTS",
+                                      "SPANPROF_OVERFLOW",
+                                      "SPANPROF_PROCESS_NAME",
+                                      "SPANPROF_CLOCK",
+                                      "SPANPROF_QUIET"};
+
+class EnvironmentTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (const char* name : kVariables) unsetenv(name);
+  }
+  void TearDown() override { SetUp(); }
+
+  static absl::StatusOr<Config> With(const char* name, const char* value) {
+    setenv(name, value, 1);
+    return ConfigFromEnvironment();
+  }
+
+  static void ExpectError(const char* name, const char* value) {
+    const absl::StatusOr<Config> config = With(name, value);
+    ASSERT_FALSE(config.ok()) << name << "=" << value;
+    EXPECT_NE(config.status().message().find(name), std::string::npos)
+        << config.status().message();
+    unsetenv(name);
+  }
+};
+
+TEST_F(EnvironmentTest, DefaultsWhenNothingIsSet) {
+  const absl::StatusOr<Config> config = ConfigFromEnvironment();
+  ASSERT_TRUE(config.ok());
+  EXPECT_FALSE(config->enabled);
+  EXPECT_EQ(config->trace_path, "build/spanprof-trace.json");
+  EXPECT_EQ(config->summary_path, "build/spanprof-summary.json");
+  EXPECT_EQ(config->recording.max_events, 1000000u);
+  EXPECT_EQ(config->recording.overflow, OverflowPolicy::kDropNewest);
+  EXPECT_EQ(config->recording.clock, ClockKind::kAuto);
+  EXPECT_TRUE(config->recording.process_name.empty());
+  EXPECT_FALSE(config->quiet);
+}
+
+TEST_F(EnvironmentTest, SpanprofAcceptsTheBooleanSpellings) {
+  for (const char* on : {"1", "true", "on", "yes"}) {
+    EXPECT_TRUE(With("SPANPROF", on)->enabled) << on;
+  }
+  for (const char* off : {"0", "false", "off", "no", ""}) {
+    EXPECT_FALSE(With("SPANPROF", off)->enabled) << off;
+  }
+}
+
+TEST_F(EnvironmentTest, SpanprofRejectsAnythingElse) {
+  for (const char* bad : {"2", "TRUE", "enable", " 1", "yes please"}) {
+    ExpectError("SPANPROF", bad);
+  }
+}
+
+TEST_F(EnvironmentTest, OutputPaths) {
+  EXPECT_EQ(With("SPANPROF_OUT", "/tmp/x/trace.json.gz")->trace_path,
+            "/tmp/x/trace.json.gz");
+  EXPECT_EQ(With("SPANPROF_SUMMARY_OUT", "s.json")->summary_path, "s.json");
+  ExpectError("SPANPROF_OUT", "");
+  ExpectError("SPANPROF_SUMMARY_OUT", "");
+}
+
+TEST_F(EnvironmentTest, MaxEventsIsAPositiveInteger) {
+  EXPECT_EQ(With("SPANPROF_MAX_EVENTS", "1")->recording.max_events, 1u);
+  EXPECT_EQ(With("SPANPROF_MAX_EVENTS", "250000")->recording.max_events,
+            250000u);
+  for (const char* bad : {"0", "-5", "", "1e6", "12abc", "+3", " 7",
+                          "99999999999999999999999", "1.5"}) {
+    ExpectError("SPANPROF_MAX_EVENTS", bad);
+  }
+}
+
+TEST_F(EnvironmentTest, OverflowPolicy) {
+  EXPECT_EQ(With("SPANPROF_OVERFLOW", "drop")->recording.overflow,
+            OverflowPolicy::kDropNewest);
+  EXPECT_EQ(With("SPANPROF_OVERFLOW", "ring")->recording.overflow,
+            OverflowPolicy::kRing);
+  for (const char* bad : {"", "Ring", "newest", "keep"}) {
+    ExpectError("SPANPROF_OVERFLOW", bad);
+  }
+}
+
+TEST_F(EnvironmentTest, ProcessName) {
+  EXPECT_EQ(With("SPANPROF_PROCESS_NAME", "indexer")->recording.process_name,
+            "indexer");
+  ExpectError("SPANPROF_PROCESS_NAME", "");
+}
+
+TEST_F(EnvironmentTest, Clock) {
+  EXPECT_EQ(With("SPANPROF_CLOCK", "auto")->recording.clock, ClockKind::kAuto);
+  EXPECT_EQ(With("SPANPROF_CLOCK", "tsc")->recording.clock, ClockKind::kTsc);
+  EXPECT_EQ(With("SPANPROF_CLOCK", "monotonic")->recording.clock,
+            ClockKind::kMonotonic);
+  for (const char* bad : {"", "rdtsc", "realtime", "MONOTONIC"}) {
+    ExpectError("SPANPROF_CLOCK", bad);
+  }
+}
+
+TEST_F(EnvironmentTest, Quiet) {
+  EXPECT_TRUE(With("SPANPROF_QUIET", "1")->quiet);
+  EXPECT_FALSE(With("SPANPROF_QUIET", "no")->quiet);
+  ExpectError("SPANPROF_QUIET", "loud");
+}
+
+TEST_F(EnvironmentTest, ProfileFromEnvironmentThrowsNamingTheVariable) {
+  setenv("SPANPROF", "1", 1);
+  setenv("SPANPROF_MAX_EVENTS", "lots", 1);
+  bool ran = false;
+  try {
+    ProfileFromEnvironment("root", [&] { ran = true; });
+    FAIL() << "expected spanprof::Error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("SPANPROF_MAX_EVENTS"),
+              std::string::npos);
+  }
+  EXPECT_FALSE(ran);
+}
+
+}  // namespace
+}  // namespace spanprof
