@@ -16,8 +16,8 @@
 #include "spanprof/analysis/trace.h"
 #include "spanprof/session.h"
 
-// Not a public header: the session glue is part of the runtime component.
-#include "../src/recorder_internal.h"
+// Private to the runtime component (runtime/src is a private include dir).
+#include "recorder_internal.h"
 
 namespace spanprof::internal {
 namespace {
