@@ -320,21 +320,14 @@ class SummaryReader {
     SPANPROF_ASSIGN_OR_RETURN(object o, json_.Object(v, p));
     std::string* const targets[] = {&key.name, &key.phase, &key.module,
                                     &key.activity};
-    // Not SPANPROF_RETURN_IF_ERROR: the lambdas use it too (-Wshadow).
-    if (absl::Status read = json_.ReadObject(
-            o, p, kKeyFields,
-            [&](size_t field, value& fv, const JsonPath& fp) -> absl::Status {
-              SPANPROF_ASSIGN_OR_RETURN(std::string_view text,
-                                        json_.String(fv, fp));
-              *targets[field] = std::string(text);
-              return absl::OkStatus();
-            });
-        !read.ok())
-      return read;
-    if (key.name.empty()) {
-      return json_.Error(p.Field("name"), "span name must not be empty");
-    }
-    return absl::OkStatus();
+    return json_.ReadObject(
+        o, p, kKeyFields,
+        [&](size_t field, value& fv, const JsonPath& fp) -> absl::Status {
+          SPANPROF_ASSIGN_OR_RETURN(std::string_view text,
+                                    json_.String(fv, fp));
+          *targets[field] = std::string(text);
+          return absl::OkStatus();
+        });
   }
 
   absl::Status ReadRows(value& v, const JsonPath& p, std::vector<Row>& rows) {
@@ -488,6 +481,12 @@ class SummaryReader {
       return RowError(index, Cat("threads (", row.threads, ") > thread_count (",
                                  summary.thread_count, ")"));
     }
+    return absl::OkStatus();
+  }
+
+  // Needs a verified recorded_thread_time_ns, so it runs after the totals.
+  absl::Status CheckShare(size_t index, const Row& row,
+                          const Summary& summary) const {
     const int64_t share =
         summary.recorded_thread_time_ns == 0
             ? 0
@@ -507,6 +506,7 @@ class SummaryReader {
     absl::int128 calls = 0;
     absl::int128 self_ns = 0;
     absl::int128 unfinished = 0;
+    absl::int128 self_heartbeats = 0;
     std::map<RowKey, size_t> seen;
     for (size_t i = 0; i < s.rows.size(); ++i) {
       const Row& row = s.rows[i];
@@ -536,6 +536,7 @@ class SummaryReader {
       calls += row.calls;
       self_ns += row.self_ns;
       unfinished += row.unfinished;
+      self_heartbeats += row.self_heartbeats;
     }
     if (calls != absl::int128(s.event_count)) {
       return json_.Error(root.Field("event_count"),
@@ -553,6 +554,15 @@ class SummaryReader {
           root.Field("unfinished_events"),
           Cat(s.unfinished_events, " != sum of rows[].unfinished (",
               static_cast<uint64_t>(unfinished), ")"));
+    }
+    if (self_heartbeats != absl::int128(s.recorded_heartbeats)) {
+      return json_.Error(
+          root.Field("recorded_heartbeats"),
+          Cat(s.recorded_heartbeats, " != sum of rows[].self_heartbeats (",
+              static_cast<uint64_t>(self_heartbeats), ")"));
+    }
+    for (size_t i = 0; i < s.rows.size(); ++i) {
+      SPANPROF_RETURN_IF_ERROR(CheckShare(i, s.rows[i], s));
     }
     if (s.complete && (s.dropped_events != 0 || s.unfinished_events != 0 ||
                        !s.validation_issues.empty())) {

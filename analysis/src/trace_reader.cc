@@ -523,7 +523,7 @@ class TraceReader {
     bool reset = false;
     error = o.reset().get(reset);
     if (error != simdjson::SUCCESS) return json_.Simdjson(error, p);
-    return json_.ReadObject(
+    const absl::Status read = json_.ReadObject(
         o, p, kMetaEventFields,
         [&](size_t field, value& v, const JsonPath& fp) -> absl::Status {
           switch (field) {
@@ -551,6 +551,27 @@ class TraceReader {
               return absl::OkStatus();  // ph and name: already read
           }
         });
+    if (!read.ok()) return read;
+    // Metadata events describe this process and its threads only.
+    if (event.pid != capture_.pid) {
+      return json_.Error(p.Field("pid"), Cat(event.pid, " != metadata.pid (",
+                                             capture_.pid, ")"));
+    }
+    if (name == "process_name") {
+      if (event.tid != event.pid) {
+        return json_.Error(p.Field("tid"), Cat("expected the pid (", event.pid,
+                                               "), got ", event.tid));
+      }
+      return absl::OkStatus();
+    }
+    for (const ThreadInfo& thread : capture_.threads) {
+      if (event.tid >= 0 && static_cast<uint64_t>(event.tid) == thread.os_tid) {
+        return absl::OkStatus();
+      }
+    }
+    return json_.Error(
+        p.Field("tid"),
+        Cat(event.tid, " is not the tid of any thread in metadata.threads"));
   }
 
   absl::Status ReadSpanEvent(object& o, const JsonPath& p, TraceEvent& event) {

@@ -1,0 +1,140 @@
+// captures.h — hand-built captures that exercise every field the writers and
+// readers carry (tags, cross-thread parents, arguments, flags, drops,
+// allocations, validation issues), for the reader, compare and CLI tests.
+#ifndef SPANPROF_TESTS_ANALYSIS_IO_CAPTURES_H_
+#define SPANPROF_TESTS_ANALYSIS_IO_CAPTURES_H_
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "spanprof/capture.h"
+#include "tests/analysis/capture_builder.h"
+
+namespace spanprof::testing {
+
+struct RichOptions {
+  bool alloc = false;         // alloc_measured, with per-span deltas
+  bool drops = false;         // a site with drops and no retained span
+  bool unfinished = false;    // one span flagged unfinished
+  bool broken = false;        // overlapping siblings: validation issues
+  int64_t scale = 1;          // multiplies every time (for compare tests)
+  int64_t forward_ns = 4000;  // duration of the first model.forward span
+};
+
+// A capture with two threads, four sites (one with ';', a newline and a
+// quote in its name), a cross-thread child, recursion of one key, user
+// arguments (a repeated key, a double), an exception flag and heartbeats.
+inline Capture RichCapture(const RichOptions& o = {}) {
+  CaptureBuilder b;
+  const int64_t k = o.scale;
+  const uint32_t main = b.Thread(100, "main");
+  const uint32_t worker = b.Thread(101);
+  const uint32_t run = b.Site("app.run");
+  const uint32_t forward = b.Site("model.forward", "forward", "encoder");
+  const uint32_t io = b.Site("io.read", "input", "", "load");
+  const uint32_t odd = b.Site("we;ird\nname\"x", "p;h");
+  const uint32_t lost = b.Site("lost.work", "lost");
+  b.Add(1, 0, run, main, 0, 10'000 * k).heartbeats = 50;
+  b.Add(2, 1, forward, main, 100 * k, 100 * k + o.forward_ns * k).heartbeats =
+      10;
+  b.Add(6, 2, forward, main, 200 * k, 300 * k).heartbeats = 2;
+  Span& third = b.Add(3, 1, forward, main, 5'000 * k, 5'700 * k);
+  third.heartbeats = 5;
+  third.flags = kSpanException;
+  b.Add(4, 1, io, worker, 200 * k, 9'000 * k).heartbeats = 7;
+  Span& leaf = b.Add(5, 4, odd, worker, 300 * k, 301 * k);
+  if (o.unfinished) leaf.flags = kSpanUnfinished;
+  if (o.broken) {
+    // Overlaps span 3 (same parent, same thread) without nesting.
+    b.Add(7, 1, run, main, 5'500 * k, 6'000 * k);
+  }
+  if (o.alloc) {
+    b.capture().alloc_measured = true;
+    int64_t n = 1;
+    for (Span& span : b.capture().spans) {
+      span.alloc_count = n;
+      span.alloc_bytes = n * 64;
+      ++n;
+    }
+  }
+  if (o.drops) {
+    b.capture().dropped_events = 3;
+    b.capture().dropped_by_site.push_back(SiteDrops{lost, 3});
+  }
+  b.capture().window_ns = 10'000 * k;
+  b.capture().overhead_ns_per_span = 9;
+  b.capture().process_resources =
+      ProcessResources{1000, 2000, 59528, 120, 0, 5, 1};
+  Capture capture = b.Build();
+  // Arguments contiguous in span order, as the collector lays them out.
+  std::vector<SpanArg> args;
+  for (Span& span : capture.spans) {
+    if (span.id == 2) {
+      span.first_arg = static_cast<uint32_t>(args.size());
+      args.push_back(IntArg("size", 4096));
+      args.push_back(DoubleArg("ratio", 0.25));
+      args.push_back(IntArg("size", -1));
+      span.arg_count = 3;
+    }
+    if (span.id == 4) {
+      span.first_arg = static_cast<uint32_t>(args.size());
+      args.push_back(DoubleArg("big", 1e20));
+      args.push_back(IntArg("min", INT64_MIN));
+      span.arg_count = 2;
+    }
+  }
+  capture.args = args;
+  return capture;
+}
+
+// A random but well-formed capture: `threads` threads, a few sites, nested
+// spans with random durations, drawn from `rng`.
+inline Capture RandomCapture(std::mt19937_64& rng, int spans_per_thread = 20) {
+  CaptureBuilder b;
+  std::uniform_int_distribution<int> thread_count(1, 3);
+  std::uniform_int_distribution<int64_t> gap(0, 50);
+  std::uniform_int_distribution<int64_t> length(0, 5'000);
+  const char* names[] = {"a", "b", "c.d", "e"};
+  const char* phases[] = {"", "p", "q"};
+  std::vector<uint32_t> sites;
+  for (const char* name : names) {
+    for (const char* phase : phases) sites.push_back(b.Site(name, phase));
+  }
+  std::uniform_int_distribution<size_t> pick(0, sites.size() - 1);
+  uint64_t id = 1;
+  const int threads = thread_count(rng);
+  for (int t = 0; t < threads; ++t) {
+    const uint32_t thread = b.Thread(static_cast<uint64_t>(200 + t));
+    int64_t cursor = 0;
+    // Each root gets up to three levels of strictly nested children.
+    for (int s = 0; s < spans_per_thread;) {
+      const uint64_t root = id++;
+      const int64_t start = cursor + gap(rng);
+      const int64_t end = start + 3 * length(rng) + 10;
+      b.Add(root, 0, sites[pick(rng)], thread, start, end).heartbeats =
+          static_cast<uint64_t>(length(rng));
+      ++s;
+      uint64_t parent = root;
+      int64_t lo = start;
+      int64_t hi = end;
+      for (int depth = 0; depth < 3 && s < spans_per_thread; ++depth, ++s) {
+        const int64_t child_start = lo + (hi - lo) / 4;
+        const int64_t child_end = child_start + (hi - lo) / 2;
+        const uint64_t child = id++;
+        b.Add(child, parent, sites[pick(rng)], thread, child_start, child_end)
+            .heartbeats = static_cast<uint64_t>(gap(rng));
+        parent = child;
+        lo = child_start;
+        hi = child_end;
+      }
+      cursor = end;
+    }
+  }
+  return b.Build();
+}
+
+}  // namespace spanprof::testing
+
+#endif  // SPANPROF_TESTS_ANALYSIS_IO_CAPTURES_H_
