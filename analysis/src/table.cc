@@ -75,23 +75,16 @@ std::string FormatDuration(int64_t ns) {
       negative ? ~static_cast<uint64_t>(ns) + 1 : static_cast<uint64_t>(ns);
   const std::string sign = negative ? "-" : "";
   if (magnitude < 1000) return absl::StrCat(sign, magnitude, " ns");
-  // Round half up to hundredths of the unit; a value that rounds up to 1000
-  // of a unit is shown in the next one ("1.00 ms", not "1000.00 us").
-  struct Unit {
-    uint64_t ns_per_hundredth;
-    std::string_view suffix;
-  };
-  constexpr Unit kUnits[] = {{10, " us"}, {10'000, " ms"}, {10'000'000, " s"}};
-  for (size_t u = 0; u < 3; ++u) {
-    const uint64_t step = kUnits[u].ns_per_hundredth;
-    const uint64_t hundredths =
-        magnitude / step + (magnitude % step >= step / 2);
-    if (hundredths < 100'000 || u == 2) {
-      return absl::StrCat(sign, Hundredths(hundredths),
-                          std::string(kUnits[u].suffix));
-    }
+  // Truncated (not rounded) to hundredths of the unit, as in DESIGN.md's
+  // example, where "12.17 ms" total with "4.05 ms" mean over 3 calls is only
+  // consistent with truncation. Truncation also never shows "1000.00 us".
+  if (magnitude < 1'000'000) {
+    return absl::StrCat(sign, Hundredths(magnitude / 10), " us");
   }
-  return "";  // unreachable
+  if (magnitude < 1'000'000'000) {
+    return absl::StrCat(sign, Hundredths(magnitude / 10'000), " ms");
+  }
+  return absl::StrCat(sign, Hundredths(magnitude / 10'000'000), " s");
 }
 
 std::string FormatTable(const Summary& summary, const TableOptions& options) {

@@ -1,0 +1,145 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "spanprof/analysis/summary.h"
+#include "spanprof/analysis/timing.h"
+#include "tests/analysis/capture_builder.h"
+
+namespace spanprof::analysis {
+namespace {
+
+using ::spanprof::testing::CaptureBuilder;
+
+// Hand-computed nearest ranks, rank = max(1, ceil(p * n)).
+TEST(PercentileTest, NearestRankMatchesHandComputedRanks) {
+  struct Case {
+    uint64_t n;
+    uint32_t per_10000;
+    uint64_t rank;
+  };
+  const Case cases[] = {
+      {1, 5000, 1},    {1, 9500, 1},      {1, 9900, 1},      {1, 0, 1},
+      {2, 5000, 1},    {2, 9500, 2},      {2, 9900, 2},      {2, 10000, 2},
+      {3, 5000, 2},    {3, 9500, 3},      {3, 9900, 3},      {3, 3333, 1},
+      {20, 5000, 10},  {20, 9500, 19},    {20, 9900, 20},    {20, 0, 1},
+      {100, 5000, 50}, {100, 9500, 95},   {100, 9900, 99},   {100, 10000, 100},
+      {101, 5000, 51}, {1000, 9990, 999}, {1000, 9901, 991},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(NearestRank(c.n, c.per_10000), c.rank)
+        << "n=" << c.n << " p=" << c.per_10000;
+  }
+  EXPECT_EQ(NearestRank(0, 5000), 0u);
+}
+
+TEST(PercentileTest, NearestRankDoesNotOverflowForHugeCounts) {
+  EXPECT_EQ(NearestRank(UINT64_MAX, 10000), UINT64_MAX);
+  // ceil(0.5 * (2^64 - 1)) = 2^63.
+  EXPECT_EQ(NearestRank(UINT64_MAX, 5000), uint64_t{1} << 63);
+}
+
+TEST(PercentileTest, PercentileOfSortedSamples) {
+  std::vector<int64_t> twenty(20);
+  std::iota(twenty.begin(), twenty.end(), 1);  // 1..20
+  EXPECT_EQ(NearestRankPercentile(twenty, 5000), 10);
+  EXPECT_EQ(NearestRankPercentile(twenty, 9500), 19);
+  EXPECT_EQ(NearestRankPercentile(twenty, 9900), 20);
+  const std::vector<int64_t> one = {7};
+  EXPECT_EQ(NearestRankPercentile(one, 5000), 7);
+  EXPECT_EQ(NearestRankPercentile(one, 9900), 7);
+  EXPECT_EQ(NearestRankPercentile(std::vector<int64_t>{}, 5000), 0);
+}
+
+// Summarize() selects instead of sorting; check it on shuffled durations.
+Row SummarizeDurations(const std::vector<int64_t>& durations) {
+  CaptureBuilder b;
+  const uint32_t t = b.Thread(1);
+  const uint32_t s = b.Site("work");
+  int64_t at = 0;
+  uint64_t id = 1;
+  for (int64_t d : durations) {
+    b.Add(id++, 0, s, t, at, at + d);
+    at += d + 1;
+  }
+  const Summary summary = Summarize(b.Build());
+  EXPECT_EQ(summary.rows.size(), 1u);
+  return summary.rows.at(0);
+}
+
+TEST(PercentileTest, SummaryPercentilesAtOneSample) {
+  const Row row = SummarizeDurations({42});
+  EXPECT_EQ(row.min_ns, 42);
+  EXPECT_EQ(row.median_ns, 42);
+  EXPECT_EQ(row.p95_ns, 42);
+  EXPECT_EQ(row.p99_ns, 42);
+  EXPECT_EQ(row.max_ns, 42);
+  EXPECT_EQ(row.mean_ns, 42);
+}
+
+TEST(PercentileTest, SummaryPercentilesAtTwoSamples) {
+  const Row row = SummarizeDurations({9, 4});
+  EXPECT_EQ(row.median_ns, 4);  // rank 1
+  EXPECT_EQ(row.p95_ns, 9);     // rank 2
+  EXPECT_EQ(row.p99_ns, 9);
+  EXPECT_EQ(row.mean_ns, 6);  // floor(13 / 2)
+}
+
+TEST(PercentileTest, SummaryPercentilesAtThreeSamples) {
+  const Row row = SummarizeDurations({30, 10, 20});
+  EXPECT_EQ(row.min_ns, 10);
+  EXPECT_EQ(row.median_ns, 20);  // rank 2
+  EXPECT_EQ(row.p95_ns, 30);     // rank 3
+  EXPECT_EQ(row.p99_ns, 30);
+  EXPECT_EQ(row.max_ns, 30);
+  EXPECT_EQ(row.mean_ns, 20);
+}
+
+TEST(PercentileTest, SummaryPercentilesAtTwentySamples) {
+  std::vector<int64_t> durations(20);
+  std::iota(durations.begin(), durations.end(), 1);
+  std::shuffle(durations.begin(), durations.end(), std::mt19937(7));
+  for (int64_t& d : durations) d *= 100;  // 100..2000
+  const Row row = SummarizeDurations(durations);
+  EXPECT_EQ(row.median_ns, 1000);  // rank 10
+  EXPECT_EQ(row.p95_ns, 1900);     // rank 19
+  EXPECT_EQ(row.p99_ns, 2000);     // rank 20
+  EXPECT_EQ(row.mean_ns, 1050);    // 21000 / 20
+}
+
+TEST(PercentileTest, SummaryPercentilesAtHundredSamples) {
+  std::vector<int64_t> durations(100);
+  std::iota(durations.begin(), durations.end(), 1);  // 1..100
+  std::shuffle(durations.begin(), durations.end(), std::mt19937(11));
+  const Row row = SummarizeDurations(durations);
+  EXPECT_EQ(row.min_ns, 1);
+  EXPECT_EQ(row.median_ns, 50);
+  EXPECT_EQ(row.p95_ns, 95);
+  EXPECT_EQ(row.p99_ns, 99);
+  EXPECT_EQ(row.max_ns, 100);
+  EXPECT_EQ(row.mean_ns, 50);  // floor(5050 / 100)
+}
+
+TEST(PercentileTest, SummaryPercentilesWithTiesAndRandomData) {
+  std::mt19937 rng(3);
+  for (int round = 0; round < 20; ++round) {
+    const size_t n = 1 + rng() % 300;
+    std::vector<int64_t> durations(n);
+    for (int64_t& d : durations) d = static_cast<int64_t>(rng() % 50);
+    const Row row = SummarizeDurations(durations);
+    std::vector<int64_t> sorted = durations;
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_EQ(row.median_ns, NearestRankPercentile(sorted, 5000)) << n;
+    EXPECT_EQ(row.p95_ns, NearestRankPercentile(sorted, 9500)) << n;
+    EXPECT_EQ(row.p99_ns, NearestRankPercentile(sorted, 9900)) << n;
+    EXPECT_EQ(row.min_ns, sorted.front());
+    EXPECT_EQ(row.max_ns, sorted.back());
+  }
+}
+
+}  // namespace
+}  // namespace spanprof::analysis

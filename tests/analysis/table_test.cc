@@ -1,0 +1,162 @@
+#include "spanprof/analysis/table.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+
+#include "spanprof/analysis/summary.h"
+#include "spanprof/capture.h"
+#include "tests/analysis/capture_builder.h"
+
+namespace spanprof::analysis {
+namespace {
+
+using ::spanprof::testing::CaptureBuilder;
+using ::testing::HasSubstr;
+
+TEST(TableTest, FormatsDurationsForHumans) {
+  EXPECT_EQ(FormatDuration(0), "0 ns");
+  EXPECT_EQ(FormatDuration(950), "950 ns");
+  EXPECT_EQ(FormatDuration(999), "999 ns");
+  EXPECT_EQ(FormatDuration(1000), "1.00 us");
+  EXPECT_EQ(FormatDuration(89'890), "89.89 us");
+  EXPECT_EQ(FormatDuration(999'999), "999.99 us");
+  EXPECT_EQ(FormatDuration(1'000'000), "1.00 ms");
+  EXPECT_EQ(FormatDuration(4'059'000), "4.05 ms");  // truncated, as DESIGN's
+  EXPECT_EQ(FormatDuration(12'177'000), "12.17 ms");
+  EXPECT_EQ(FormatDuration(18'447'890), "18.44 ms");
+  EXPECT_EQ(FormatDuration(1'500'000'000), "1.50 s");
+  EXPECT_EQ(FormatDuration(3'600'000'000'000), "3600.00 s");
+  EXPECT_EQ(FormatDuration(-950), "-950 ns");
+  EXPECT_EQ(FormatDuration(-2'500'000), "-2.50 ms");
+  EXPECT_EQ(FormatDuration(INT64_MIN), "-9223372036.85 s");
+}
+
+// A capture whose summary is exactly DESIGN.md §3's example table.
+Capture DesignExampleCapture() {
+  CaptureBuilder b;
+  const uint32_t t = b.Thread(1, "main");
+  const uint32_t root = b.Site("example.nested-spans");
+  const uint32_t forward = b.Site("model.forward", "forward", "encoder");
+  const uint32_t load = b.Site("input.load", "input", "", "load");
+  // Root self 89.89 us; children 12.177 ms and 6.181 ms in total.
+  b.Add(1, 0, root, t, 0, 18'447'890).heartbeats = 290;
+  int64_t at = 10'000;
+  uint64_t id = 2;
+  for (int64_t d : {4'056'000, 4'059'000, 4'062'000}) {
+    b.Add(id++, 1, forward, t, at, at + d).heartbeats = 2;
+    at += d + 10'000;
+  }
+  for (int64_t d : {2'059'000, 2'060'000, 2'062'000}) {
+    b.Add(id++, 1, load, t, at, at + d).heartbeats = 2;
+    at += d + 10'000;
+  }
+  Capture& c = b.capture();
+  c.window_ns = 18'447'890;
+  c.process_resources.user_cpu_ns = 400'000;
+  c.process_resources.system_cpu_ns = 999'999;
+  c.process_resources.peak_rss_kib = 59528;
+  c.process_resources.voluntary_context_switches = 5;
+  c.process_resources.involuntary_context_switches = 1;
+  return b.Build();
+}
+
+TEST(TableTest, ReproducesTheDesignExample) {
+  const Summary summary = Summarize(DesignExampleCapture());
+  const std::string table =
+      FormatTable(summary, {.trace_path = "build/spanprof-trace.json",
+                            .summary_path = "build/spanprof-summary.json"});
+  EXPECT_EQ(
+      table,
+      "spanprof: 7 events, 1 threads, window 18.44 ms, recorded thread time "
+      "18.44 ms, 290 heartbeats\n"
+      "Process resources: user CPU 0 ms, system CPU 0 ms, peak RSS 59528 KiB, "
+      "context switches 6\n"
+      "\n"
+      "Name                                      Self       Total  Calls      "
+      "Mean       P95  Self HB      %\n"
+      "model.forward [phase=forward, module=en\xE2\x80\xA6  12.17 ms   12.17 "
+      "ms      3   4.05 ms   4.06 ms        6  66.0%\n"
+      "input.load [phase=input, activity=load]    6.18 ms    6.18 ms      3 "
+      "  2.06 ms   2.06 ms        6  33.5%\n"
+      "example.nested-spans                      89.89 us   18.44 ms      1  "
+      "18.44 ms  18.44 ms      278   0.4%\n"
+      "\n"
+      "Trace: build/spanprof-trace.json\n"
+      "Summary: build/spanprof-summary.json\n");
+}
+
+TEST(TableTest, OmitsThePathBlockWhenNoPathIsSet) {
+  const std::string table = FormatTable(Summarize(DesignExampleCapture()), {});
+  EXPECT_EQ(table.find("Trace:"), std::string::npos);
+  EXPECT_EQ(table.find("Summary:"), std::string::npos);
+  EXPECT_THAT(table, ::testing::EndsWith("278   0.4%\n"));
+}
+
+TEST(TableTest, PadsAndCutsNamesByCharactersNotBytes) {
+  CaptureBuilder b;
+  const uint32_t t = b.Thread(1);
+  // 40 characters, 2 of them two-byte: fits exactly, no ellipsis.
+  const std::string exact_name =
+      "caf\xC3\xA9 caf\xC3\xA9 012345678901234567890123456789";
+  const uint32_t exact = b.Site(exact_name);
+  // 41 characters: cut to 39 + "…".
+  const uint32_t long_name = b.Site(std::string(41, 'x'));
+  const uint32_t control = b.Site("tab\there");
+  b.Add(1, 0, exact, t, 0, 30);
+  b.Add(2, 0, long_name, t, 100, 120);
+  b.Add(3, 0, control, t, 200, 210);
+  const std::string table = FormatTable(Summarize(b.Build()), {});
+  EXPECT_THAT(table, HasSubstr("\n" + exact_name + "     30 ns"));
+  EXPECT_THAT(table, HasSubstr("\n" + std::string(39, 'x') + "\xE2\x80\xA6" +
+                               "     20 ns"));
+  EXPECT_THAT(table,
+              HasSubstr("\ntab?here" + std::string(32, ' ') + "     10 ns"));
+}
+
+TEST(TableTest, WarnsAboutDroppedSpans) {
+  CaptureBuilder b;
+  const uint32_t t = b.Thread(1);
+  const uint32_t s = b.Site("a");
+  b.Add(1, 0, s, t, 0, 10);
+  b.capture().event_limit = 100;
+  b.capture().dropped_events = 12;
+  b.capture().dropped_by_site = {{s, 12}};
+  const std::string table = FormatTable(Summarize(b.Build()), {});
+  EXPECT_THAT(table,
+              HasSubstr("\nwarning: 12 spans dropped by the cap "
+                        "(SPANPROF_MAX_EVENTS=100), summary incomplete\n"));
+  b.capture().overflow_policy = "ring";
+  EXPECT_THAT(FormatTable(Summarize(b.Build()), {}),
+              HasSubstr("ring mode kept the newest"));
+}
+
+TEST(TableTest, WarnsAboutUnfinishedSpansAndValidationIssues) {
+  CaptureBuilder b;
+  const uint32_t t = b.Thread(1);
+  const uint32_t s = b.Site("a");
+  b.Add(1, 0, s, t, 0, 10).flags = kSpanUnfinished;
+  b.Add(2, 77, s, t, 20, 30);
+  const std::string table = FormatTable(Summarize(b.Build()), {});
+  EXPECT_THAT(table, HasSubstr("warning: 1 spans were still open"));
+  EXPECT_THAT(table, HasSubstr("warning: 1 validation issue in the span forest "
+                               "(first: span 2: parent span 77 is not in the "
+                               "capture), summary incomplete\n"));
+}
+
+TEST(TableTest, WarnsWhenTheSessionDidNotFinishNormally) {
+  CaptureBuilder b;
+  b.capture().finished_normally = false;
+  EXPECT_THAT(FormatTable(Summarize(b.Build()), {}),
+              HasSubstr("warning: the session did not finish normally"));
+}
+
+TEST(TableTest, CompleteSummaryHasNoWarning) {
+  EXPECT_EQ(FormatTable(Summarize(DesignExampleCapture()), {}).find("warning"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace spanprof::analysis
