@@ -36,11 +36,13 @@ inline Capture RichCapture(const RichOptions& o = {}) {
   const uint32_t io = b.Site("io.read", "input", "", "load");
   const uint32_t odd = b.Site("we;ird\nname\"x", "p;h");
   const uint32_t lost = b.Site("lost.work", "lost");
-  b.Add(1, 0, run, main, 0, 10'000 * k).heartbeats = 50;
-  b.Add(2, 1, forward, main, 100 * k, 100 * k + o.forward_ns * k).heartbeats =
-      10;
+  // With the default forward_ns (F = 4000): root [0, 10000], forward spans
+  // [100, 4100] (with a nested [200, 300]) and [5000, 5700].
+  const int64_t f = o.forward_ns;
+  b.Add(1, 0, run, main, 0, (6'000 + f) * k).heartbeats = 50;
+  b.Add(2, 1, forward, main, 100 * k, (100 + f) * k).heartbeats = 10;
   b.Add(6, 2, forward, main, 200 * k, 300 * k).heartbeats = 2;
-  Span& third = b.Add(3, 1, forward, main, 5'000 * k, 5'700 * k);
+  Span& third = b.Add(3, 1, forward, main, (f + 1'000) * k, (f + 1'700) * k);
   third.heartbeats = 5;
   third.flags = kSpanException;
   b.Add(4, 1, io, worker, 200 * k, 9'000 * k).heartbeats = 7;
@@ -48,7 +50,7 @@ inline Capture RichCapture(const RichOptions& o = {}) {
   if (o.unfinished) leaf.flags = kSpanUnfinished;
   if (o.broken) {
     // Overlaps span 3 (same parent, same thread) without nesting.
-    b.Add(7, 1, run, main, 5'500 * k, 6'000 * k);
+    b.Add(7, 1, run, main, (f + 1'500) * k, (f + 2'000) * k);
   }
   if (o.alloc) {
     b.capture().alloc_measured = true;
@@ -63,7 +65,7 @@ inline Capture RichCapture(const RichOptions& o = {}) {
     b.capture().dropped_events = 3;
     b.capture().dropped_by_site.push_back(SiteDrops{lost, 3});
   }
-  b.capture().window_ns = 10'000 * k;
+  b.capture().window_ns = (6'000 + f) * k;
   b.capture().overhead_ns_per_span = 9;
   b.capture().process_resources =
       ProcessResources{1000, 2000, 59528, 120, 0, 5, 1};
