@@ -112,10 +112,48 @@ Example:
   spanprof folded build/spanprof-trace.json | flamegraph.pl > flame.svg
 )",
      RunFolded},
-    {"plot", "plot timeline|breakdown|compare ... -o OUT.svg",
-     "deterministic SVG figures (not yet available)",
-     R"(Deterministic SVG figures from real artifacts. Not yet available in this
-build: the command exits 2.
+    {"plot",
+     "plot timeline TRACE | breakdown SUMMARY | compare BASE CAND "
+     "[options] [-o OUT.svg]",
+     "deterministic SVG figures: timeline, breakdown, compare",
+     R"(Draws an SVG figure from real artifacts. The same input gives the same
+bytes on every machine (no clocks, no floating point, sorted order), so
+figures can be checked in and regenerated.
+
+  plot timeline TRACE      a lane per thread, a row per nesting depth, spans
+                           coloured by phase, labels where they fit, a time
+                           axis, arrows to cross-thread children
+  plot breakdown SUMMARY   inclusive and self time per row (a trace works
+                           too: it is summarized first)
+  plot compare BASE CAND   the metric per row in base and candidate, coloured
+                           by verdict (regressed red, improved green, within
+                           grey, new blue, missing orange), with the band
+                           of values within tolerance of the base
+
+Options:
+  -o, --output OUT.svg          write atomically, creating parent
+                                directories (default: stdout)
+  --width PX                    figure width, 480 to 8000 (default 1200 for
+                                timeline, 1000 otherwise)
+  timeline:
+  --from NS, --to NS            show only this window (session-relative ns)
+  --max-spans N                 draw at most the N longest spans
+                                (default 20000)
+  breakdown, compare:
+  --rows N                      at most N rows, 0 for all (default 25)
+  compare (as `spanprof compare`):
+  --metric M                    default p95_ns
+  --absolute-tolerance NS       default 0
+  --relative-tolerance-bps BPS  default 0
+  --allow-incomplete            draw summaries with drops or unfinished spans
+
+Exit: 0 written (a regression drawn by compare too), 2 usage error,
+unreadable or invalid input, or write error.
+
+Example:
+  spanprof plot timeline build/spanprof-trace.json -o timeline.svg
+  spanprof plot compare base.json cand.json --absolute-tolerance 500000 \
+      --relative-tolerance-bps 1000 -o compare.svg
 )",
      RunPlot},
 };
