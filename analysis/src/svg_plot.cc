@@ -339,15 +339,18 @@ std::string TickLabel(int64_t value, int64_t step, ValueKind kind) {
        {100'000, 1'000'000, " ms"},
        {100, 1'000, " us"},
        {0, 1, " ns"}}};
+  // Counts and bytes switch unit only at whole units ("100k", not "0.1M");
+  // times switch earlier ("0.5 ms" reads better than "500 us" next to
+  // "1.0 ms").
   constexpr std::array<Unit, 4> kCountUnits = {
-      {{100'000'000, 1'000'000'000, "G"},
-       {100'000, 1'000'000, "M"},
-       {100, 1'000, "k"},
+      {{1'000'000'000, 1'000'000'000, "G"},
+       {1'000'000, 1'000'000, "M"},
+       {1'000, 1'000, "k"},
        {0, 1, ""}}};
   constexpr std::array<Unit, 4> kByteUnits = {
-      {{100'000'000, 1'000'000'000, " GB"},
-       {100'000, 1'000'000, " MB"},
-       {100, 1'000, " kB"},
+      {{1'000'000'000, 1'000'000'000, " GB"},
+       {1'000'000, 1'000'000, " MB"},
+       {1'000, 1'000, " kB"},
        {0, 1, " B"}}};
   const std::array<Unit, 4>& units = kind == ValueKind::kDuration ? kTimeUnits
                                      : kind == ValueKind::kCount  ? kCountUnits
