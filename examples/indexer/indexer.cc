@@ -413,12 +413,16 @@ uint64_t WriteIndex(const fs::path& path, const std::vector<FileIndex>& files,
             [](const Definition* a, const Definition* b) {
               return a->name < b->name;
             });
+  std::vector<std::string> relative;  // per file, computed once
+  relative.reserve(files.size());
+  for (const FileIndex& file : files) {
+    relative.push_back(fs::path(file.path).lexically_relative(root).string());
+  }
   std::string out;
   for (const Definition* def : defs) {
     const auto it = resolution.callers.find(def->name);
     const uint64_t callers = it == resolution.callers.end() ? 0 : it->second;
-    out += def->name + "\t" +
-           fs::relative(files[def->file].path, root).string() + ":" +
+    out += def->name + "\t" + relative[def->file] + ":" +
            std::to_string(def->line) + "\t" + std::to_string(callers) + "\n";
   }
   for (const auto& [name, count] : resolution.unresolved) {
