@@ -470,13 +470,43 @@ class Document {
 constexpr Centi kMargin = Px(16);
 
 // The title and subtitle; returns the y below them.
+// `text` broken at spaces into lines at most `max_width` wide (a word
+// longer than a line is cut with "…"), each escaped.
+std::vector<std::string> WrapText(std::string_view text, Centi max_width,
+                                  int64_t font_px) {
+  std::vector<std::string> lines;
+  std::string line;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find(' ', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view word = text.substr(start, end - start);
+    const std::string candidate =
+        line.empty() ? std::string(word) : absl::StrCat(line, " ", V(word));
+    if (line.empty() || TextWidth(candidate, font_px) <= max_width) {
+      line = candidate;
+    } else {
+      lines.push_back(FitTextAlways(line, max_width, font_px));
+      line = std::string(word);
+    }
+    start = end + 1;
+  }
+  if (!line.empty()) lines.push_back(FitTextAlways(line, max_width, font_px));
+  return lines;
+}
+
+// The title and the subtitle (wrapped); returns the y below them.
 Centi DrawHeading(Document& doc, std::string_view title,
                   std::string_view subtitle) {
   doc.Text(kMargin, Px(26), "title",
            FitTextAlways(title, doc.width() - 2 * kMargin, 16, true));
-  doc.Text(kMargin, Px(44), "sub",
-           FitTextAlways(subtitle, doc.width() - 2 * kMargin, 12));
-  return Px(54);
+  Centi y = Px(44);
+  for (const std::string& line :
+       WrapText(subtitle, doc.width() - 2 * kMargin, 12)) {
+    doc.Text(kMargin, y, "sub", line);
+    y += Px(16);
+  }
+  return y - Px(6);
 }
 
 // Lays legend entries out left to right, wrapping; returns the y below them.
