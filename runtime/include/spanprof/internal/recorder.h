@@ -89,15 +89,17 @@ struct alignas(64) ThreadState {
 
 // The calling thread's state (nullptr until its first span). Initial-exec TLS:
 // one instruction to reach it, also from a shared library.
-extern thread_local ThreadState* tls_state
+// `__thread` (not thread_local): plain-old-data with constant initialization,
+// so no TLS wrapper call or init guard is emitted at the use site.
+extern __thread ThreadState* tls_state
     __attribute__((tls_model("initial-exec")));
 // The calling thread's heartbeat counter (Heartbeat() adds to it).
-extern thread_local uint64_t tls_heartbeats
+extern __thread uint64_t tls_heartbeats
     __attribute__((tls_model("initial-exec")));
 // Allocation counters, maintained by spanprof::alloc when it is linked.
-extern thread_local int64_t tls_alloc_count
+extern __thread int64_t tls_alloc_count
     __attribute__((tls_model("initial-exec")));
-extern thread_local int64_t tls_alloc_bytes
+extern __thread int64_t tls_alloc_bytes
     __attribute__((tls_model("initial-exec")));
 
 inline uint64_t ReadTsc() noexcept {
@@ -168,6 +170,13 @@ inline void EndSpan(uint32_t begin_epoch) noexcept {
   s->limit += 1;
   s->cursor.store(c + 1, std::memory_order_release);
 }
+
+// Bytes of record memory handed to rings since the process started (chunk
+// accounting: benchmarks divide a session's share by its retained spans).
+uint64_t RingBytesAllocated() noexcept;
+// Unmaps the process-wide cache of freed ring blocks (benchmarks measuring
+// first-touch cost; see docs/performance.md).
+void ReleaseCachedChunks() noexcept;
 
 // Interns a run-time site (name + tags by pointer identity) for
 // spanprof::Run: a per-instantiation cache makes repeated calls free.

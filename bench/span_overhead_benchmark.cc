@@ -1,0 +1,385 @@
+// span_overhead_benchmark: the per-span cost of spanprof next to the hardware
+// floors it is built on, plus session-end throughput, all in one binary so
+// that bench/gate computes its ratios from one run on one machine.
+//
+// Floors (same loop shape as the spans: two timestamps, a compiler barrier
+// after each half):
+//   BM_EmptyLoop                      the loop and barriers alone
+//   BM_RdtscPair                      two rdtsc reads (the clock floor)
+//   BM_RdtscPairPlusTwo16ByteStores   + two 16-byte stores into a thread-local
+//                                     ring (the recording floor)
+//   BM_ClockGettimePair               two clock_gettime(CLOCK_MONOTONIC)
+// spanprof:
+//   BM_SpanEnabled (1 and 2 threads), BM_SpanDisabled, BM_SpanCompiledOut
+//   (compiled_out_span.cc, SPANPROF_ENABLED=0), BM_SpanWithTags,
+//   BM_RunCallable, BM_SpanWithHeartbeat, BM_SpanWithArg
+// Session end:
+//   BM_CollectAndSummarize (spans/s), BM_TraceToJson (write MB/s),
+//   BM_ParseTrace and BM_ParseSummary (read MB/s)
+//
+// Every enabled benchmark starts its session before the timed loop with a cap
+// that the fixed iteration count never reaches (drop mode), so the timed loop
+// measures the recording path including its amortized chunk refills, never
+// the drop path. docs/performance.md explains the choice.
+#include <x86intrin.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "benchmark/benchmark.h"
+#include "spanprof/analysis/summary.h"
+#include "spanprof/analysis/trace.h"
+#include "spanprof/spanprof.h"
+
+namespace {
+
+// Fixed iteration counts: the enabled benchmarks size their cap from them.
+constexpr int64_t kSpanIterations = 500'000;
+constexpr int64_t kCheapIterations = 50'000'000;  // loops under 2 ns
+
+// The clock the enabled benchmarks record with: SPANPROF_BENCH_CLOCK=monotonic
+// forces CLOCK_MONOTONIC (bench/gate uses it to prove that it catches a slower
+// span path).
+spanprof::ClockKind BenchClock() {
+  const char* clock = std::getenv("SPANPROF_BENCH_CLOCK");
+  if (clock != nullptr && std::string(clock) == "monotonic") {
+    return spanprof::ClockKind::kMonotonic;
+  }
+  return spanprof::ClockKind::kAuto;
+}
+
+// Ring memory handed out before the session started (thread 0's copy).
+uint64_t g_ring_bytes_before = 0;
+
+// Starts a session (thread 0 only; the other threads wait at the loop's
+// start barrier) with room for every span of the timed loop.
+void StartSession(benchmark::State& state, uint64_t spans_per_thread) {
+  if (state.thread_index() != 0) return;
+  g_ring_bytes_before = spanprof::internal::RingBytesAllocated();
+  spanprof::RecordingOptions options;
+  // Credit is handed out in chunks of up to 4096 spans: a thread that
+  // finishes early may still hold some, so each thread gets that much slack.
+  options.max_events =
+      (spans_per_thread + 8192) * static_cast<uint64_t>(state.threads());
+  options.overflow = spanprof::OverflowPolicy::kDropNewest;
+  options.clock = BenchClock();
+  const absl::Status started = spanprof::StartRecording(options);
+  if (!started.ok()) {
+    state.SkipWithError(std::string(started.message()).c_str());
+  }
+}
+
+// Stops the session and reports the ring memory it took per retained span
+// (every chunk of every thread, including the unused tail of the last one)
+// and drops (which must be 0: the cap is sized so the loop never drops).
+void StopSession(benchmark::State& state) {
+  if (state.thread_index() != 0) return;
+  const uint64_t ring_bytes =
+      spanprof::internal::RingBytesAllocated() - g_ring_bytes_before;
+  const spanprof::Capture capture = spanprof::StopRecording();
+  const double spans = static_cast<double>(capture.spans.size());
+  state.counters["bytes_per_span"] =
+      spans > 0 ? static_cast<double>(ring_bytes) / spans : 0.0;
+  state.counters["dropped"] = static_cast<double>(capture.dropped_events);
+}
+
+// ---------------------------------------------------------------- floors
+
+void BM_EmptyLoop(benchmark::State& state) {
+  for (auto _ : state) {
+    benchmark::ClobberMemory();
+    benchmark::ClobberMemory();
+  }
+}
+BENCHMARK(BM_EmptyLoop)->Iterations(kCheapIterations);
+
+void BM_RdtscPair(benchmark::State& state) {
+  for (auto _ : state) {
+    uint64_t begin = __rdtsc();
+    benchmark::DoNotOptimize(begin);
+    benchmark::ClobberMemory();
+    uint64_t end = __rdtsc();
+    benchmark::DoNotOptimize(end);
+    benchmark::ClobberMemory();
+  }
+}
+BENCHMARK(BM_RdtscPair)->Iterations(kSpanIterations);
+
+struct FloorRecord {
+  uint64_t time;
+  uint32_t word;
+  uint32_t heartbeats;
+};
+// A 64 KiB thread-local ring (power of two, masked): the best case of a
+// per-thread buffer that stays in cache.
+constexpr uint64_t kFloorRingRecords = 4096;
+thread_local FloorRecord tls_floor_ring[kFloorRingRecords];
+thread_local uint64_t tls_floor_index = 0;
+
+void BM_RdtscPairPlusTwo16ByteStores(benchmark::State& state) {
+  FloorRecord* ring = tls_floor_ring;
+  uint64_t index = tls_floor_index;
+  for (auto _ : state) {
+    ring[index & (kFloorRingRecords - 1)] = FloorRecord{__rdtsc(), 1, 0};
+    ++index;
+    benchmark::ClobberMemory();
+    ring[index & (kFloorRingRecords - 1)] = FloorRecord{__rdtsc(), 2, 0};
+    ++index;
+    benchmark::ClobberMemory();
+  }
+  tls_floor_index = index;
+}
+BENCHMARK(BM_RdtscPairPlusTwo16ByteStores)->Iterations(kSpanIterations);
+// Two threads at once: the floor for BM_SpanEnabled->Threads(2). On a VM whose
+// two vCPUs may be siblings of one physical core, the floor itself slows down
+// with a second thread; bench/gate compares spanprof's scaling to it.
+BENCHMARK(BM_RdtscPairPlusTwo16ByteStores)
+    ->Iterations(kSpanIterations)
+    ->Threads(2);
+
+void BM_ClockGettimePair(benchmark::State& state) {
+  for (auto _ : state) {
+    timespec begin;
+    clock_gettime(CLOCK_MONOTONIC, &begin);
+    benchmark::DoNotOptimize(begin);
+    benchmark::ClobberMemory();
+    timespec end;
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    benchmark::DoNotOptimize(end);
+    benchmark::ClobberMemory();
+  }
+}
+BENCHMARK(BM_ClockGettimePair)->Iterations(kSpanIterations);
+
+// -------------------------------------------------------------- spanprof
+
+void BM_SpanEnabled(benchmark::State& state) {
+  StartSession(state, kSpanIterations);
+  for (auto _ : state) {
+    SPANPROF_SCOPE("bench.span");
+    benchmark::ClobberMemory();
+  }
+  StopSession(state);
+}
+BENCHMARK(BM_SpanEnabled)->Iterations(kSpanIterations);
+BENCHMARK(BM_SpanEnabled)->Iterations(kSpanIterations)->Threads(2);
+
+// The same, with ring memory fresh from the kernel: the process-wide block
+// cache is emptied first, so every page is faulted in (by MAP_POPULATE, on the
+// refill path) during the timed loop. This is what the first session of a
+// process pays; reported, not gated.
+void BM_SpanEnabledFirstTouch(benchmark::State& state) {
+  spanprof::internal::ReleaseCachedChunks();
+  StartSession(state, kSpanIterations);
+  for (auto _ : state) {
+    SPANPROF_SCOPE("bench.span");
+    benchmark::ClobberMemory();
+  }
+  StopSession(state);
+}
+BENCHMARK(BM_SpanEnabledFirstTouch)->Iterations(kSpanIterations);
+
+void BM_SpanDisabled(benchmark::State& state) {
+  for (auto _ : state) {
+    SPANPROF_SCOPE("bench.disabled");
+    benchmark::ClobberMemory();
+  }
+}
+BENCHMARK(BM_SpanDisabled)->Iterations(kCheapIterations);
+
+void BM_SpanWithTags(benchmark::State& state) {
+  StartSession(state, kSpanIterations);
+  for (auto _ : state) {
+    SPANPROF_SCOPE("bench.tags",
+                   {.phase = "forward", .module = "encoder", .activity = "x"});
+    benchmark::ClobberMemory();
+  }
+  StopSession(state);
+}
+BENCHMARK(BM_SpanWithTags)->Iterations(kSpanIterations);
+
+void BM_RunCallable(benchmark::State& state) {
+  StartSession(state, kSpanIterations);
+  for (auto _ : state) {
+    spanprof::Run("bench.run", [] { benchmark::ClobberMemory(); });
+  }
+  StopSession(state);
+}
+BENCHMARK(BM_RunCallable)->Iterations(kSpanIterations);
+
+void BM_SpanWithHeartbeat(benchmark::State& state) {
+  StartSession(state, kSpanIterations);
+  for (auto _ : state) {
+    SPANPROF_SCOPE("bench.heartbeat");
+    spanprof::Heartbeat();
+    benchmark::ClobberMemory();
+  }
+  StopSession(state);
+}
+BENCHMARK(BM_SpanWithHeartbeat)->Iterations(kSpanIterations);
+
+void BM_SpanWithArg(benchmark::State& state) {
+  StartSession(state, kSpanIterations);
+  int64_t value = 0;
+  for (auto _ : state) {
+    SPANPROF_SCOPE("bench.arg");
+    SPANPROF_ARG("value", ++value);
+    benchmark::ClobberMemory();
+  }
+  StopSession(state);
+}
+BENCHMARK(BM_SpanWithArg)->Iterations(kSpanIterations);
+
+// What a session records as `overhead_ns_per_span`: MeasureSpanOverheadNs()
+// (a few microseconds at session start), reported as the counter
+// `overhead_ns` so it can be compared with BM_SpanEnabled in the same run.
+void BM_MeasureSpanOverhead(benchmark::State& state) {
+  double sum = 0;
+  for (auto _ : state) {
+    sum += spanprof::MeasureSpanOverheadNs();
+  }
+  state.counters["overhead_ns"] = sum / static_cast<double>(state.iterations());
+}
+BENCHMARK(BM_MeasureSpanOverhead)
+    ->Iterations(20)
+    ->Unit(benchmark::kMicrosecond);
+
+// ---------------------------------------------------------- session end
+
+constexpr int64_t kCaptureSpans = 1'000'000;
+
+// Records `spans` spans shaped like a real program: a root per 1000 spans
+// (every 10th a heartbeat), each with nested children of a few sites.
+void RecordWorkload(int64_t spans) {
+  for (int64_t done = 0; done < spans;) {
+    SPANPROF_SCOPE("workload.step", {.phase = "step"});
+    ++done;
+    for (int i = 0; i < 333 && done + 3 <= spans; ++i, done += 3) {
+      SPANPROF_SCOPE("workload.forward", {.phase = "forward"});
+      spanprof::Heartbeat(3);
+      {
+        SPANPROF_SCOPE("workload.layer", {.module = "encoder"});
+        benchmark::ClobberMemory();
+      }
+      {
+        SPANPROF_SCOPE("workload.layer", {.module = "decoder"});
+        benchmark::ClobberMemory();
+      }
+    }
+  }
+}
+
+spanprof::Capture RecordCapture(int64_t spans) {
+  spanprof::RecordingOptions options;
+  options.max_events = static_cast<uint64_t>(spans) + 1024;
+  static_cast<void>(spanprof::StartRecording(options));
+  RecordWorkload(spans);
+  return spanprof::StopRecording();
+}
+
+// Session end: StopRecording (collect every ring, pair records, ticks to ns)
+// plus analysis::Summarize, timed together; items = spans.
+void BM_CollectAndSummarize(benchmark::State& state) {
+  int64_t spans = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    spanprof::RecordingOptions options;
+    options.max_events = static_cast<uint64_t>(kCaptureSpans) + 1024;
+    if (!spanprof::StartRecording(options).ok()) {
+      state.SkipWithError("StartRecording failed");
+      break;
+    }
+    RecordWorkload(kCaptureSpans);
+    state.ResumeTiming();
+    const spanprof::Capture capture = spanprof::StopRecording();
+    const spanprof::analysis::Summary summary =
+        spanprof::analysis::Summarize(capture);
+    benchmark::DoNotOptimize(summary.rows.data());
+    spans += static_cast<int64_t>(capture.spans.size());
+    state.PauseTiming();  // the capture's destructor is not collection
+    state.ResumeTiming();
+  }
+  state.SetItemsProcessed(spans);
+}
+BENCHMARK(BM_CollectAndSummarize)->Iterations(3)->Unit(benchmark::kMillisecond);
+
+const spanprof::Capture& TraceCapture() {
+  static const spanprof::Capture* capture =
+      new spanprof::Capture(RecordCapture(200'000));
+  return *capture;
+}
+
+void BM_TraceToJson(benchmark::State& state) {
+  const spanprof::Capture& capture = TraceCapture();
+  int64_t bytes = 0;
+  for (auto _ : state) {
+    const std::string json = spanprof::analysis::TraceToJson(capture);
+    bytes += static_cast<int64_t>(json.size());
+    benchmark::DoNotOptimize(json.data());
+  }
+  state.SetBytesProcessed(bytes);
+}
+BENCHMARK(BM_TraceToJson)->Iterations(5)->Unit(benchmark::kMillisecond);
+
+void BM_ParseTrace(benchmark::State& state) {
+  const std::string json = spanprof::analysis::TraceToJson(TraceCapture());
+  int64_t bytes = 0;
+  for (auto _ : state) {
+    auto parsed = spanprof::analysis::ParseTrace(json, "bench-trace.json");
+    if (!parsed.ok()) {
+      state.SkipWithError(std::string(parsed.status().message()).c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(parsed->spans.data());
+    bytes += static_cast<int64_t>(json.size());
+  }
+  state.SetBytesProcessed(bytes);
+}
+BENCHMARK(BM_ParseTrace)->Iterations(5)->Unit(benchmark::kMillisecond);
+
+// A summary with many rows (2000 distinct keys), so that reading it is not
+// dominated by fixed costs.
+const std::string& SummaryJson() {
+  static const std::string* json = [] {
+    static std::deque<std::string> names;  // sites are keyed by address
+    for (int i = 0; i < 2000; ++i)
+      names.push_back("bench.site." + std::to_string(i));
+    spanprof::RecordingOptions options;
+    options.max_events = 100'000;
+    static_cast<void>(spanprof::StartRecording(options));
+    for (int round = 0; round < 20; ++round) {
+      for (const std::string& name : names) {
+        spanprof::Run(name.c_str(), [] { benchmark::ClobberMemory(); });
+      }
+    }
+    const spanprof::Capture capture = spanprof::StopRecording();
+    return new std::string(spanprof::analysis::SummaryToJson(
+        spanprof::analysis::Summarize(capture)));
+  }();
+  return *json;
+}
+
+void BM_ParseSummary(benchmark::State& state) {
+  const std::string& json = SummaryJson();
+  int64_t bytes = 0;
+  for (auto _ : state) {
+    auto parsed = spanprof::analysis::ParseSummary(json, "bench-summary.json");
+    if (!parsed.ok()) {
+      state.SkipWithError(std::string(parsed.status().message()).c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(parsed->rows.data());
+    bytes += static_cast<int64_t>(json.size());
+  }
+  state.SetBytesProcessed(bytes);
+}
+BENCHMARK(BM_ParseSummary)->Iterations(20)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
