@@ -334,14 +334,14 @@ std::string TickLabel(int64_t value, int64_t step, ValueKind kind) {
     int64_t size;
     std::string_view suffix;
   };
+  // Times switch to the larger unit at half of it, so labels have at most
+  // one decimal ("0.5 ms", "1.0 ms"; "100 ms", not "0.1 s"). Counts and
+  // bytes switch only at whole units ("100k", not "0.1M").
   constexpr std::array<Unit, 4> kTimeUnits = {
-      {{100'000'000, 1'000'000'000, " s"},
-       {100'000, 1'000'000, " ms"},
-       {100, 1'000, " us"},
+      {{500'000'000, 1'000'000'000, " s"},
+       {500'000, 1'000'000, " ms"},
+       {500, 1'000, " us"},
        {0, 1, " ns"}}};
-  // Counts and bytes switch unit only at whole units ("100k", not "0.1M");
-  // times switch earlier ("0.5 ms" reads better than "500 us" next to
-  // "1.0 ms").
   constexpr std::array<Unit, 4> kCountUnits = {
       {{1'000'000'000, 1'000'000'000, "G"},
        {1'000'000, 1'000'000, "M"},
