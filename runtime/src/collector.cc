@@ -266,8 +266,9 @@ class Collector {
       }
     };
 
+    uint64_t cut_position = UINT64_MAX;
     for (const Chunk& chunk : snap.chunks) {
-      for (uint64_t i = 0; i < chunk.used; ++i) {
+      for (uint64_t i = 0; i < chunk.used && cut_position == UINT64_MAX; ++i) {
         const Record& rec = chunk.records[i];
         const uint64_t position = chunk.base_position + i;
         const uint32_t kind = rec.word >> internal::kKindShift;
@@ -287,6 +288,13 @@ class Collector {
             }
           }
           continue;
+        }
+        if (rec.time > stop_raw_) {
+          // Written after the stop by a thread that was still running: this
+          // and every later record of the thread are not part of the
+          // capture; spans still open here end at the stop, unfinished.
+          cut_position = position;
+          break;
         }
         apply_side(position);
         // Timestamps never go backwards within a thread.
@@ -341,8 +349,9 @@ class Collector {
           last_was_begin = false;
         }
       }
+      if (cut_position != UINT64_MAX) break;
     }
-    apply_side(UINT64_MAX);
+    apply_side(cut_position);
     // Spans still open at stop are closed there and flagged.
     for (size_t index : open) {
       RawSpan& span = spans_[index];
