@@ -147,8 +147,13 @@ absl::Status StartRecording(const RecordingOptions& options) {
       std::memory_order_relaxed);
   session.ring_budget.store(options.overflow == OverflowPolicy::kRing ? cap : 0,
                             std::memory_order_relaxed);
-  session.side_budget.store(static_cast<uint64_t>(cap),
-                            std::memory_order_relaxed);
+  // Side records (arguments, context scopes): one per span of the cap in
+  // drop mode, where context records are not budgeted (see AppendSide); two
+  // in ring mode, where both share the wrapping buffer.
+  session.side_budget.store(
+      static_cast<uint64_t>(cap) *
+          (options.overflow == OverflowPolicy::kRing ? 2 : 1),
+      std::memory_order_relaxed);
   session.pid = getpid();
   // Epochs: bit 0 = monotonic clock, the rest counts sessions. Never 0 and
   // never internal::kDroppedEpoch.
@@ -174,7 +179,12 @@ namespace {
 struct RingSnapshot {
   ThreadRing* ring = nullptr;
   std::vector<Chunk> chunks;  // with `used` filled in
+  // Side records oldest first, and the index of each in the thread's side
+  // stream (ring mode overwrites the oldest, so indices need not start at 0).
   std::vector<SideRecord> side;
+  std::vector<uint64_t> side_index;
+  uint64_t side_base = 0;       // index of the oldest side record still held
+  bool side_truncated = false;  // older side records were overwritten
   std::vector<uint64_t> drops_by_site;
   uint64_t os_tid = 0;
   std::string name;
@@ -186,7 +196,8 @@ struct RawSpan {
   uint32_t site = 0;
   uint32_t thread = 0;  // snapshot index
   uint32_t flags = 0;
-  int64_t parent = -1;  // index into the raw span list
+  int64_t parent = -1;        // index into the raw span list
+  int64_t local_parent = -1;  // the enclosing span on the same thread
   uint64_t begin_pos = 0;
   uint64_t end_pos = UINT64_MAX;
   uint64_t start_raw = 0;
@@ -197,10 +208,12 @@ struct RawSpan {
   int64_t alloc_bytes_begin = 0;
   int64_t alloc_count_end = 0;
   int64_t alloc_bytes_end = 0;
-  // A cross-thread parent reference, resolved after every thread is parsed.
+  // A cross-thread parent reference (the context scope active at begin),
+  // resolved after every thread is parsed.
   bool has_context = false;
   uint32_t context_slot = 0;
   uint64_t context_position = 0;
+  uint64_t context_side = 0;
   bool removed = false;
 };
 
@@ -209,35 +222,75 @@ struct PendingArg {
   SpanArg arg;
 };
 
+// One context scope of a thread, as its side records describe it.
+struct ScopeFrame {
+  uint64_t push_index = 0;          // side index of the push
+  uint64_t pop_index = UINT64_MAX;  // side index of the pop; none: still open
+  uint32_t slot = 0;                // the context it made current
+  uint64_t position = 0;
+  uint64_t side = 0;
+  int64_t outer = -1;  // the frame that was innermost when this one began
+};
+
+// What context resolution needs to know about one thread's streams.
+struct ThreadStreams {
+  size_t first_span = 0;
+  size_t span_count = 0;
+  bool truncated = false;       // main stream lost a prefix
+  uint64_t first_position = 0;  // of the oldest record still held
+  // The last end of a span whose begin was overwritten: such a span was open
+  // at every position before it.
+  bool has_orphan_end = false;
+  uint64_t last_orphan_end = 0;
+  std::vector<ScopeFrame> frames;  // in push order
+  bool side_truncated = false;
+  uint64_t side_base = 0;
+  // The last pop of a scope whose push was overwritten.
+  bool has_orphan_pop = false;
+  uint64_t last_orphan_pop = 0;
+  // Ring mode: spans that began before this stream position may have lost
+  // side records (arguments, the push of the scope they ran under) and are
+  // discarded, like spans whose begin was overwritten.
+  uint64_t side_horizon = 0;
+};
+
 class Collector {
  public:
-  Collector(SessionState& session, uint64_t stop_raw)
-      : session_(session), stop_raw_(stop_raw) {}
+  explicit Collector(uint64_t stop_raw) : stop_raw_(stop_raw) {}
 
   void ParseThread(uint32_t thread, const RingSnapshot& snap,
                    const std::vector<Site>& sites) {
+    ThreadStreams& ts = threads_.emplace_back();
+    ts.first_span = spans_.size();
+    ts.truncated = snap.truncated;
+    ts.first_position =
+        snap.chunks.empty() ? 0 : snap.chunks.front().base_position;
+    ts.side_truncated = snap.side_truncated;
+    ts.side_base = snap.side_base;
+    for (size_t k = 0; k < snap.side.size() && snap.side_truncated; ++k) {
+      if (snap.side_index[k] >= snap.side_base) {
+        ts.side_horizon = snap.side[k].position;
+        break;
+      }
+    }
     std::vector<size_t> open;
-    struct ContextFrame {
-      bool valid;
-      uint32_t slot;
-      uint64_t position;
-      size_t depth;
-    };
-    std::vector<ContextFrame> contexts;
-    std::vector<size_t> pending_roots;  // roots that a lost span may enclose
-    size_t side_index = 0;
+    std::vector<size_t> scopes;  // frame indices, innermost last
+    // Roots that a span whose begin was overwritten may enclose (ring mode):
+    // when the lost span's end shows up, they lost their parent.
+    std::vector<size_t> pending_roots;
+    size_t side_i = 0;
     uint64_t last_raw = 0;
     uint32_t last_hb = 0;
-    // The record an alloc record belongs to: +1 begin of span, -1 end.
+    // The span an alloc record belongs to (the last begin or end).
     int64_t last_span = -1;
     bool last_was_begin = false;
-    const size_t first_span = spans_.size();
-    thread_first_span_.push_back(first_span);
 
     auto apply_side = [&](uint64_t position) {
-      while (side_index < snap.side.size() &&
-             snap.side[side_index].position <= position) {
-        const SideRecord& s = snap.side[side_index++];
+      while (side_i < snap.side.size() &&
+             snap.side[side_i].position <= position) {
+        const SideRecord& s = snap.side[side_i];
+        const uint64_t index = snap.side_index[side_i];
+        ++side_i;
         switch (s.kind) {
           case internal::kSideArgInt:
           case internal::kSideArgDouble: {
@@ -253,12 +306,30 @@ class Collector {
             args_.push_back(PendingArg{open.back(), std::move(arg)});
             break;
           }
-          case internal::kSideContextPush:
-            contexts.push_back(ContextFrame{s.epoch == session_.epoch, s.key,
-                                            s.value, open.size()});
+          case internal::kSideContextPush: {
+            ScopeFrame frame;
+            frame.push_index = index;
+            frame.slot = s.key;
+            frame.position = s.value;
+            frame.side = s.side;
+            frame.outer =
+                scopes.empty() ? -1 : static_cast<int64_t>(scopes.back());
+            ts.frames.push_back(frame);
+            scopes.push_back(ts.frames.size() - 1);
             break;
+          }
           case internal::kSideContextPop:
-            if (!contexts.empty()) contexts.pop_back();
+            if (!scopes.empty() &&
+                ts.frames[scopes.back()].push_index == s.value) {
+              ts.frames[scopes.back()].pop_index = index;
+              scopes.pop_back();
+            } else if (s.value < snap.side_base) {
+              // The end of a scope whose push was overwritten: the spans
+              // opened before it may have run under it.
+              ts.has_orphan_pop = true;
+              ts.last_orphan_pop = index;
+              ts.side_horizon = std::max(ts.side_horizon, s.position);
+            }
             break;
           default:
             break;
@@ -275,8 +346,8 @@ class Collector {
         if (kind == internal::kAllocRecord) {
           if (last_span >= 0) {
             RawSpan& span = spans_[static_cast<size_t>(last_span)];
-            const int64_t count = static_cast<int64_t>(rec.time);
-            const int64_t bytes = static_cast<int64_t>(
+            const auto count = static_cast<int64_t>(rec.time);
+            const auto bytes = static_cast<int64_t>(
                 (static_cast<uint64_t>(rec.word & internal::kSiteMask) << 32) |
                 rec.heartbeats);
             if (last_was_begin) {
@@ -308,18 +379,21 @@ class Collector {
           span.begin_pos = position;
           span.start_raw = raw;
           span.begin_hb = rec.heartbeats;
+          const size_t index = spans_.size();
           if (!open.empty()) {
             span.parent = static_cast<int64_t>(open.back());
-          } else if (!contexts.empty() &&
-                     contexts.back().depth == open.size() &&
-                     contexts.back().valid) {
-            span.has_context = true;
-            span.context_slot = contexts.back().slot;
-            span.context_position = contexts.back().position;
-          }
-          const size_t index = spans_.size();
-          if (open.empty() && snap.truncated && !span.has_context) {
-            pending_roots.push_back(index);
+            span.local_parent = span.parent;
+          } else {
+            // No span of this thread is open: the innermost context scope,
+            // if any, supplies a cross-thread parent.
+            if (!scopes.empty()) {
+              const ScopeFrame& frame = ts.frames[scopes.back()];
+              span.has_context = true;
+              span.context_slot = frame.slot;
+              span.context_position = frame.position;
+              span.context_side = frame.side;
+            }
+            if (snap.truncated) pending_roots.push_back(index);
           }
           spans_.push_back(span);
           open.push_back(index);
@@ -328,12 +402,15 @@ class Collector {
         } else if (kind == internal::kEndRecord ||
                    kind == internal::kEndExceptionRecord) {
           if (open.empty()) {
-            // The end of a span whose begin was overwritten: every root since
-            // the last such end ran inside that lost span.
+            // The end of a span whose begin was overwritten: every root
+            // since the last such end ran inside that lost span.
             for (size_t root : pending_roots) {
               spans_[root].flags |= kSpanRerooted;
+              spans_[root].has_context = false;
             }
             pending_roots.clear();
+            ts.has_orphan_end = true;
+            ts.last_orphan_end = position;
             last_span = -1;
             continue;
           }
@@ -359,44 +436,32 @@ class Collector {
       span.end_hb = last_hb;
       span.flags |= kSpanUnfinished;
     }
-    thread_span_count_.push_back(spans_.size() - first_span);
+    ts.span_count = spans_.size() - ts.first_span;
+    for (size_t i = ts.first_span; i < spans_.size(); ++i) {
+      if (spans_[i].begin_pos >= ts.side_horizon) break;
+      spans_[i].removed = true;
+      spans_[i].has_context = false;
+    }
   }
 
-  // Resolves each context reference to the innermost span that was open at
-  // that position on the parent thread.
-  void ResolveContexts(const std::vector<RingSnapshot>& snaps,
-                       const std::vector<uint32_t>& slot_to_thread) {
+  // Resolves each context reference to the innermost span open at that
+  // position on the context's thread; when none was open there, to the
+  // context of the scope that thread ran under (hand-off chains). A parent on
+  // the child's own thread is not linked: a thread is never its own
+  // cross-thread parent, and a same-thread parent must enclose its child.
+  void ResolveContexts(const std::vector<uint32_t>& slot_to_thread) {
     for (RawSpan& span : spans_) {
       if (!span.has_context) continue;
       span.has_context = false;
-      if (span.context_slot >= slot_to_thread.size() ||
-          slot_to_thread[span.context_slot] == UINT32_MAX) {
-        continue;
-      }
-      const uint32_t thread = slot_to_thread[span.context_slot];
-      const size_t first = thread_first_span_[thread];
-      const size_t count = thread_span_count_[thread];
-      const uint64_t pos = span.context_position;
-      // Last span on that thread that began before `pos`.
-      size_t lo = first;
-      size_t hi = first + count;
-      while (lo < hi) {
-        const size_t mid = lo + (hi - lo) / 2;
-        if (spans_[mid].begin_pos < pos) {
-          lo = mid + 1;
-        } else {
-          hi = mid;
-        }
-      }
-      int64_t candidate = lo > first ? static_cast<int64_t>(lo - 1) : -1;
-      while (candidate >= 0) {
-        const RawSpan& c = spans_[static_cast<size_t>(candidate)];
-        if (c.end_pos >= pos) break;  // still open at pos (or unfinished)
-        candidate = c.parent;
-      }
-      if (candidate >= 0) {
-        span.parent = candidate;
-      } else if (snaps[thread].truncated) {
+      bool lost = false;
+      uint32_t thread = UINT32_MAX;
+      const int64_t parent =
+          Resolve(slot_to_thread, span.context_slot, span.context_position,
+                  span.context_side, &lost, &thread);
+      if (thread == span.thread) continue;  // never its own parent thread
+      if (parent >= 0) {
+        span.parent = parent;
+      } else if (lost) {
         span.flags |= kSpanRerooted;  // the parent was overwritten
       }
     }
@@ -406,12 +471,80 @@ class Collector {
   std::vector<PendingArg>& args() { return args_; }
 
  private:
-  SessionState& session_;
+  // The innermost span of `ts` open at stream position `pos`, or -1.
+  int64_t InnermostSpan(const ThreadStreams& ts, uint64_t pos) const {
+    // The last span of the thread that began before `pos`...
+    size_t lo = ts.first_span;
+    size_t hi = ts.first_span + ts.span_count;
+    while (lo < hi) {
+      const size_t mid = lo + (hi - lo) / 2;
+      if (spans_[mid].begin_pos < pos) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    int64_t candidate = lo > ts.first_span ? static_cast<int64_t>(lo - 1) : -1;
+    // ...or the nearest of its enclosing spans still open at `pos`.
+    while (candidate >= 0) {
+      const RawSpan& c = spans_[static_cast<size_t>(candidate)];
+      if (c.end_pos >= pos) break;
+      candidate = c.local_parent;
+    }
+    return candidate;
+  }
+
+  // The innermost scope of `ts` active after `side` side records, or -1.
+  static int64_t InnermostScope(const ThreadStreams& ts, uint64_t side) {
+    const auto it = std::partition_point(
+        ts.frames.begin(), ts.frames.end(),
+        [side](const ScopeFrame& f) { return f.push_index < side; });
+    int64_t frame = static_cast<int64_t>(it - ts.frames.begin()) - 1;
+    while (frame >= 0 &&
+           ts.frames[static_cast<size_t>(frame)].pop_index < side) {
+      frame = ts.frames[static_cast<size_t>(frame)].outer;
+    }
+    return frame;
+  }
+
+  // Follows a context to its span. `*thread` is the thread where the search
+  // ended (the parent's thread, also when the parent was lost).
+  int64_t Resolve(const std::vector<uint32_t>& slot_to_thread, uint32_t slot,
+                  uint64_t pos, uint64_t side, bool* lost,
+                  uint32_t* thread) const {
+    // Hand-off chains are short; the bound only guards against garbage.
+    for (int hop = 0; hop < 256; ++hop) {
+      if (slot >= slot_to_thread.size() || slot_to_thread[slot] == UINT32_MAX) {
+        return -1;
+      }
+      *thread = slot_to_thread[slot];
+      const ThreadStreams& ts = threads_[*thread];
+      const int64_t span = InnermostSpan(ts, pos);
+      if (span >= 0) return span;
+      if (ts.truncated && (pos < ts.first_position ||
+                           (ts.has_orphan_end && ts.last_orphan_end >= pos))) {
+        *lost = true;  // the span open there was overwritten
+        return -1;
+      }
+      const int64_t frame = InnermostScope(ts, side);
+      if (frame < 0) {
+        *lost = ts.side_truncated &&
+                (side < ts.side_base ||
+                 (ts.has_orphan_pop && ts.last_orphan_pop >= side));
+        return -1;
+      }
+      const ScopeFrame& f = ts.frames[static_cast<size_t>(frame)];
+      slot = f.slot;
+      pos = f.position;
+      side = f.side;
+    }
+    return -1;
+  }
+
   uint64_t stop_raw_;
   std::vector<RawSpan> spans_;
   std::vector<PendingArg> args_;
-  std::vector<size_t> thread_first_span_;
-  std::vector<size_t> thread_span_count_;
+  std::vector<ThreadStreams> threads_;
 };
 
 // Converts raw clock values to session-relative ns.
@@ -479,12 +612,23 @@ Capture StopRecording() {
     if (!r->side_wrapped) {
       snap.side.assign(r->side.begin(),
                        r->side.begin() + static_cast<ptrdiff_t>(side_count));
+      snap.side_index.resize(snap.side.size());
+      for (uint64_t k = 0; k < side_count; ++k) snap.side_index[k] = k;
     } else {
       // Oldest first; the very oldest slot is skipped because a straggler may
       // be overwriting it right now.
       const uint64_t cap = r->side_capacity;
-      for (uint64_t k = side_count - cap + 1; k < side_count; ++k) {
+      snap.side_base = side_count - cap + 1;
+      snap.side_truncated = true;
+      // Scopes still alive whose push was overwritten come back first.
+      for (const ThreadRing::LiveScope& scope : r->live_scopes) {
+        if (scope.index >= snap.side_base) break;
+        snap.side.push_back(scope.push);
+        snap.side_index.push_back(scope.index);
+      }
+      for (uint64_t k = snap.side_base; k < side_count; ++k) {
         snap.side.push_back(r->side[k % cap]);
+        snap.side_index.push_back(k);
       }
     }
     snap.drops_by_site = r->drops_by_site;
@@ -500,13 +644,13 @@ Capture StopRecording() {
 
   const std::vector<Site> sites = internal::SnapshotSites();
   const uint64_t stop_raw = session.use_tsc ? stop.tsc : stop.mono_ns;
-  Collector collector(session, stop_raw);
+  Collector collector(stop_raw);
   std::vector<uint32_t> slot_to_thread(rings.size(), UINT32_MAX);
   for (uint32_t t = 0; t < snaps.size(); ++t) {
     slot_to_thread[snaps[t].ring->slot] = t;
     collector.ParseThread(t, snaps[t], sites);
   }
-  collector.ResolveContexts(snaps, slot_to_thread);
+  collector.ResolveContexts(slot_to_thread);
   std::vector<RawSpan>& raw = collector.spans();
 
   const TimeBase time(
@@ -514,24 +658,35 @@ Capture StopRecording() {
       session.use_tsc ? session.start_tsc : session.start_mono_ns, stop_raw,
       session.start_mono_ns, stop.mono_ns);
 
+  auto count_drop = [&](const RawSpan& span) {
+    if (span.site >= drops_by_site.size()) {
+      drops_by_site.resize(span.site + 1, 0);
+    }
+    ++drops_by_site[span.site];
+  };
+  // Spans the parser discarded (their side records were overwritten).
+  std::vector<size_t> order;
+  order.reserve(raw.size());
+  for (size_t i = 0; i < raw.size(); ++i) {
+    if (raw[i].removed) {
+      count_drop(raw[i]);
+    } else {
+      order.push_back(i);
+    }
+  }
   // Ring mode keeps the newest `max_events` spans overall: trim the oldest.
   const uint64_t cap = session.options.max_events;
-  if (session.options.overflow == OverflowPolicy::kRing && raw.size() > cap) {
-    std::vector<size_t> order(raw.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  if (session.options.overflow == OverflowPolicy::kRing && order.size() > cap) {
     std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
       return raw[a].start_raw != raw[b].start_raw
                  ? raw[a].start_raw < raw[b].start_raw
                  : a < b;
     });
-    const size_t excess = raw.size() - cap;
+    const size_t excess = order.size() - cap;
     for (size_t i = 0; i < excess; ++i) {
       RawSpan& span = raw[order[i]];
       span.removed = true;
-      if (span.site >= drops_by_site.size()) {
-        drops_by_site.resize(span.site + 1, 0);
-      }
-      ++drops_by_site[span.site];
+      count_drop(span);
     }
   }
   // Children of removed spans become roots, flagged.

@@ -448,6 +448,9 @@ ThreadRing* BindThread(uint32_t epoch) noexcept {
   ring->side_wrapped = false;
   ring->side_published.store(0, std::memory_order_relaxed);
   ring->dropped_args = 0;
+  ring->context_side_mark = UINT64_MAX;
+  ring->live_scopes.clear();
+  ring->ring_mode = session.options.overflow == OverflowPolicy::kRing;
   ring->drops_by_site.clear();
   ring->dropped_open = 0;
   ring->next_chunk_spans = kFirstChunkSpans;
@@ -505,7 +508,10 @@ void EndSlow(ThreadState* state, uint32_t begin_epoch,
 
 namespace {
 
-// Appends a side record; false when the side budget is used up.
+// Appends a side record; false when the side budget is used up. Drop mode
+// never refuses a context record: empty scopes are elided (PopContext), so
+// context records only surround retained records and the span cap bounds
+// them; refusing one would silently cut a cross-thread link.
 bool AppendSide(ThreadRing& r, const SideRecord& record) {
   const uint64_t n = r.side_published.load(std::memory_order_relaxed);
   if (r.side_wrapped) {
@@ -534,8 +540,12 @@ bool AppendSide(ThreadRing& r, const SideRecord& record) {
       grant = std::max(grant, kFirstSideRecords);  // a thread keeps a few
     }
     if (grant == 0) {
-      if (session.options.overflow != OverflowPolicy::kRing) return false;
-      if (r.side_capacity == 0) {
+      const bool context =
+          record.kind == kSideContextPush || record.kind == kSideContextPop;
+      if (session.options.overflow != OverflowPolicy::kRing) {
+        if (!context) return false;
+        grant = std::max<uint64_t>(kFirstSideRecords, n / 8);
+      } else if (r.side_capacity == 0) {
         grant = kFirstSideRecords;  // a thread may always keep a few
       } else {
         r.side_wrapped = true;
@@ -584,33 +594,57 @@ void AddDoubleArg(SiteStatic& key, double value) noexcept {
 }
 
 bool PushContext(uint32_t parent_epoch, uint32_t parent_slot,
-                 uint64_t parent_position) noexcept {
+                 uint64_t parent_position, uint64_t parent_side) noexcept {
   const uint32_t epoch = g_epoch.load(std::memory_order_relaxed);
   if (epoch == 0 || epoch != parent_epoch) return false;
   ThreadRing* r = BindThread(epoch);
   if (r == nullptr) return false;
-  return AppendSide(*r, SideRecord{r->Position(), kSideContextPush, parent_slot,
-                                   parent_position, parent_epoch});
+  const uint64_t index = r->side_published.load(std::memory_order_relaxed);
+  const SideRecord push{r->Position(), kSideContextPush, parent_slot,
+                        parent_position, parent_side};
+  if (!AppendSide(*r, push)) return false;
+  std::unique_lock<std::mutex> lock(r->mu, std::defer_lock);
+  if (r->ring_mode) lock.lock();
+  r->live_scopes.push_back(ThreadRing::LiveScope{index, push});
+  return true;
 }
 
 void PopContext(uint32_t epoch) noexcept {
   ThreadRing* r = ActiveRing();
   if (r == nullptr || r->epoch != epoch) return;
-  if (!AppendSide(*r, SideRecord{r->Position(), kSideContextPop, 0, 0, 0})) {
-    // Out of side budget: the push was recorded but its pop cannot be; the
-    // collector closes open contexts at the end of the stream, which only
-    // over-attributes spans opened after this point.
-    ++r->dropped_args;
+  if (r->live_scopes.empty()) return;
+  const uint64_t push_index = r->live_scopes.back().index;
+  {
+    std::unique_lock<std::mutex> lock(r->mu, std::defer_lock);
+    if (r->ring_mode) lock.lock();
+    r->live_scopes.pop_back();
+  }
+  const uint64_t position = r->Position();
+  const uint64_t n = r->side_published.load(std::memory_order_relaxed);
+  if (push_index + 1 == n && n != r->context_side_mark &&
+      r->side[push_index % r->side_capacity].position == position) {
+    // A scope that recorded nothing (no record since its push, no context
+    // taken inside it) leaves no trace: its push is withdrawn. This keeps
+    // thread pools that run many unprofiled tasks from filling the side
+    // buffer.
+    r->side_published.store(n - 1, std::memory_order_release);
+    return;
+  }
+  if (!AppendSide(*r,
+                  SideRecord{position, kSideContextPop, 0, push_index, 0})) {
+    ++r->dropped_args;  // unreachable: context records are never refused
   }
 }
 
-bool CurrentPosition(uint32_t* epoch, uint32_t* slot,
-                     uint64_t* position) noexcept {
+bool CurrentPosition(uint32_t* epoch, uint32_t* slot, uint64_t* position,
+                     uint64_t* side) noexcept {
   ThreadRing* r = ActiveRing();
   if (r == nullptr) return false;
   *epoch = r->epoch;
   *slot = r->slot;
   *position = r->Position();
+  *side = r->side_published.load(std::memory_order_relaxed);
+  r->context_side_mark = *side;
   return true;
 }
 

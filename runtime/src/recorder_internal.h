@@ -32,8 +32,9 @@ struct Chunk {
 enum SideKind : uint32_t {
   kSideArgInt = 1,
   kSideArgDouble = 2,
-  kSideContextPush = 3,  // key = parent thread slot, value = parent position
-  kSideContextPop = 4,
+  kSideContextPush = 3,  // key = parent thread slot, value = parent position,
+                         // side = parent side index
+  kSideContextPop = 4,   // value = side index of the matching push
 };
 
 struct SideRecord {
@@ -41,7 +42,10 @@ struct SideRecord {
   uint32_t kind;
   uint32_t key;    // arg key site id, or parent thread slot
   uint64_t value;  // arg bits, or parent position
-  uint64_t epoch;  // context pushes: the parent's session epoch
+  // Context pushes: the parent thread's side index when the context was
+  // taken (how many side records it had written), which says which of its
+  // own context scopes was active then.
+  uint64_t side;
 };
 
 // `ThreadRing` is one thread's recorder: the hot `ThreadState` plus what the
@@ -63,6 +67,20 @@ struct ThreadRing : ThreadState {
   std::vector<SideRecord> side;  // reserved at bind; bounded
   std::atomic<uint64_t> side_published{0};
   uint64_t side_capacity = 0;
+  // The side index the last CurrentContext() saw: a context scope pushed at
+  // that index is not elided when it ends empty, because a context taken
+  // inside it refers to it.
+  uint64_t context_side_mark = UINT64_MAX;
+  // The context scopes alive on this thread, innermost last, with the side
+  // index of their push. Ring mode keeps them under `mu`: when the side
+  // buffer wraps, the collector restores the pushes of scopes that are still
+  // alive (a long-lived scope, e.g. a whole worker run under Bind).
+  struct LiveScope {
+    uint64_t index;
+    SideRecord push;
+  };
+  std::vector<LiveScope> live_scopes;
+  bool ring_mode = false;
   bool side_wrapped = false;  // ring mode: the side buffer overwrites itself
   uint64_t dropped_args = 0;
 
@@ -113,12 +131,13 @@ std::vector<Site> SnapshotSites();
 // g_epoch.
 ThreadRing* BindThread(uint32_t epoch) noexcept;
 
-// Context support (recorder.cc): the calling thread's stream position, and
-// side records that make a context the parent of the spans opened next.
-bool CurrentPosition(uint32_t* epoch, uint32_t* slot,
-                     uint64_t* position) noexcept;
+// Context support (recorder.cc): the calling thread's stream and side
+// positions, and side records that make a context the parent of the spans
+// opened next.
+bool CurrentPosition(uint32_t* epoch, uint32_t* slot, uint64_t* position,
+                     uint64_t* side) noexcept;
 bool PushContext(uint32_t parent_epoch, uint32_t parent_slot,
-                 uint64_t parent_position) noexcept;
+                 uint64_t parent_position, uint64_t parent_side) noexcept;
 void PopContext(uint32_t epoch) noexcept;
 
 // Frees a chunk's memory.

@@ -28,7 +28,7 @@ namespace spanprof {
 class Context {
  public:
   Context() = default;
-  // True when it refers to a span of the active session.
+  // True when it was taken in the active session on a thread that records.
   bool valid() const noexcept { return epoch_ != 0; }
 
  private:
@@ -37,16 +37,22 @@ class Context {
   uint32_t epoch_ = 0;
   uint32_t thread_ = 0;    // the thread's slot in the session
   uint64_t position_ = 0;  // the thread's record position when taken
+  uint64_t side_ = 0;      // the thread's side-record count when taken
 };
 
 // `CurrentContext()` returns a handle to this thread's innermost open span
-// (the innermost retained one when the cap dropped some). Not a hot-path call,
+// (the innermost retained one when the cap dropped some). When no span is
+// open but a `ContextScope` is active, the handle stands for that scope's
+// context, so hand-offs chain across threads. The span is resolved when the
+// session is collected, so the handle may outlive it. Not a hot-path call,
 // but allocation- and lock-free once the thread recorded its first span.
 Context CurrentContext() noexcept;
 
 // `ContextScope` makes `ctx`'s span the parent of the spans opened on this
-// thread while it lives (the outermost ones; their children nest normally).
-// Scopes nest. An invalid context is ignored.
+// thread while it lives and no span of this thread is open (the outermost
+// ones; their children nest normally, and a span already open on this thread
+// stays the parent of spans opened inside it). Scopes nest. An invalid
+// context, or one from another session, is ignored.
 class ContextScope {
  public:
   explicit ContextScope(const Context& ctx) noexcept;
