@@ -470,6 +470,12 @@ uint32_t BeginSlow(SiteStatic& site, uint32_t epoch) noexcept {
   if (r == nullptr) return 0;
   std::unique_lock<std::mutex> lock(r->mu);
   if (g_epoch.load(std::memory_order_relaxed) != epoch) return 0;
+  // Inside a dropped span everything is dropped: a span is never kept
+  // without its parent, even when credit came back (a thread exited).
+  if (r->dropped_open > 0) {
+    CountDrop(*r, id);
+    return kDroppedEpoch;
+  }
   Record* c = r->cursor.load(std::memory_order_relaxed);
   if (c == nullptr || c >= r->limit) {
     if (!Refill(*r)) {
