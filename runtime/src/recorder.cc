@@ -74,6 +74,26 @@ uint64_t CurrentOsTid() noexcept {
   return static_cast<uint64_t>(syscall(SYS_gettid));
 }
 
+// The recorder's own allocations (rings, side records, site tables) are not
+// the program's: a slow path that may allocate restores the thread's
+// allocation counters (spanprof::alloc) when it is done, so span deltas count
+// only what the program allocated.
+class UncountedAllocations {
+ public:
+  UncountedAllocations() noexcept
+      : count_(tls_alloc_count), bytes_(tls_alloc_bytes) {}
+  ~UncountedAllocations() {
+    tls_alloc_count = count_;
+    tls_alloc_bytes = bytes_;
+  }
+  UncountedAllocations(const UncountedAllocations&) = delete;
+  UncountedAllocations& operator=(const UncountedAllocations&) = delete;
+
+ private:
+  int64_t count_;
+  int64_t bytes_;
+};
+
 }  // namespace
 
 SessionState& Session() {
@@ -147,6 +167,7 @@ SiteStatic* FindOrInternDynamicSite(const char* name,
   static std::mutex* mu = new std::mutex();
   static auto* table =
       new std::unordered_map<DynamicKey, SiteStatic*, DynamicKeyHash>();
+  const UncountedAllocations uncounted;
   const DynamicKey key{name, tags.phase, tags.module, tags.activity};
   std::lock_guard<std::mutex> lock(*mu);
   auto it = table->find(key);
@@ -465,26 +486,31 @@ ThreadRing* BindThread(uint32_t epoch) noexcept {
 }
 
 uint32_t BeginSlow(SiteStatic& site, uint32_t epoch) noexcept {
-  const uint32_t id = InternStatic(site);
-  ThreadRing* r = BindThread(epoch);
-  if (r == nullptr) return 0;
-  std::unique_lock<std::mutex> lock(r->mu);
-  if (g_epoch.load(std::memory_order_relaxed) != epoch) return 0;
-  // Inside a dropped span everything is dropped: a span is never kept
-  // without its parent, even when credit came back (a thread exited).
-  if (r->dropped_open > 0) {
-    CountDrop(*r, id);
-    return kDroppedEpoch;
-  }
-  Record* c = r->cursor.load(std::memory_order_relaxed);
-  if (c == nullptr || c >= r->limit) {
-    if (!Refill(*r)) {
+  ThreadRing* r = nullptr;
+  Record* c = nullptr;
+  uint32_t id = 0;
+  {
+    const UncountedAllocations uncounted;
+    id = InternStatic(site);
+    r = BindThread(epoch);
+    if (r == nullptr) return 0;
+    std::lock_guard<std::mutex> lock(r->mu);
+    if (g_epoch.load(std::memory_order_relaxed) != epoch) return 0;
+    // Inside a dropped span everything is dropped: a span is never kept
+    // without its parent, even when credit came back (a thread exited).
+    if (r->dropped_open > 0) {
       CountDrop(*r, id);
       return kDroppedEpoch;
     }
     c = r->cursor.load(std::memory_order_relaxed);
+    if (c == nullptr || c >= r->limit) {
+      if (!Refill(*r)) {
+        CountDrop(*r, id);
+        return kDroppedEpoch;
+      }
+      c = r->cursor.load(std::memory_order_relaxed);
+    }
   }
-  lock.unlock();
   if (r->end_slots == 1) return WriteBegin(r, c, id, epoch);
   c[0].time = ReadClock(epoch);
   c[0].word = (kBeginRecord << kKindShift) | id;
@@ -527,6 +553,7 @@ bool AppendSide(ThreadRing& r, const SideRecord& record) {
     return true;
   }
   if (n == r.side_capacity) {
+    const UncountedAllocations uncounted;
     SessionState& session = Session();
     std::lock_guard<std::mutex> lock(r.mu);
     if (g_epoch.load(std::memory_order_relaxed) != r.epoch) return false;
@@ -581,6 +608,7 @@ void AddArgRecord(SiteStatic& key, uint32_t kind, uint64_t bits) noexcept {
   ThreadRing* r = ActiveRing();
   if (r == nullptr) return;
   if (r->dropped_open > 0) return;  // the innermost span was dropped
+  const UncountedAllocations uncounted;
   const uint32_t key_id = InternStatic(key);
   if (!AppendSide(*r, SideRecord{r->Position(), kind, key_id, bits, 0})) {
     ++r->dropped_args;
@@ -603,6 +631,7 @@ bool PushContext(uint32_t parent_epoch, uint32_t parent_slot,
                  uint64_t parent_position, uint64_t parent_side) noexcept {
   const uint32_t epoch = g_epoch.load(std::memory_order_relaxed);
   if (epoch == 0 || epoch != parent_epoch) return false;
+  const UncountedAllocations uncounted;
   ThreadRing* r = BindThread(epoch);
   if (r == nullptr) return false;
   const uint64_t index = r->side_published.load(std::memory_order_relaxed);
