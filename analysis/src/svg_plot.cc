@@ -738,6 +738,8 @@ std::string PlotTimeline(const Capture& capture,
     visible.resize(options.max_spans);
   }
 
+  const size_t drawn_before_lane_limit = visible.size();
+
   // Lanes: threads with a visible span, by (sort_index, capture order).
   std::vector<uint32_t> lane_threads;
   {
@@ -750,6 +752,28 @@ std::string PlotTimeline(const Capture& capture,
         lane_threads.begin(), lane_threads.end(), [&](uint32_t a, uint32_t b) {
           return capture.threads[a].sort_index < capture.threads[b].sort_index;
         });
+  }
+  // Too many lanes (thousands of short-lived threads): keep the busiest, by
+  // the time their drawn root-row spans cover, ties by lane order.
+  const size_t threads_with_spans = lane_threads.size();
+  const size_t max_threads = std::max<size_t>(options.max_threads, 1);
+  if (lane_threads.size() > max_threads) {
+    std::vector<int64_t> busy(capture.threads.size(), 0);
+    for (const TimelineSpan& v : visible) {
+      if (v.row == 0) {
+        int64_t& total = busy[spans[v.index].thread];
+        total = SaturatingAdd(total, v.end - v.start);
+      }
+    }
+    std::vector<uint32_t> by_busy = lane_threads;
+    std::stable_sort(by_busy.begin(), by_busy.end(),
+                     [&](uint32_t a, uint32_t b) { return busy[a] > busy[b]; });
+    std::vector<bool> keep(capture.threads.size(), false);
+    for (size_t k = 0; k < max_threads; ++k) keep[by_busy[k]] = true;
+    std::erase_if(lane_threads, [&](uint32_t t) { return !keep[t]; });
+    std::erase_if(visible, [&](const TimelineSpan& v) {
+      return !keep[spans[v.index].thread];
+    });
   }
   std::vector<uint32_t> lane_of(capture.threads.size(), 0);
   for (uint32_t l = 0; l < lane_threads.size(); ++l) {
@@ -821,9 +845,15 @@ std::string PlotTimeline(const Capture& capture,
     absl::StrAppend(&subtitle, "; showing ", FormatDuration(lo), " to ",
                     FormatDuration(hi));
   }
-  if (visible.size() < in_window) {
-    absl::StrAppend(&subtitle, "; the ", visible.size(), " longest of ",
-                    in_window, " spans drawn");
+  if (drawn_before_lane_limit < in_window) {
+    absl::StrAppend(&subtitle, "; the ", drawn_before_lane_limit,
+                    " longest of ", in_window, " spans drawn");
+  }
+  if (lane_threads.size() < threads_with_spans) {
+    absl::StrAppend(&subtitle, "; the ", lane_threads.size(), " busiest of ",
+                    threads_with_spans, " threads drawn (",
+                    drawn_before_lane_limit - visible.size(),
+                    " spans left out)");
   }
   if (capture.dropped_events > 0) {
     absl::StrAppend(&subtitle, "; ", capture.dropped_events,

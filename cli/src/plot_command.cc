@@ -31,7 +31,7 @@ constexpr std::string_view kCommand = "plot";
 constexpr FlagSpec kTimelineFlags[] = {
     {"--output", "-o", true, "OUT.svg"}, {"--width", "", true, "PX"},
     {"--from", "", true, "NS"},          {"--to", "", true, "NS"},
-    {"--max-spans", "", true, "N"},
+    {"--max-spans", "", true, "N"},      {"--max-threads", "", true, "N"},
 };
 
 constexpr FlagSpec kBreakdownFlags[] = {
@@ -166,6 +166,15 @@ int Timeline(const std::vector<std::string>& args, const CommandIo& io) {
       return UsageError(io, kCommand, "--max-spans: expected at least 1");
     }
     options.max_spans = static_cast<size_t>(**max_spans);
+  }
+  absl::StatusOr<std::optional<int64_t>> max_threads =
+      IntFlag(*flags, "--max-threads");
+  if (!max_threads.ok()) return UsageError(io, kCommand, max_threads.status());
+  if (max_threads->has_value()) {
+    if (**max_threads == 0) {
+      return UsageError(io, kCommand, "--max-threads: expected at least 1");
+    }
+    options.max_threads = static_cast<size_t>(**max_threads);
   }
   if (flags->Value("--output") == std::optional<std::string>("")) {
     return UsageError(io, kCommand, "-o: the output path is empty");

@@ -139,6 +139,8 @@ Options:
   --from NS, --to NS            show only this window (session-relative ns)
   --max-spans N                 draw at most the N longest spans
                                 (default 20000)
+  --max-threads N               draw at most the N busiest threads
+                                (default 64)
   breakdown, compare:
   --rows N                      at most N rows, 0 for all (default 25)
   compare (as `spanprof compare`):

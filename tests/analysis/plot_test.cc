@@ -351,6 +351,28 @@ TEST(PlotTimelineTest, KeepsTheLongestSpansOverTheLimit) {
   EXPECT_THAT(Texts(root), Contains(HasSubstr("the 10 longest of 50 spans")));
 }
 
+TEST(PlotTimelineTest, KeepsTheBusiestThreadsOverTheLimit) {
+  CaptureBuilder b;
+  const uint32_t site = b.Site("task");
+  for (uint64_t t = 0; t < 200; ++t) {
+    const uint32_t thread = b.Thread(1000 + t, "worker-" + std::to_string(t));
+    // Thread t is busy for 1000 + t ns.
+    b.Add(t + 1, 0, site, thread, 0, 1'000 + static_cast<int64_t>(t));
+  }
+  const XmlElement root = ParseSvg(PlotTimeline(b.Build(), {.max_threads = 3}));
+  const std::vector<std::string> texts = Texts(root);
+  EXPECT_THAT(texts, Contains("worker-199"));
+  EXPECT_THAT(texts, Contains("worker-198"));
+  EXPECT_THAT(texts, Contains("worker-197"));
+  EXPECT_THAT(texts, Not(Contains("worker-196")));
+  EXPECT_EQ(RectsTitled(root, "task").size(), 3u);
+  EXPECT_THAT(texts, Contains(HasSubstr("the 3 busiest of 200 threads")));
+  // The default keeps the figure a sane height.
+  const XmlElement all = ParseSvg(PlotTimeline(b.Build()));
+  EXPECT_EQ(RectsTitled(all, "task").size(), 64u);
+  EXPECT_LT(std::stod(all.Attribute("height")), 64 * 40 + 400);
+}
+
 TEST(PlotTimelineTest, EscapesAnyNameIntoWellFormedXml) {
   CaptureBuilder b;
   b.capture().process_name = "proc <&> \"'";

@@ -201,6 +201,7 @@ TEST_F(PlotCliTest, UsageErrorsExitTwo) {
       {"plot", "timeline", base_trace_, "--from", "-5"},
       {"plot", "timeline", base_trace_, "--from", "9", "--to", "3"},
       {"plot", "timeline", base_trace_, "--max-spans", "0"},
+      {"plot", "timeline", base_trace_, "--max-threads", "0"},
       {"plot", "breakdown", base_summary_, "--rows", "x"},
       {"plot", "breakdown", base_summary_, "--metric", "p95_ns"},
       {"plot", "compare", base_summary_},

@@ -57,6 +57,10 @@ struct TimelineOptions {
   // At most this many spans are drawn: when a capture has more in the window,
   // the longest are kept (ties by span order) and the subtitle says so.
   size_t max_spans = 20000;
+  // At most this many lanes: when more threads have spans to draw, the
+  // busiest are kept (by the time their top-row spans cover; ties by thread
+  // order) and the subtitle says so.
+  size_t max_threads = 64;
 
   friend bool operator==(const TimelineOptions&,
                          const TimelineOptions&) = default;
