@@ -545,7 +545,10 @@ Centi DrawAxis(Document& doc, Centi x0, Centi x1, Centi y, Centi grid_top,
     const Centi x = x0 + Scale(t, lo, hi, x1 - x0);
     if (grid_top < y) doc.Line(x, grid_top, x, y, "class=\"grid\"");
     doc.Line(x, y, x, y + Px(4), "class=\"tick\"");
-    doc.Text(x, y + Px(16), "axis", Escape(TickLabel(t, step, kind)), "middle");
+    const std::string label = TickLabel(t, step, kind);
+    // A label centred on the last tick may not fit: end it at the tick.
+    const bool at_edge = x + TextWidth(label, 11) / 2 > doc.width() - Px(2);
+    doc.Text(x, y + Px(16), "axis", Escape(label), at_edge ? "end" : "middle");
     if (t > std::numeric_limits<int64_t>::max() - step) break;
   }
   doc.Line(x0, y, x1, y, "class=\"tick\"");
@@ -929,11 +932,11 @@ std::string PlotTimeline(const Capture& capture,
     lane_top[l] = y;
     y += 2 * kLanePadding + static_cast<Centi>(lane_rows[l]) * kRowPitch;
   }
-  const Centi lanes_bottom = y;
   if (lane_threads.empty()) {
     doc.Text(x0, y + Px(20), "note", Escape("no spans in this window"));
     y += Px(32);
   }
+  const Centi lanes_bottom = y;
 
   // Lane backgrounds and labels, then the axis (its grid lies over the
   // backgrounds and under the spans).
