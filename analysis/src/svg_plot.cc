@@ -1266,7 +1266,7 @@ StatusStyle StyleOf(RowStatus status) {
 std::string FormatChange(const ComparisonRow& row, ValueKind kind) {
   if (!row.delta.has_value()) return "";
   if (*row.delta == 0) return "no change";
-  const std::string delta =
+  std::string delta =
       absl::StrCat(*row.delta > 0 ? "+" : "", FormatValue(*row.delta, kind));
   if (!row.change_bps.has_value()) return delta;
   // One decimal of a percent, truncated toward zero: 5023 bps → "+50.2%".
