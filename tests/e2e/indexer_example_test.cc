@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -172,8 +173,9 @@ TEST(IndexerExampleTest, SlowParseDoesTheSameWorkAndCompareFindsTheRegression) {
   const analysis::Row* slow_tok = FindRow(*slow_summary, "file.tokenize");
   ASSERT_TRUE(base_tok && slow_tok);
   EXPECT_EQ(base_tok->self_heartbeats, slow_tok->self_heartbeats);
-  // Quadratic vs linear over files of several KiB: many times slower.
-  EXPECT_GT(slow_tok->p95_ns, 4 * base_tok->p95_ns);
+  // Quadratic vs linear over files of several KiB: many times slower. The
+  // median, because a busy machine can stall any few spans.
+  EXPECT_GT(slow_tok->median_ns, 3 * base_tok->median_ns);
 
   const std::string spanprof = SPANPROF_TEST_BIN_DIR "/spanprof";
   // Same work: the heartbeat gate passes.
@@ -181,12 +183,21 @@ TEST(IndexerExampleTest, SlowParseDoesTheSameWorkAndCompareFindsTheRegression) {
       RunProcess({spanprof, "compare", base.summary, slow.summary, "--metric",
                   "self_heartbeats"});
   EXPECT_EQ(same_work.exit_code, 0) << same_work.out << same_work.err;
-  // More time: the p95 gate fails, naming the tokenizer.
+  // More time: a median gate fails on the tokenizer (at least 2x and
+  // +50 us per file).
   const ProcessResult gate = RunProcess(
-      {spanprof, "compare", base.summary, slow.summary, "--metric", "p95_ns",
-       "--absolute-tolerance", "200000", "--relative-tolerance-bps", "5000"});
+      {spanprof, "compare", base.summary, slow.summary, "--metric", "median_ns",
+       "--absolute-tolerance", "50000", "--relative-tolerance-bps", "10000"});
   EXPECT_EQ(gate.exit_code, 1) << gate.out << gate.err;
-  EXPECT_THAT(gate.out, HasSubstr("file.tokenize"));
+  bool tokenizer_regressed = false;
+  std::istringstream lines(gate.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("regressed", 0) == 0 &&
+        line.find("file.tokenize") != std::string::npos) {
+      tokenizer_regressed = true;
+    }
+  }
+  EXPECT_TRUE(tokenizer_regressed) << gate.out;
 }
 
 TEST(IndexerExampleTest, DisabledRunIndexesAndWritesNoCapture) {
