@@ -1,5 +1,5 @@
-// Schedules: the DESIGN.md section 5 step function and RunScheduled(), which
-// runs each cycle's active steps as the body of one ordinary session.
+// Schedules: the step function (docs/guide.md, chapter 6) and RunScheduled(),
+// which runs each cycle's active steps as the body of one ordinary session.
 #include "spanprof/schedule.h"
 
 #include <cstdint>

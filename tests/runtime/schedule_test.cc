@@ -1,4 +1,4 @@
-// Schedules: the DESIGN.md section 5 laws over many random schedules, and
+// Schedules: the laws of the step function over many random schedules, and
 // RunScheduled() writing one real capture per cycle holding only the active
 // steps.
 #include "spanprof/schedule.h"

@@ -10,7 +10,7 @@
 // and `active` steps are recorded. Each cycle's active steps form one capture
 // with one root span, written to the configured trace and summary paths —
 // with a `-cycleN` suffix (N = the 0-based cycle) when more than one cycle
-// saves. See DESIGN.md section 5.
+// saves. docs/guide.md (chapter 6) walks through an example.
 //
 // Example (22 steps: 0-1 skip; cycle 0 = wait 2, warmup 3, active 4-6;
 // cycle 1 = wait 7, warmup 8, active 9-11; 12-21 skip, the repeats are done):
