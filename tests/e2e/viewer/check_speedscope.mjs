@@ -4,27 +4,30 @@
 //
 // Usage:
 //   node check_speedscope.mjs --speedscope DIR --chromium BIN --trace FILE
-//       --screenshot OUT.png [--expect NAME]...
-// DIR is the speedscope package folder (node_modules/speedscope). Exits 0
-// when every expected name is in the sandwich view's table, 1 when one is
-// missing, 2 on a usage or setup error. Prints what it did on stdout.
+//       --screenshot OUT.png [--expect NAME]... [--expect-once NAME]...
+// DIR is the speedscope package folder (node_modules/speedscope); FILE any
+// format speedscope imports (a Chrome trace, folded stacks). Exits 0 when
+// every --expect name is in the sandwich view's table, and every
+// --expect-once name is exactly one row of it (its calls merged into one
+// frame); 1 when not; 2 on a usage or setup error. Prints what it found.
 import {spawn} from 'node:child_process';
 import {createServer} from 'node:http';
 import {readFile, stat} from 'node:fs/promises';
-import {extname, join, normalize, resolve, sep} from 'node:path';
+import {basename, extname, join, normalize, resolve, sep} from 'node:path';
 
 function usage(message) {
   console.error(`check_speedscope: ${message}`);
   process.exit(2);
 }
 
-const options = {expect: []};
+const options = {expect: [], expectOnce: []};
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i += 2) {
   const key = argv[i];
   const value = argv[i + 1];
   if (value === undefined) usage(`${key} needs a value`);
   if (key === '--expect') options.expect.push(value);
+  else if (key === '--expect-once') options.expectOnce.push(value);
   else if (['--speedscope', '--chromium', '--trace', '--screenshot'].includes(key))
     options[key.slice(2)] = value;
   else usage(`unknown option ${key}`);
@@ -103,13 +106,15 @@ function chromium(url, extra) {
   });
 }
 
-const base = `http://127.0.0.1:${port}/index.html#profileURL=${encodeURIComponent('/trace.json')}&title=spanprof-trace.json`;
+const title = basename(options.trace);
+const base = `http://127.0.0.1:${port}/index.html#profileURL=${encodeURIComponent('/trace.json')}` +
+    `&title=${encodeURIComponent(title)}`;
 let status = 0;
 try {
   // The sandwich view lists every frame by name in a DOM table.
   const dom = await chromium(`${base}&view=sandwich`, ['--dump-dom']);
   const missing = options.expect.filter((name) => !dom.includes(name));
-  if (!dom.includes('spanprof-trace.json')) {
+  if (!dom.includes(title)) {
     console.log('speedscope did not show the profile title: the trace did not load');
     status = 1;
   }
@@ -117,6 +122,13 @@ try {
     console.log(`${missing.includes(name) ? 'MISSING' : 'found'} ${name}`);
   }
   if (missing.length > 0) status = 1;
+  // A table cell holding exactly the name.
+  const escaped = (name) => name.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  for (const name of options.expectOnce) {
+    const rows = dom.split(`>${escaped(name)}<`).length - 1;
+    console.log(`${rows === 1 ? 'found once' : `found ${rows} times`} ${name}`);
+    if (rows !== 1) status = 1;
+  }
   // The time-ordered flame chart, for people to look at.
   await chromium(`${base}&view=time-ordered`, [`--screenshot=${resolve(options.screenshot)}`]);
   console.log(`screenshot ${resolve(options.screenshot)}`);
