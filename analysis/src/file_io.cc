@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -18,6 +19,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "file_io_internal.h"
+#include "spanprof/analysis/status_macros.h"
 
 namespace spanprof::analysis {
 namespace {
@@ -40,34 +43,6 @@ absl::Status ErrnoError(int error, std::string_view what,
       return absl::InternalError(message);
   }
 }
-
-// Closes a file descriptor and, unless released, unlinks the temporary file.
-class TempFile {
- public:
-  TempFile(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
-  TempFile(const TempFile&) = delete;
-  TempFile& operator=(const TempFile&) = delete;
-  ~TempFile() {
-    if (fd_ >= 0) ::close(fd_);
-    if (!path_.empty()) ::unlink(path_.c_str());
-  }
-
-  int fd() const { return fd_; }
-  const std::string& path() const { return path_; }
-
-  // Closes the descriptor; returns errno on failure, 0 otherwise.
-  int Close() {
-    const int fd = fd_;
-    fd_ = -1;
-    return ::close(fd) == 0 ? 0 : errno;
-  }
-  // The file was renamed into place: do not unlink it.
-  void Release() { path_.clear(); }
-
- private:
-  int fd_;
-  std::string path_;
-};
 
 int WriteAll(int fd, std::string_view bytes) {
   const char* data = bytes.data();
@@ -138,8 +113,89 @@ absl::StatusOr<std::string> Gunzip(std::string_view bytes,
 
 }  // namespace
 
-absl::Status WriteFileAtomically(const std::string& path,
-                                 std::string_view bytes) {
+namespace internal {
+
+bool EndsWithGz(std::string_view path) {
+  return path.size() >= 3 && path.substr(path.size() - 3) == ".gz";
+}
+
+struct GzipStream::State {
+  z_stream stream{};
+  bool initialised = false;
+};
+
+GzipStream::GzipStream() : state_(std::make_unique<State>()) {}
+
+GzipStream::~GzipStream() {
+  if (state_->initialised) deflateEnd(&state_->stream);
+}
+
+absl::StatusOr<std::unique_ptr<GzipStream>> GzipStream::Create() {
+  std::unique_ptr<GzipStream> gzip(new GzipStream());
+  // Level 1: traces are large and written at session end; speed matters more
+  // than the last few percent of size. 16 + MAX_WBITS: gzip framing.
+  if (deflateInit2(&gzip->state_->stream, Z_BEST_SPEED, Z_DEFLATED,
+                   16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+    return absl::InternalError("gzip: cannot initialise zlib");
+  }
+  gzip->state_->initialised = true;
+  return gzip;
+}
+
+absl::Status GzipStream::Compress(std::string_view bytes, bool finish,
+                                  std::string* out) {
+  z_stream& stream = state_->stream;
+  const unsigned char* next =
+      reinterpret_cast<const unsigned char*>(bytes.data());
+  size_t left = bytes.size();
+  for (;;) {
+    if (stream.avail_in == 0 && left > 0) {
+      const size_t chunk = std::min(left, kZlibChunk);
+      // zlib's API takes a non-const pointer but does not write through it.
+      stream.next_in = const_cast<unsigned char*>(next);
+      stream.avail_in = static_cast<uInt>(chunk);
+      next += chunk;
+      left -= chunk;
+    }
+    const size_t produced = out->size();
+    const size_t room = std::max<size_t>(
+        64 * 1024, std::min<size_t>(stream.avail_in / 2, kZlibChunk));
+    out->resize(produced + room);
+    stream.next_out = reinterpret_cast<unsigned char*>(out->data() + produced);
+    stream.avail_out = static_cast<uInt>(room);
+    const bool last_input = left == 0;
+    const int result =
+        deflate(&stream, finish && last_input ? Z_FINISH : Z_NO_FLUSH);
+    out->resize(produced + room - stream.avail_out);
+    if (result == Z_STREAM_END) return absl::OkStatus();
+    if (result != Z_OK && result != Z_BUF_ERROR) {
+      return absl::InternalError(
+          absl::StrCat("gzip: compression failed (zlib error ", result, ")"));
+    }
+    // Without `finish`, stop once zlib has taken all input and has no more
+    // output ready; with it, go on until Z_STREAM_END.
+    if (!finish && last_input && stream.avail_in == 0 &&
+        stream.avail_out != 0) {
+      return absl::OkStatus();
+    }
+  }
+}
+
+OutputFile::OutputFile(std::string path, std::string temp_path, std::string dir,
+                       int fd, std::unique_ptr<GzipStream> gzip)
+    : path_(std::move(path)),
+      temp_path_(std::move(temp_path)),
+      dir_(std::move(dir)),
+      fd_(fd),
+      gzip_(std::move(gzip)) {}
+
+OutputFile::~OutputFile() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!committed_) ::unlink(temp_path_.c_str());
+}
+
+absl::StatusOr<std::unique_ptr<OutputFile>> OutputFile::Create(
+    const std::string& path, bool gzip) {
   if (path.empty()) {
     return absl::InvalidArgumentError("write: empty output path");
   }
@@ -154,6 +210,10 @@ absl::Status WriteFileAtomically(const std::string& path,
     }
   } else {
     dir = ".";
+  }
+  std::unique_ptr<GzipStream> compressor;
+  if (gzip) {
+    SPANPROF_ASSIGN_OR_RETURN(compressor, GzipStream::Create());
   }
 
   // A unique name in the same directory, so that rename() is atomic. The
@@ -173,29 +233,65 @@ absl::Status WriteFileAtomically(const std::string& path,
   if (fd < 0) {
     return ErrnoError(errno, "write: cannot create a temporary file for", path);
   }
-  TempFile temp(fd, temp_path);
-  if (const int error = WriteAll(temp.fd(), bytes); error != 0) {
-    return ErrnoError(error, "write: cannot write", path);
+  return std::unique_ptr<OutputFile>(new OutputFile(
+      path, std::move(temp_path), dir.string(), fd, std::move(compressor)));
+}
+
+absl::Status OutputFile::WriteRaw(std::string_view bytes) {
+  if (const int error = WriteAll(fd_, bytes); error != 0) {
+    return ErrnoError(error, "write: cannot write", path_);
   }
-  if (::fsync(temp.fd()) != 0) {
-    return ErrnoError(errno, "write: cannot fsync", path);
+  return absl::OkStatus();
+}
+
+absl::Status OutputFile::Write(std::string_view bytes) {
+  if (committed_ || fd_ < 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("write: ", path_, " is already closed"));
   }
-  if (const int error = temp.Close(); error != 0) {
-    return ErrnoError(error, "write: cannot close", path);
+  if (gzip_ == nullptr) return WriteRaw(bytes);
+  compressed_.clear();
+  SPANPROF_RETURN_IF_ERROR(gzip_->Compress(bytes, false, &compressed_));
+  return WriteRaw(compressed_);
+}
+
+absl::Status OutputFile::Commit() {
+  if (committed_ || fd_ < 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("write: ", path_, " is already closed"));
   }
-  if (::rename(temp.path().c_str(), path.c_str()) != 0) {
+  if (gzip_ != nullptr) {
+    compressed_.clear();
+    SPANPROF_RETURN_IF_ERROR(gzip_->Compress({}, true, &compressed_));
+    SPANPROF_RETURN_IF_ERROR(WriteRaw(compressed_));
+  }
+  if (::fsync(fd_) != 0) return ErrnoError(errno, "write: cannot fsync", path_);
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) return ErrnoError(errno, "write: cannot close", path_);
+  if (::rename(temp_path_.c_str(), path_.c_str()) != 0) {
     return ErrnoError(errno, "write: cannot rename the temporary file onto",
-                      path);
+                      path_);
   }
-  temp.Release();
+  committed_ = true;
   // Make the rename itself durable; failure here does not lose the data
   // already written, so it is not reported.
-  const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  const int dir_fd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir_fd >= 0) {
     ::fsync(dir_fd);
     ::close(dir_fd);
   }
   return absl::OkStatus();
+}
+
+}  // namespace internal
+
+absl::Status WriteFileAtomically(const std::string& path,
+                                 std::string_view bytes) {
+  SPANPROF_ASSIGN_OR_RETURN(std::unique_ptr<internal::OutputFile> file,
+                            internal::OutputFile::Create(path, false));
+  SPANPROF_RETURN_IF_ERROR(file->Write(bytes));
+  return file->Commit();
 }
 
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
@@ -231,45 +327,11 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
 }
 
 absl::StatusOr<std::string> GzipCompress(std::string_view bytes) {
-  z_stream stream{};
-  // Level 1: traces are large and written at session end; speed matters more
-  // than the last few percent of size. 16 + MAX_WBITS: gzip framing.
-  if (deflateInit2(&stream, Z_BEST_SPEED, Z_DEFLATED, 16 + MAX_WBITS, 8,
-                   Z_DEFAULT_STRATEGY) != Z_OK) {
-    return absl::InternalError("gzip: cannot initialise zlib");
-  }
+  SPANPROF_ASSIGN_OR_RETURN(std::unique_ptr<internal::GzipStream> gzip,
+                            internal::GzipStream::Create());
   std::string out;
-  out.resize(deflateBound(&stream, static_cast<uLong>(std::min<size_t>(
-                                       bytes.size(), kZlibChunk))) +
-             64);
-  size_t produced = 0;
-  const unsigned char* next =
-      reinterpret_cast<const unsigned char*>(bytes.data());
-  size_t left = bytes.size();
-  int result = Z_OK;
-  for (;;) {
-    if (stream.avail_in == 0 && left > 0) {
-      const size_t chunk = std::min(left, kZlibChunk);
-      stream.next_in = const_cast<unsigned char*>(next);
-      stream.avail_in = static_cast<uInt>(chunk);
-      next += chunk;
-      left -= chunk;
-    }
-    if (produced == out.size()) out.resize(out.size() * 2);
-    const size_t room = std::min(out.size() - produced, kZlibChunk);
-    stream.next_out = reinterpret_cast<unsigned char*>(out.data() + produced);
-    stream.avail_out = static_cast<uInt>(room);
-    result = deflate(&stream, left == 0 ? Z_FINISH : Z_NO_FLUSH);
-    produced += room - stream.avail_out;
-    if (result == Z_STREAM_END) break;
-    if (result != Z_OK && result != Z_BUF_ERROR) break;
-  }
-  deflateEnd(&stream);
-  if (result != Z_STREAM_END) {
-    return absl::InternalError(
-        absl::StrCat("gzip: compression failed (zlib error ", result, ")"));
-  }
-  out.resize(produced);
+  out.reserve(bytes.size() / 4 + 64);
+  SPANPROF_RETURN_IF_ERROR(gzip->Compress(bytes, true, &out));
   return out;
 }
 

@@ -22,9 +22,9 @@ namespace {
 constexpr uint64_t kDenseFactor = 4;
 constexpr uint64_t kDenseSlack = 1024;
 
-bool OrderLess(const Span& a, uint32_t ia, const Span& b, uint32_t ib) {
-  return std::tie(a.thread, a.start_ns, a.depth, a.id, ia) <
-         std::tie(b.thread, b.start_ns, b.depth, b.id, ib);
+bool OrderLess(const Span& a, const Span& b) {
+  return std::tie(a.thread, a.start_ns, a.depth) <
+         std::tie(b.thread, b.start_ns, b.depth);
 }
 
 std::string Interval(const Span& span) {
@@ -38,41 +38,60 @@ Forest::Forest(const Capture& capture) {
   const size_t n = spans.size();
   const uint32_t count = static_cast<uint32_t>(n);
 
-  // Order: the collector's order is (thread, start_ns, depth); check it in
-  // O(n) and only sort when the capture is not already in order.
+  // Pass 1: is the capture in the collector's order, and which ids occur.
+  bool sorted = true;
+  uint64_t min_id = UINT64_MAX;
+  uint64_t max_id = 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    const Span& span = spans[i];
+    if (i > 0 && OrderLess(span, spans[i - 1])) sorted = false;
+    min_id = std::min(min_id, span.id);
+    max_id = std::max(max_id, span.id);
+  }
   order_.resize(n);
   std::iota(order_.begin(), order_.end(), 0u);
-  bool sorted = true;
-  for (uint32_t i = 1; i < count; ++i) {
-    if (OrderLess(spans[i], i, spans[i - 1], i - 1)) {
-      sorted = false;
-      break;
-    }
-  }
   if (!sorted) {
-    std::sort(order_.begin(), order_.end(), [&](uint32_t a, uint32_t b) {
-      return OrderLess(spans[a], a, spans[b], b);
+    std::stable_sort(order_.begin(), order_.end(), [&](uint32_t a, uint32_t b) {
+      return OrderLess(spans[a], spans[b]);
     });
   }
 
-  // Id index.
-  uint64_t max_id = 0;
-  for (const Span& span : spans) max_id = std::max(max_id, span.id);
-  dense_ = max_id <= kDenseFactor * n + kDenseSlack;
+  // Pass 2: the id index, and every parent that is already indexed (in the
+  // collector's order, same-thread parents always are).
+  dense_ = n == 0 || max_id - min_id <= kDenseFactor * n + kDenseSlack;
+  parent_.assign(n, kNone);
+  std::vector<uint32_t> unresolved;
+  bool depths_consistent = true;
+  auto link = [&](uint32_t i, uint32_t parent) {
+    parent_[i] = parent;
+    if (spans[i].depth != spans[parent].depth + 1) depths_consistent = false;
+  };
   if (dense_) {
-    dense_index_.assign(static_cast<size_t>(max_id) + 1, kNone);
+    id_base_ = n == 0 ? 0 : min_id;
+    dense_index_.assign(n == 0 ? 0 : static_cast<size_t>(max_id - min_id) + 1,
+                        kNone);
     for (uint32_t i = 0; i < count; ++i) {
-      uint32_t& slot = dense_index_[static_cast<size_t>(spans[i].id)];
+      const Span& span = spans[i];
+      uint32_t& slot = dense_index_[static_cast<size_t>(span.id - id_base_)];
       if (slot == kNone) {
         slot = i;
       } else {
         duplicates_.push_back(i);
       }
+      if (span.parent_id == 0) continue;
+      const uint64_t offset = span.parent_id - id_base_;
+      if (span.parent_id >= id_base_ && offset < dense_index_.size() &&
+          dense_index_[static_cast<size_t>(offset)] != kNone) {
+        link(i, dense_index_[static_cast<size_t>(offset)]);
+      } else {
+        unresolved.push_back(i);
+      }
     }
   } else {
     sparse_index_.reserve(n);
-    for (uint32_t i = 0; i < count; ++i)
+    for (uint32_t i = 0; i < count; ++i) {
       sparse_index_.emplace_back(spans[i].id, i);
+    }
     std::sort(sparse_index_.begin(), sparse_index_.end());
     size_t kept = 0;
     for (size_t k = 0; k < sparse_index_.size(); ++k) {
@@ -84,20 +103,20 @@ Forest::Forest(const Capture& capture) {
     }
     sparse_index_.resize(kept);
     std::sort(duplicates_.begin(), duplicates_.end());
+    for (uint32_t i = 0; i < count; ++i) {
+      if (spans[i].parent_id != 0) unresolved.push_back(i);
+    }
+  }
+  // A parent indexed later: a cross-thread parent on a later thread, or an
+  // irregular capture. (A duplicate id resolves to its first span either
+  // way: the dense pass only links to a slot's first owner.)
+  for (uint32_t i : unresolved) {
+    const std::optional<uint32_t> parent = Find(spans[i].parent_id);
+    if (parent.has_value()) link(i, *parent);
   }
 
-  // Parents. Depth strictly increases along consistent links, so a loop is
-  // only possible when some depth is inconsistent: only then look for loops.
-  parent_.assign(n, kNone);
-  bool depths_consistent = true;
-  for (uint32_t i = 0; i < count; ++i) {
-    const Span& span = spans[i];
-    if (span.parent_id == 0) continue;
-    const std::optional<uint32_t> parent = Find(span.parent_id);
-    if (!parent.has_value()) continue;
-    parent_[i] = *parent;
-    if (span.depth != spans[*parent].depth + 1) depths_consistent = false;
-  }
+  // Depth strictly increases along consistent links, so a loop is only
+  // possible when some depth is inconsistent: only then look for loops.
   if (!depths_consistent) {
     enum : uint8_t { kUnvisited, kOnPath, kDone };
     std::vector<uint8_t> state(n, kUnvisited);
@@ -123,11 +142,17 @@ Forest::Forest(const Capture& capture) {
 
   // Children (CSR), filled in `order_` so each list is in that order.
   child_offsets_.assign(n + 1, 0);
+  size_t root_count = 0;
   for (uint32_t i = 0; i < count; ++i) {
-    if (parent_[i] != kNone) ++child_offsets_[parent_[i] + 1];
+    if (parent_[i] == kNone) {
+      ++root_count;
+    } else {
+      ++child_offsets_[parent_[i] + 1];
+    }
   }
   for (size_t i = 0; i < n; ++i) child_offsets_[i + 1] += child_offsets_[i];
   child_list_.resize(child_offsets_[n]);
+  roots_.reserve(root_count);
   std::vector<uint32_t> fill(child_offsets_.begin(), child_offsets_.end() - 1);
   for (uint32_t i : order_) {
     const uint32_t parent = parent_[i];
@@ -141,8 +166,10 @@ Forest::Forest(const Capture& capture) {
 
 std::optional<uint32_t> Forest::Find(uint64_t id) const {
   if (dense_) {
-    if (id >= dense_index_.size()) return std::nullopt;
-    const uint32_t index = dense_index_[static_cast<size_t>(id)];
+    if (id < id_base_ || id - id_base_ >= dense_index_.size()) {
+      return std::nullopt;
+    }
+    const uint32_t index = dense_index_[static_cast<size_t>(id - id_base_)];
     if (index == kNone) return std::nullopt;
     return index;
   }

@@ -48,20 +48,6 @@ void AppendJsonString(std::string* out, std::string_view s) {
   out->push_back('"');
 }
 
-void AppendInt(std::string* out, int64_t value) {
-  char buffer[24];
-  const std::to_chars_result result =
-      std::to_chars(buffer, buffer + sizeof(buffer), value);
-  out->append(buffer, static_cast<size_t>(result.ptr - buffer));
-}
-
-void AppendUint(std::string* out, uint64_t value) {
-  char buffer[24];
-  const std::to_chars_result result =
-      std::to_chars(buffer, buffer + sizeof(buffer), value);
-  out->append(buffer, static_cast<size_t>(result.ptr - buffer));
-}
-
 void AppendDouble(std::string* out, double value) {
   if (!std::isfinite(value)) {
     out->append("null");

@@ -23,6 +23,7 @@
 #ifndef SPANPROF_ANALYSIS_SRC_JSON_WRITER_H_
 #define SPANPROF_ANALYSIS_SRC_JSON_WRITER_H_
 
+#include <charconv>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -35,9 +36,20 @@ namespace spanprof::analysis {
 // copied as they are (the input is expected to be UTF-8).
 void AppendJsonString(std::string* out, std::string_view s);
 
-// `AppendInt()` / `AppendUint()` append a decimal integer.
-void AppendInt(std::string* out, int64_t value);
-void AppendUint(std::string* out, uint64_t value);
+// `AppendInt()` / `AppendUint()` append a decimal integer. (Inline: the trace
+// writer calls them several times per span.)
+inline void AppendInt(std::string* out, int64_t value) {
+  char buffer[24];
+  const std::to_chars_result result =
+      std::to_chars(buffer, buffer + sizeof(buffer), value);
+  out->append(buffer, static_cast<size_t>(result.ptr - buffer));
+}
+inline void AppendUint(std::string* out, uint64_t value) {
+  char buffer[24];
+  const std::to_chars_result result =
+      std::to_chars(buffer, buffer + sizeof(buffer), value);
+  out->append(buffer, static_cast<size_t>(result.ptr - buffer));
+}
 
 // `AppendDouble()` appends the shortest text that reads back as exactly
 // `value`, always with a '.' or an exponent so that readers can tell it from

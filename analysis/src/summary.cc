@@ -1,41 +1,46 @@
 // Summarize(): validation, timing, grouping by key, exact percentiles, totals;
 // and the summary writer. (The strict reader is summary_reader.cc.)
+//
+// Two paths compute the same summary. The general path builds a `Forest`,
+// computes per-span timings and validates the forest; it handles any capture.
+// The canonical path is one streaming pass with a per-thread stack of open
+// spans, for the captures the collector produces (sorted by thread and start,
+// dense ids, a valid forest); it gives up at the first irregularity of any
+// kind, and the general path then recomputes everything, so issues and
+// numbers always come from the reference semantics. A randomized test checks
+// that both paths agree.
 #include "spanprof/analysis/summary.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/numeric/int128.h"
 #include "absl/status/status.h"
+#include "file_io_internal.h"
 #include "json_writer.h"
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/forest.h"
 #include "spanprof/analysis/status_macros.h"
 #include "spanprof/analysis/timing.h"
 #include "spanprof/capture.h"
+#include "summary_internal.h"
 
 namespace spanprof::analysis {
 namespace {
 
-constexpr uint32_t kNoRow = UINT32_MAX;
+constexpr uint32_t kNone = UINT32_MAX;
 
 // The key of spans whose site index is out of range (a validation issue):
 // they still count, so that the rows add up to the event count.
 constexpr std::string_view kInvalidSiteName = "(invalid site)";
-
-// Per-row accumulators beyond what `Row` holds.
-struct RowState {
-  uint64_t durations_begin = 0;  // into the shared durations array
-  uint64_t durations_end = 0;
-  uint32_t last_thread = UINT32_MAX;
-  std::vector<uint32_t> threads;  // one entry per run of equal threads
-};
 
 // Sums saturate instead of overflowing on corrupt captures.
 void SatAccumulate(int64_t& sum, int64_t value) {
@@ -44,12 +49,396 @@ void SatAccumulate(int64_t& sum, int64_t value) {
   }
 }
 
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() &&
-         s.substr(s.size() - suffix.size()) == suffix;
+// Accumulates rows and totals from finished spans, in any order.
+class RowAccumulator {
+ public:
+  explicit RowAccumulator(const Capture& capture)
+      : capture_(capture), row_of_site_(capture.sites.size(), kNone) {}
+
+  uint32_t RowForSite(uint32_t site) {
+    if (site < row_of_site_.size() && row_of_site_[site] != kNone) {
+      return row_of_site_[site];
+    }
+    return NewRowForSite(site);
+  }
+
+  uint32_t NewRowForSite(uint32_t site) {
+    if (site >= row_of_site_.size()) {
+      return RowForKey(RowKey{std::string(kInvalidSiteName), "", "", ""});
+    }
+    uint32_t& row = row_of_site_[site];
+    if (row == kNone) {
+      const Site& s = capture_.sites[site];
+      row = RowForKey(RowKey{s.name, s.phase, s.module, s.activity});
+    }
+    return row;
+  }
+
+  // Adds one span with its timing to row `row`.
+  void Add(const Span& span, uint32_t row, int64_t inclusive_ns,
+           int64_t self_ns, uint64_t self_heartbeats) {
+    State& state = states_[row];
+    Row& r = state.row;
+    ++r.calls;
+    state.durations.push_back(inclusive_ns);
+    SatAccumulate(r.total_ns, inclusive_ns);
+    SatAccumulate(r.self_ns, self_ns);
+    r.min_ns = std::min(r.min_ns, inclusive_ns);
+    r.max_ns = std::max(r.max_ns, inclusive_ns);
+    r.total_heartbeats += span.heartbeats;
+    r.self_heartbeats += self_heartbeats;
+    if (capture_.alloc_measured) {
+      SatAccumulate(*r.alloc_count, span.alloc_count);
+      SatAccumulate(*r.alloc_bytes, span.alloc_bytes);
+    }
+    if (span.flags & kSpanException) ++r.exceptions;
+    if (span.flags & kSpanUnfinished) {
+      ++r.unfinished;
+      ++unfinished_;
+    }
+    if (span.thread != state.last_thread) {
+      state.last_thread = span.thread;
+      state.threads.push_back(span.thread);
+    }
+    max_depth_ = std::max(max_depth_, span.depth);
+    SatAccumulate(recorded_ns_, self_ns);
+    recorded_heartbeats_ += self_heartbeats;
+  }
+
+  // Writes rows and totals into `summary` (the capture-copied fields and the
+  // validation issues must already be there).
+  void Finish(Summary& summary) {
+    for (const SiteDrops& drops : capture_.dropped_by_site) {
+      if (drops.count == 0) continue;
+      states_[RowForSite(drops.site)].row.dropped += drops.count;
+    }
+    summary.event_count = capture_.spans.size();
+    summary.max_depth = max_depth_;
+    summary.recorded_thread_time_ns = recorded_ns_;
+    summary.recorded_heartbeats = recorded_heartbeats_;
+    summary.unfinished_events = unfinished_;
+    summary.complete = capture_.finished_normally &&
+                       capture_.dropped_events == 0 && unfinished_ == 0 &&
+                       summary.validation_issues.empty();
+
+    std::vector<uint32_t> all_threads;
+    std::vector<Row> rows;
+    rows.reserve(states_.size());
+    for (State& state : states_) {
+      Row& row = state.row;
+      std::sort(state.threads.begin(), state.threads.end());
+      state.threads.erase(
+          std::unique(state.threads.begin(), state.threads.end()),
+          state.threads.end());
+      row.threads = state.threads.size();
+      all_threads.insert(all_threads.end(), state.threads.begin(),
+                         state.threads.end());
+      row.label = RowLabel(row.key);
+      if (row.calls == 0) {
+        row.min_ns = 0;
+      } else {
+        row.mean_ns = row.total_ns / static_cast<int64_t>(row.calls);
+        // Three selections (O(calls)) instead of a sort: the ranks are
+        // nondecreasing, so each one selects within the previous tail.
+        std::vector<int64_t>& d = state.durations;
+        size_t from = 0;
+        for (auto [per_10000, field] :
+             {std::pair{uint32_t{5000}, &row.median_ns},
+              std::pair{uint32_t{9500}, &row.p95_ns},
+              std::pair{uint32_t{9900}, &row.p99_ns}}) {
+          const size_t nth =
+              static_cast<size_t>(NearestRank(row.calls, per_10000) - 1);
+          if (nth >= from) {
+            std::nth_element(d.begin() + static_cast<ptrdiff_t>(from),
+                             d.begin() + static_cast<ptrdiff_t>(nth), d.end());
+            from = nth + 1;
+          }
+          *field = d[nth];
+        }
+        row.share_permille =
+            recorded_ns_ == 0 ? 0
+                              : static_cast<int64_t>(absl::int128(row.self_ns) *
+                                                     1000 / recorded_ns_);
+      }
+      rows.push_back(std::move(row));
+    }
+    std::sort(all_threads.begin(), all_threads.end());
+    summary.thread_count = static_cast<uint64_t>(
+        std::unique(all_threads.begin(), all_threads.end()) -
+        all_threads.begin());
+    std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+      if (a.self_ns != b.self_ns) return a.self_ns > b.self_ns;
+      return a.key < b.key;
+    });
+    summary.rows = std::move(rows);
+  }
+
+ private:
+  struct State {
+    Row row;
+    std::vector<int64_t> durations;
+    uint32_t last_thread = kNone;
+    std::vector<uint32_t> threads;  // one entry per run of equal threads
+  };
+
+  uint32_t RowForKey(RowKey key) {
+    auto [it, inserted] = row_of_key_.emplace(
+        std::move(key), static_cast<uint32_t>(states_.size()));
+    if (inserted) {
+      State& state = states_.emplace_back();
+      state.row.key = it->first;
+      state.row.min_ns = INT64_MAX;
+      if (capture_.alloc_measured) {
+        state.row.alloc_count = 0;
+        state.row.alloc_bytes = 0;
+      }
+    }
+    return it->second;
+  }
+
+  const Capture& capture_;
+  std::vector<uint32_t> row_of_site_;
+  std::map<RowKey, uint32_t> row_of_key_;
+  std::vector<State> states_;
+  uint32_t max_depth_ = 0;
+  uint64_t unfinished_ = 0;
+  int64_t recorded_ns_ = 0;
+  uint64_t recorded_heartbeats_ = 0;
+};
+
+// The reference: forest, timings, validation, then rows.
+void SummarizeGeneral(const Capture& capture, Summary& summary) {
+  const Forest forest(capture);
+  const std::vector<SpanTiming> timings = ComputeTimings(capture, forest);
+  summary.validation_issues = ValidateForest(capture, forest);
+  RowAccumulator rows(capture);
+  for (size_t i = 0; i < capture.spans.size(); ++i) {
+    const Span& span = capture.spans[i];
+    const SpanTiming& timing = timings[i];
+    rows.Add(span, rows.RowForSite(span.site), timing.inclusive_ns,
+             timing.self_ns, timing.self_heartbeats);
+  }
+  rows.Finish(summary);
+}
+
+// Ids up to this many times the span count past the smallest one use the
+// dense index; the runtime numbers spans consecutively.
+constexpr uint64_t kDenseFactor = 4;
+constexpr uint64_t kDenseSlack = 1024;
+
+enum class Canonical { kDone, kNotCanonical, kIdOutsideWindow };
+
+// The streaming path, with the dense id index covering ids
+// [id_base, id_base + id_window). Returns kNotCanonical, having written
+// nothing to `summary`, as soon as the capture is not a canonical valid
+// forest: unsorted, duplicate ids, any validation issue, or a sum that would
+// overflow; kIdOutsideWindow when an id does not fit the index.
+Canonical SummarizeCanonical(const Capture& capture, Summary& summary,
+                             uint64_t id_base, size_t id_window) {
+  const std::vector<Span>& spans = capture.spans;
+  const size_t n = spans.size();
+  std::unique_ptr<uint32_t[]> index(new uint32_t[id_window]);
+  std::fill_n(index.get(), id_window, kNone);
+  auto find = [&](uint64_t id) -> uint32_t {
+    if (id < id_base || id - id_base >= id_window) return kNone;
+    return index[static_cast<size_t>(id - id_base)];
+  };
+
+  // Pass 2: per thread, a stack of the spans that may still get children.
+  // In a valid forest a same-thread parent is always on the stack when its
+  // child starts; self time is then inclusive minus the children's inclusive
+  // times (valid siblings do not overlap and lie inside their parent).
+  struct Open {
+    uint64_t id;
+    uint32_t depth;
+    uint32_t index;
+    uint32_t row;
+    int64_t end;
+    int64_t inclusive;
+    int64_t covered;  // sum of same-thread children's inclusive time
+    int64_t sib_end;  // furthest end of the same-thread children so far
+    uint64_t child_heartbeats;
+  };
+  std::vector<Open> stack;
+  stack.reserve(64);
+  // Spans whose parent is not on their thread's stack: cross-thread children
+  // (fine), or irregular captures (found out below).
+  std::vector<uint32_t> deferred;
+  RowAccumulator rows(capture);
+  bool overflow = false;
+
+  auto finish = [&](const Open& open) {
+    const Span& span = spans[open.index];
+    const uint64_t self_heartbeats =
+        open.child_heartbeats >= span.heartbeats
+            ? 0
+            : span.heartbeats - open.child_heartbeats;
+    rows.Add(span, open.row, open.inclusive, open.inclusive - open.covered,
+             self_heartbeats);
+  };
+
+  constexpr Canonical kNo = Canonical::kNotCanonical;
+  const size_t site_count = capture.sites.size();
+  const size_t thread_count = capture.threads.size();
+  uint32_t thread = kNone;
+  int64_t roots_end = INT64_MIN;
+  for (uint32_t i = 0; i < n; ++i) {
+    const Span& s = spans[i];
+    if (i > 0) {
+      const Span& prev = spans[i - 1];
+      if (std::tie(s.thread, s.start_ns, s.depth) <
+          std::tie(prev.thread, prev.start_ns, prev.depth)) {
+        return kNo;
+      }
+    }
+    if (s.id == 0 || s.end_ns < s.start_ns || s.site >= site_count ||
+        s.thread >= thread_count || (s.parent_id == 0) != (s.depth == 0)) {
+      return kNo;
+    }
+    if (s.id < id_base || s.id - id_base >= id_window) {
+      return Canonical::kIdOutsideWindow;
+    }
+    if (s.thread != thread) {
+      for (const Open& open : stack) finish(open);
+      stack.clear();
+      thread = s.thread;
+      roots_end = INT64_MIN;
+    }
+    uint32_t& slot = index[static_cast<size_t>(s.id - id_base)];
+    if (slot != kNone) return kNo;  // duplicate id
+    slot = i;
+
+    // Spans that ended before this one starts cannot be its parents.
+    while (!stack.empty() && stack.back().end < s.start_ns) {
+      finish(stack.back());
+      stack.pop_back();
+    }
+    int64_t inclusive;
+    if (__builtin_sub_overflow(s.end_ns, s.start_ns, &inclusive)) return kNo;
+    if (s.parent_id == 0) {
+      if (s.start_ns < roots_end) return kNo;  // overlapping roots
+      roots_end = std::max(roots_end, s.end_ns);
+    } else {
+      size_t k = stack.size();
+      while (k > 0 && stack[k - 1].id != s.parent_id) --k;
+      if (k == 0) {
+        deferred.push_back(i);
+      } else {
+        while (stack.size() > k) {
+          finish(stack.back());
+          stack.pop_back();
+        }
+        Open& parent = stack.back();
+        if (s.end_ns > parent.end || s.depth != parent.depth + 1 ||
+            s.start_ns < parent.sib_end) {
+          return kNo;  // outside its parent, bad depth, or overlap
+        }
+        parent.sib_end = s.end_ns;
+        overflow |=
+            __builtin_add_overflow(parent.covered, inclusive, &parent.covered);
+        overflow |= __builtin_add_overflow(
+            parent.child_heartbeats, s.heartbeats, &parent.child_heartbeats);
+      }
+    }
+    stack.push_back(Open{s.id, s.depth, i, rows.RowForSite(s.site), s.end_ns,
+                         inclusive, 0, INT64_MIN, 0});
+  }
+  for (const Open& open : stack) finish(open);
+  if (overflow) return kNo;
+
+  // Deferred spans must be cross-thread children with a consistent depth, and
+  // cross-thread children of one parent on one thread must not overlap.
+  struct CrossChild {
+    uint32_t parent;
+    uint32_t thread;
+    int64_t start;
+    int64_t end;
+  };
+  std::vector<CrossChild> cross;
+  cross.reserve(deferred.size());
+  for (uint32_t i : deferred) {
+    const Span& s = spans[i];
+    const uint32_t p = find(s.parent_id);
+    if (p == kNone || spans[p].thread == s.thread ||
+        s.depth != spans[p].depth + 1) {
+      return kNo;
+    }
+    cross.push_back(CrossChild{p, s.thread, s.start_ns, s.end_ns});
+  }
+  std::sort(cross.begin(), cross.end(),
+            [](const CrossChild& a, const CrossChild& b) {
+              return std::tie(a.parent, a.thread, a.start) <
+                     std::tie(b.parent, b.thread, b.start);
+            });
+  // Sorted by start: a sibling overlaps an earlier one when it starts before
+  // the furthest end seen so far on the same (parent, thread).
+  int64_t reach = INT64_MIN;
+  for (size_t k = 0; k < cross.size(); ++k) {
+    if (k > 0 && (cross[k].parent != cross[k - 1].parent ||
+                  cross[k].thread != cross[k - 1].thread)) {
+      reach = INT64_MIN;
+    }
+    if (cross[k].start < reach) return kNo;
+    reach = std::max(reach, cross[k].end);
+  }
+
+  rows.Finish(summary);
+  return Canonical::kDone;
+}
+
+void CopyCaptureFields(const Capture& capture, Summary& summary) {
+  summary.clock = capture.clock;
+  summary.process_name = capture.process_name;
+  summary.window_ns = capture.window_ns;
+  summary.event_limit = capture.event_limit;
+  summary.overflow_policy = capture.overflow_policy;
+  summary.dropped_events = capture.dropped_events;
+  summary.overhead_ns_per_span = capture.overhead_ns_per_span;
+  summary.process_resources = capture.process_resources;
 }
 
 }  // namespace
+
+namespace internal {
+
+Summary SummarizeWithPath(const Capture& capture, SummaryPath path,
+                          bool* used_canonical) {
+  Summary summary;
+  CopyCaptureFields(capture, summary);
+  bool canonical = false;
+  const std::vector<Span>& spans = capture.spans;
+  const size_t n = spans.size();
+  if (path == SummaryPath::kAny && n < kNone) {
+    // The runtime numbers spans consecutively, so a window of ids around the
+    // first span's id usually holds them all and saves a pass; otherwise
+    // measure the id range and try once more.
+    const size_t window = static_cast<size_t>(kDenseFactor * n + kDenseSlack);
+    const size_t guess = static_cast<size_t>(2 * n + kDenseSlack);
+    const uint64_t first = n == 0 ? 0 : spans[0].id;
+    const uint64_t base = first - std::min<uint64_t>(first, guess / 4);
+    Summary attempt = summary;
+    Canonical outcome = SummarizeCanonical(capture, attempt, base, guess);
+    if (outcome == Canonical::kIdOutsideWindow) {
+      uint64_t min_id = UINT64_MAX;
+      uint64_t max_id = 0;
+      for (const Span& s : spans) {
+        min_id = std::min(min_id, s.id);
+        max_id = std::max(max_id, s.id);
+      }
+      if (max_id - min_id < window) {
+        attempt = summary;
+        outcome = SummarizeCanonical(capture, attempt, min_id, window);
+      }
+    }
+    canonical = outcome == Canonical::kDone;
+    if (canonical) summary = std::move(attempt);
+  }
+  if (!canonical) SummarizeGeneral(capture, summary);
+  if (used_canonical != nullptr) *used_canonical = canonical;
+  return summary;
+}
+
+}  // namespace internal
 
 std::string RowLabel(const RowKey& key) {
   std::string label = key.name;
@@ -71,173 +460,8 @@ std::string RowLabel(const RowKey& key) {
 }
 
 Summary Summarize(const Capture& capture) {
-  const std::vector<Span>& spans = capture.spans;
-  const size_t n = spans.size();
-  const Forest forest(capture);
-  const std::vector<SpanTiming> timings = ComputeTimings(capture, forest);
-
-  Summary summary;
-  summary.clock = capture.clock;
-  summary.process_name = capture.process_name;
-  summary.window_ns = capture.window_ns;
-  summary.event_limit = capture.event_limit;
-  summary.overflow_policy = capture.overflow_policy;
-  summary.dropped_events = capture.dropped_events;
-  summary.overhead_ns_per_span = capture.overhead_ns_per_span;
-  summary.process_resources = capture.process_resources;
-  summary.validation_issues = ValidateForest(capture, forest);
-  summary.event_count = n;
-
-  // Sites -> rows. Several sites may share a key (the same name and tags at
-  // two call sites): they share a row.
-  std::map<RowKey, uint32_t> row_of_key;
-  std::vector<RowKey> keys;
-  auto row_for_key = [&](RowKey key) {
-    auto [it, inserted] =
-        row_of_key.emplace(std::move(key), static_cast<uint32_t>(keys.size()));
-    if (inserted) keys.push_back(it->first);
-    return it->second;
-  };
-  std::vector<uint32_t> row_of_site(capture.sites.size(), kNoRow);
-  auto row_for_site = [&](uint32_t site) {
-    if (site >= capture.sites.size()) {
-      return row_for_key(RowKey{std::string(kInvalidSiteName), "", "", ""});
-    }
-    uint32_t& row = row_of_site[site];
-    if (row == kNoRow) {
-      const Site& s = capture.sites[site];
-      row = row_for_key(RowKey{s.name, s.phase, s.module, s.activity});
-    }
-    return row;
-  };
-
-  // Pass 1: row of every span, calls per row.
-  std::vector<uint32_t> span_row(n);
-  std::vector<uint64_t> calls;
-  for (size_t i = 0; i < n; ++i) {
-    const uint32_t row = row_for_site(spans[i].site);
-    span_row[i] = row;
-    if (row >= calls.size()) calls.resize(row + 1, 0);
-    ++calls[row];
-  }
-  std::vector<uint64_t> dropped;
-  for (const SiteDrops& drops : capture.dropped_by_site) {
-    if (drops.count == 0) continue;
-    const uint32_t row = row_for_site(drops.site);
-    if (row >= dropped.size()) dropped.resize(row + 1, 0);
-    dropped[row] += drops.count;
-  }
-  const size_t row_count = keys.size();
-  calls.resize(row_count, 0);
-  dropped.resize(row_count, 0);
-
-  std::vector<Row> rows(row_count);
-  std::vector<RowState> states(row_count);
-  uint64_t offset = 0;
-  for (size_t r = 0; r < row_count; ++r) {
-    states[r].durations_begin = states[r].durations_end = offset;
-    offset += calls[r];
-    rows[r].calls = calls[r];
-    rows[r].dropped = dropped[r];
-    rows[r].min_ns = INT64_MAX;
-    if (capture.alloc_measured) {
-      rows[r].alloc_count = 0;
-      rows[r].alloc_bytes = 0;
-    }
-  }
-
-  // Pass 2: accumulate.
-  std::vector<int64_t> durations(n);
-  uint32_t max_depth = 0;
-  uint64_t unfinished = 0;
-  int64_t recorded_ns = 0;
-  uint64_t recorded_heartbeats = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const Span& span = spans[i];
-    const SpanTiming& timing = timings[i];
-    Row& row = rows[span_row[i]];
-    RowState& state = states[span_row[i]];
-    durations[state.durations_end++] = timing.inclusive_ns;
-    SatAccumulate(row.total_ns, timing.inclusive_ns);
-    SatAccumulate(row.self_ns, timing.self_ns);
-    row.min_ns = std::min(row.min_ns, timing.inclusive_ns);
-    row.max_ns = std::max(row.max_ns, timing.inclusive_ns);
-    row.total_heartbeats += span.heartbeats;
-    row.self_heartbeats += timing.self_heartbeats;
-    if (capture.alloc_measured) {
-      SatAccumulate(*row.alloc_count, span.alloc_count);
-      SatAccumulate(*row.alloc_bytes, span.alloc_bytes);
-    }
-    if (span.flags & kSpanException) ++row.exceptions;
-    if (span.flags & kSpanUnfinished) {
-      ++row.unfinished;
-      ++unfinished;
-    }
-    if (span.thread != state.last_thread) {
-      state.last_thread = span.thread;
-      state.threads.push_back(span.thread);
-    }
-    max_depth = std::max(max_depth, span.depth);
-    SatAccumulate(recorded_ns, timing.self_ns);
-    recorded_heartbeats += timing.self_heartbeats;
-  }
-
-  summary.max_depth = max_depth;
-  summary.recorded_thread_time_ns = recorded_ns;
-  summary.recorded_heartbeats = recorded_heartbeats;
-  summary.unfinished_events = unfinished;
-  summary.complete = capture.finished_normally && capture.dropped_events == 0 &&
-                     unfinished == 0 && summary.validation_issues.empty();
-
-  // Pass 3: per-row statistics. Three selections (O(calls)) instead of a
-  // sort: ranks are nondecreasing, so each selects within the previous tail.
-  std::vector<uint32_t> all_threads;
-  for (size_t r = 0; r < row_count; ++r) {
-    Row& row = rows[r];
-    RowState& state = states[r];
-    row.key = keys[r];
-    row.label = RowLabel(row.key);
-    std::sort(state.threads.begin(), state.threads.end());
-    state.threads.erase(std::unique(state.threads.begin(), state.threads.end()),
-                        state.threads.end());
-    row.threads = state.threads.size();
-    all_threads.insert(all_threads.end(), state.threads.begin(),
-                       state.threads.end());
-    if (row.calls == 0) {
-      row.min_ns = 0;
-      continue;
-    }
-    row.mean_ns = row.total_ns / static_cast<int64_t>(row.calls);
-    int64_t* const first = durations.data() + state.durations_begin;
-    int64_t* const last = durations.data() + state.durations_end;
-    int64_t* from = first;
-    for (auto [per_10000, field] : {std::pair{uint32_t{5000}, &row.median_ns},
-                                    std::pair{uint32_t{9500}, &row.p95_ns},
-                                    std::pair{uint32_t{9900}, &row.p99_ns}}) {
-      int64_t* const nth = first + (NearestRank(row.calls, per_10000) - 1);
-      if (nth >= from) {
-        std::nth_element(from, nth, last);
-        from = nth + 1;
-      }
-      *field = *nth;
-    }
-    row.share_permille = recorded_ns == 0
-                             ? 0
-                             : static_cast<int64_t>(absl::int128(row.self_ns) *
-                                                    1000 / recorded_ns);
-  }
-
-  std::sort(all_threads.begin(), all_threads.end());
-  summary.thread_count = static_cast<uint64_t>(
-      std::unique(all_threads.begin(), all_threads.end()) -
-      all_threads.begin());
-
-  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
-    if (a.self_ns != b.self_ns) return a.self_ns > b.self_ns;
-    return a.key < b.key;
-  });
-  summary.rows = std::move(rows);
-  return summary;
+  return internal::SummarizeWithPath(capture, internal::SummaryPath::kAny,
+                                     nullptr);
 }
 
 std::string SummaryToJson(const Summary& summary) {
@@ -372,12 +596,11 @@ std::string SummaryToJson(const Summary& summary) {
 }
 
 absl::Status WriteSummary(const Summary& summary, const std::string& path) {
-  std::string json = SummaryToJson(summary);
-  if (EndsWith(path, ".gz")) {
-    SPANPROF_ASSIGN_OR_RETURN(std::string compressed, GzipCompress(json));
-    return WriteFileAtomically(path, compressed);
-  }
-  return WriteFileAtomically(path, json);
+  SPANPROF_ASSIGN_OR_RETURN(
+      std::unique_ptr<internal::OutputFile> file,
+      internal::OutputFile::Create(path, internal::EndsWithGz(path)));
+  SPANPROF_RETURN_IF_ERROR(file->Write(SummaryToJson(summary)));
+  return file->Commit();
 }
 
 }  // namespace spanprof::analysis

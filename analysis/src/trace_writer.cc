@@ -3,12 +3,15 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "file_io_internal.h"
 #include "json_writer.h"
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/forest.h"
@@ -134,8 +137,8 @@ struct EventKey {
   int64_t ts;
   int64_t neg_dur;
   uint32_t depth;
-  uint64_t id;
   uint32_t index;
+  uint64_t id;
 
   bool operator<(const EventKey& other) const {
     if (ts != other.ts) return ts < other.ts;
@@ -145,6 +148,38 @@ struct EventKey {
     return index < other.index;
   }
 };
+
+// Sorts `keys` by merging their ascending runs: O(n log r) for r runs. The
+// collector's capture is sorted per thread, so a trace has about one run per
+// thread and this is a few linear merges instead of an O(n log n) sort.
+void SortEvents(std::vector<EventKey>& keys) {
+  std::vector<size_t> bounds = {0};
+  for (size_t i = 1; i < keys.size(); ++i) {
+    if (keys[i] < keys[i - 1]) bounds.push_back(i);
+  }
+  bounds.push_back(keys.size());
+  if (bounds.size() <= 2) return;
+  std::vector<EventKey> buffer(keys.size());
+  std::vector<size_t> merged;
+  while (bounds.size() > 2) {
+    merged.assign(1, 0);
+    for (size_t r = 0; r + 1 < bounds.size(); r += 2) {
+      const auto first = keys.begin() + static_cast<ptrdiff_t>(bounds[r]);
+      const auto middle = keys.begin() + static_cast<ptrdiff_t>(bounds[r + 1]);
+      const auto out = buffer.begin() + static_cast<ptrdiff_t>(bounds[r]);
+      if (r + 2 < bounds.size()) {
+        const auto last = keys.begin() + static_cast<ptrdiff_t>(bounds[r + 2]);
+        std::merge(first, middle, middle, last, out);
+        merged.push_back(bounds[r + 2]);
+      } else {
+        std::copy(first, middle, out);
+        merged.push_back(bounds[r + 1]);
+      }
+    }
+    keys.swap(buffer);
+    bounds.swap(merged);
+  }
+}
 
 void WriteSiteFields(JsonWriter& w, const Site& site) {
   w.Key("name");
@@ -258,7 +293,14 @@ std::string FormatMicros(int64_t ns) {
   return out;
 }
 
-std::string TraceToJson(const Capture& capture) {
+namespace {
+
+// Renders the trace into `*out`. Whenever `*out` holds at least `chunk` bytes
+// it is handed to `flush` and cleared, so a caller that streams to a file
+// keeps one chunk in memory. Returns the first error of `flush`.
+absl::Status RenderTrace(
+    const Capture& capture, std::string* out, size_t chunk,
+    const std::function<absl::Status(std::string_view)>& flush) {
   const std::vector<Span>& spans = capture.spans;
   const size_t n = spans.size();
   const Forest forest(capture);
@@ -268,9 +310,9 @@ std::string TraceToJson(const Capture& capture) {
   for (size_t i = 0; i < n; ++i) {
     const Span& span = spans[i];
     keys[i] = EventKey{span.start_ns, SatSub(span.start_ns, span.end_ns),
-                       span.depth, span.id, static_cast<uint32_t>(i)};
+                       span.depth, static_cast<uint32_t>(i), span.id};
   }
-  std::sort(keys.begin(), keys.end());
+  SortEvents(keys);
 
   // Per-site and per-thread fragments, rendered once.
   std::vector<std::string> site_head(capture.sites.size() + 1);
@@ -306,10 +348,7 @@ std::string TraceToJson(const Capture& capture) {
                                                  : uint64_t{0});
   }
 
-  std::string out;
-  out.reserve(4096 + capture.threads.size() * 160 + capture.sites.size() * 96 +
-              n * 240);
-  JsonWriter w(&out, {.indent = 0, .line_depth = 2});
+  JsonWriter w(out, {.indent = 0, .line_depth = 2});
   w.BeginObject();
   w.Key("traceEvents");
   w.BeginArray();
@@ -447,6 +486,10 @@ std::string TraceToJson(const Capture& capture) {
       o->push_back('}');
     }
     o->append("}}");
+    if (out->size() >= chunk) {
+      SPANPROF_RETURN_IF_ERROR(flush(*out));
+      out->clear();
+    }
   }
   w.EndArray();
   w.Key("displayTimeUnit");
@@ -455,16 +498,35 @@ std::string TraceToJson(const Capture& capture) {
   WriteMetadata(w, capture);
   w.EndObject();
   w.Newline();
+  return flush(*out);
+}
+
+}  // namespace
+
+std::string TraceToJson(const Capture& capture) {
+  std::string out;
+  out.reserve(4096 + capture.threads.size() * 160 + capture.sites.size() * 96 +
+              capture.spans.size() * 220);
+  // Rendering into one string cannot fail.
+  RenderTrace(capture, &out, SIZE_MAX, [](std::string_view) {
+    return absl::OkStatus();
+  }).IgnoreError();
   return out;
 }
 
 absl::Status WriteTrace(const Capture& capture, const std::string& path) {
-  std::string json = TraceToJson(capture);
-  if (path.size() >= 3 && path.compare(path.size() - 3, 3, ".gz") == 0) {
-    SPANPROF_ASSIGN_OR_RETURN(std::string compressed, GzipCompress(json));
-    return WriteFileAtomically(path, compressed);
-  }
-  return WriteFileAtomically(path, json);
+  // Streams 1 MiB chunks to the file (through gzip for `.gz`), so memory does
+  // not grow with the trace.
+  constexpr size_t kChunk = size_t{1} << 20;
+  SPANPROF_ASSIGN_OR_RETURN(
+      std::unique_ptr<internal::OutputFile> file,
+      internal::OutputFile::Create(path, internal::EndsWithGz(path)));
+  std::string buffer;
+  buffer.reserve(kChunk + 64 * 1024);
+  SPANPROF_RETURN_IF_ERROR(
+      RenderTrace(capture, &buffer, kChunk,
+                  [&](std::string_view bytes) { return file->Write(bytes); }));
+  return file->Commit();
 }
 
 }  // namespace spanprof::analysis

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "spanprof/analysis/file_io.h"
+#include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
 #include "tests/analysis/capture_builder.h"
@@ -581,6 +582,102 @@ TEST_F(WriteTraceTest, GzipPathWritesGzipThatDecompressesToTheSameJson) {
   EXPECT_EQ(magic[0], 0x1f);
   EXPECT_EQ(magic[1], 0x8b);
   EXPECT_EQ(text, TraceToJson(SmallCapture()));
+}
+
+}  // namespace
+}  // namespace spanprof::analysis
+
+namespace spanprof::analysis {
+namespace {
+
+// A capture big enough that WriteTrace streams several chunks.
+Capture LargeCapture() {
+  CaptureBuilder b;
+  const uint32_t main = b.Thread(1, "main");
+  const uint32_t worker = b.Thread(2, "worker");
+  const uint32_t run = b.Site("run");
+  const uint32_t step = b.Site("step", "compute", "solver");
+  b.Add(1, 0, run, main, 0, 100'000'000);
+  uint64_t id = 2;
+  for (int i = 0; i < 12000; ++i) {
+    const int64_t start = 10 + int64_t{i} * 8000;
+    b.Add(id++, 1, step, i % 3 == 0 ? worker : main, start, start + 5000)
+        .heartbeats = static_cast<uint64_t>(i);
+  }
+  return b.Build();
+}
+
+TEST_F(WriteTraceTest, StreamsLargeTracesInChunksToTheSameBytes) {
+  const Capture capture = LargeCapture();
+  const std::string expected = TraceToJson(capture);
+  ASSERT_GT(expected.size(), size_t{2} << 20);  // several 1 MiB chunks
+  const std::string plain = (dir_ / "large.json").string();
+  ASSERT_TRUE(WriteTrace(capture, plain).ok());
+  absl::StatusOr<std::string> back = ReadFile(plain);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(*back, expected);
+  const std::string gz = (dir_ / "large.json.gz").string();
+  ASSERT_TRUE(WriteTrace(capture, gz).ok());
+  back = ReadFile(gz);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(*back, expected);
+}
+
+TEST_F(WriteTraceTest, FailedWriteLeavesTheOldTraceAndNoTemporaryFile) {
+  const std::filesystem::path path = dir_ / "keep" / "trace.json";
+  ASSERT_TRUE(WriteTrace(SmallCapture(), path.string()).ok());
+  const absl::StatusOr<std::string> before = ReadFile(path.string());
+  ASSERT_TRUE(before.ok());
+  // A directory where the temporary file would go makes the write fail
+  // (even for root): the target is a directory, so the rename fails.
+  const std::filesystem::path blocked = dir_ / "blocked.json";
+  std::filesystem::create_directories(blocked / "x");
+  const absl::Status status = WriteTrace(LargeCapture(), blocked.string());
+  ASSERT_FALSE(status.ok());
+  EXPECT_THAT(std::string(status.message()), HasSubstr("blocked.json"));
+  size_t entries = 0;
+  for ([[maybe_unused]] const auto& e :
+       std::filesystem::directory_iterator(dir_)) {
+    ++entries;
+  }
+  EXPECT_EQ(entries, 2u);  // keep/ and blocked.json/, no temporary file
+  EXPECT_EQ(*ReadFile(path.string()), *before);
+}
+
+// The strict reader rebuilds the exact capture, so the summary of the trace
+// is the summary of the capture.
+TEST(TraceRoundTripTest, ReaderRebuildsTheExactCapture) {
+  CaptureBuilder b;
+  const uint32_t main = b.Thread(4242, "main");
+  const uint32_t worker = b.Thread(4250);
+  const uint32_t reused = b.Thread(4250, "reused tid");  // OS tid reuse
+  const uint32_t run = b.Site("indexer.run");
+  const uint32_t parse = b.Site("file.parse", "parse", "indexer", "io");
+  const uint32_t twin = b.Site("file.parse", "parse", "indexer", "io");
+  const uint32_t lost = b.Site("lost \"quoted\"\n", "", "m");
+  b.Add(1, 0, run, main, 0, 1834512).heartbeats = 290;
+  b.Add(2, 1, parse, main, 1000, 1234567).flags = kSpanException;
+  Span& cross = b.Add(3, 1, twin, worker, 12345, 15345);
+  cross.heartbeats = 6;
+  cross.alloc_count = 2;
+  cross.alloc_bytes = 128;
+  b.Add(4, 1, parse, reused, 20000, 20000).flags =
+      kSpanUnfinished | kSpanRerooted;
+  b.Args(3, {IntArg("size", 4096), DoubleArg("ratio", 3.0),
+             DoubleArg("tiny", 1e-300), IntArg("neg", INT64_MIN)});
+  Capture& c = b.capture();
+  c.alloc_measured = true;
+  c.clock = "tsc";
+  c.dropped_events = 5;
+  c.dropped_by_site = {{lost, 5}};
+  c.finished_normally = false;
+  c.process_resources = {1, 2, 3, 4, 5, 6, 7};
+  const Capture capture = b.Build();
+  const absl::StatusOr<Capture> back =
+      ParseTrace(TraceToJson(capture), "round-trip");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(*back, capture);
+  EXPECT_EQ(Summarize(*back), Summarize(capture));
 }
 
 }  // namespace

@@ -52,8 +52,8 @@ class Forest {
   // not in the capture, or its parent link was cut because it closes a cycle.
   uint32_t parent(size_t i) const { return parent_[i]; }
 
-  // The immediate children of span `i` on every thread, ordered by
-  // (thread, start_ns, depth, id): same-thread children come in start order.
+  // The immediate children of span `i` on every thread, ordered like
+  // `order()`: same-thread children come in start order.
   std::span<const uint32_t> children(size_t i) const {
     return {child_list_.data() + child_offsets_[i],
             child_list_.data() + child_offsets_[i + 1]};
@@ -62,7 +62,8 @@ class Forest {
   // The spans whose `parent()` is `kNone`, ordered like `order()`.
   std::span<const uint32_t> roots() const { return roots_; }
 
-  // Every span, ordered by (thread, start_ns, depth, id, index).
+  // Every span, ordered by (thread, start_ns, depth); ties keep capture
+  // order.
   std::span<const uint32_t> order() const { return order_; }
 
   // The index of the first span with `id`, if any.
@@ -76,9 +77,11 @@ class Forest {
   std::span<const uint32_t> cycle_cuts() const { return cycle_cuts_; }
 
  private:
-  // Dense: `dense_index_[id]` when ids are small (the runtime numbers spans
-  // from 1); sparse: (id, index) pairs sorted by id otherwise.
+  // Dense: `dense_index_[id - id_base_]` when the ids span a small range (the
+  // runtime numbers spans consecutively); sparse: (id, index) pairs sorted by
+  // id otherwise.
   std::vector<uint32_t> dense_index_;
+  uint64_t id_base_ = 0;
   std::vector<std::pair<uint64_t, uint32_t>> sparse_index_;
   bool dense_ = true;
 
