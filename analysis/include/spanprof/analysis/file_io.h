@@ -2,7 +2,8 @@
 //
 // Example:
 //
-//   absl::Status s = spanprof::analysis::WriteFileAtomically("out/a.json", text);
+//   absl::Status s = spanprof::analysis::WriteFileAtomically("out/a.json",
+//   text);
 #ifndef SPANPROF_ANALYSIS_FILE_IO_H_
 #define SPANPROF_ANALYSIS_FILE_IO_H_
 

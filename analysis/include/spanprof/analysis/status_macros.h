@@ -16,17 +16,17 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
-#define SPANPROF_RETURN_IF_ERROR(expr)                     \
-  do {                                                     \
-    ::absl::Status spanprof_status_ = (expr);              \
-    if (!spanprof_status_.ok()) return spanprof_status_;   \
+#define SPANPROF_RETURN_IF_ERROR(expr)                   \
+  do {                                                   \
+    ::absl::Status spanprof_status_ = (expr);            \
+    if (!spanprof_status_.ok()) return spanprof_status_; \
   } while (false)
 
 #define SPANPROF_STATUS_CONCAT_INNER_(a, b) a##b
 #define SPANPROF_STATUS_CONCAT_(a, b) SPANPROF_STATUS_CONCAT_INNER_(a, b)
 
-#define SPANPROF_ASSIGN_OR_RETURN(lhs, expr)                                 \
-  SPANPROF_ASSIGN_OR_RETURN_IMPL_(                                           \
+#define SPANPROF_ASSIGN_OR_RETURN(lhs, expr) \
+  SPANPROF_ASSIGN_OR_RETURN_IMPL_(           \
       SPANPROF_STATUS_CONCAT_(spanprof_statusor_, __LINE__), lhs, expr)
 
 #define SPANPROF_ASSIGN_OR_RETURN_IMPL_(statusor, lhs, expr) \

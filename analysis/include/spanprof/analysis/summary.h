@@ -8,8 +8,9 @@
 //
 // Example:
 //
-//   spanprof::analysis::Summary summary = spanprof::analysis::Summarize(capture);
-//   absl::Status status = spanprof::analysis::WriteSummary(summary, "out.json");
+//   spanprof::analysis::Summary summary =
+//   spanprof::analysis::Summarize(capture); absl::Status status =
+//   spanprof::analysis::WriteSummary(summary, "out.json");
 //   absl::StatusOr<spanprof::analysis::Summary> back =
 //       spanprof::analysis::ReadSummary("out.json");
 #ifndef SPANPROF_ANALYSIS_SUMMARY_H_

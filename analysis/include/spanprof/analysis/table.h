@@ -2,8 +2,10 @@
 //
 // Example:
 //
-//   std::fputs(spanprof::analysis::FormatTable(summary, {.trace_path = "t.json",
-//                                                        .summary_path = "s.json"})
+//   std::fputs(spanprof::analysis::FormatTable(summary, {.trace_path =
+//   "t.json",
+//                                                        .summary_path =
+//                                                        "s.json"})
 //                  .c_str(),
 //              stderr);
 #ifndef SPANPROF_ANALYSIS_TABLE_H_
