@@ -1,0 +1,78 @@
+// fuzz_properties.h — what every fuzz input must satisfy, shared by the
+// libFuzzer targets (which abort when a property fails) and by
+// tests/analysis/io/fuzz_regression_test.cc (which checks the seed corpus and
+// every input a fuzzer ever crashed on, in every build, without clang).
+#ifndef SPANPROF_TESTS_FUZZ_FUZZ_PROPERTIES_H_
+#define SPANPROF_TESTS_FUZZ_FUZZ_PROPERTIES_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "spanprof/analysis/compare.h"
+#include "spanprof/analysis/folded.h"
+#include "spanprof/analysis/summary.h"
+#include "spanprof/analysis/trace.h"
+#include "spanprof/analysis/validate.h"
+#include "spanprof/cli/compare_args.h"
+
+namespace spanprof::fuzzing {
+
+// The strict summary reader never crashes; whatever it accepts survives a
+// round trip through the writer unchanged.
+inline bool SummaryReaderHolds(std::string_view data) {
+  absl::StatusOr<analysis::Summary> summary =
+      analysis::ParseSummary(data, "fuzz");
+  if (!summary.ok()) return true;
+  absl::StatusOr<analysis::Summary> again =
+      analysis::ParseSummary(analysis::SummaryToJson(*summary), "fuzz-again");
+  return again.ok() && *again == *summary;
+}
+
+// The strict trace reader and everything that consumes its capture
+// (validation, the summary, folded stacks) never crash; an accepted trace
+// survives a round trip through the writer (compared as text, so NaN
+// arguments compare equal) and its summary reads back.
+inline bool TraceReaderHolds(std::string_view data) {
+  analysis::ValidateArtifact(data, "fuzz");
+  absl::StatusOr<Capture> capture = analysis::ParseTrace(data, "fuzz");
+  if (!capture.ok()) return true;
+  const std::string written = analysis::TraceToJson(*capture);
+  absl::StatusOr<Capture> again = analysis::ParseTrace(written, "fuzz-again");
+  if (!again.ok() || analysis::TraceToJson(*again) != written) return false;
+  const analysis::Summary summary = analysis::Summarize(*capture);
+  if (!analysis::ParseSummary(analysis::SummaryToJson(summary), "fuzz-summary")
+           .ok()) {
+    return false;
+  }
+  analysis::FoldedStacks(*capture);
+  return true;
+}
+
+// The compare argument parser never crashes, and a command line it accepts
+// is a usable policy. The input is split into words at NUL bytes.
+inline bool CompareArgsHold(std::string_view data) {
+  std::vector<std::string> words(1);
+  for (char c : data) {
+    if (c == '\0') {
+      words.emplace_back();
+    } else {
+      words.back().push_back(c);
+    }
+  }
+  absl::StatusOr<cli::CompareArgs> args = cli::ParseCompareArgs(words);
+  if (!args.ok() || args->help) return true;
+  if (args->policy.absolute_tolerance_ns < 0 ||
+      args->policy.relative_tolerance_bps < 0 || args->base_path.empty() ||
+      args->candidate_path.empty()) {
+    return false;
+  }
+  absl::StatusOr<analysis::CompareMetric> metric = analysis::ParseCompareMetric(
+      analysis::CompareMetricName(args->policy.metric));
+  return metric.ok() && *metric == args->policy.metric;
+}
+
+}  // namespace spanprof::fuzzing
+
+#endif  // SPANPROF_TESTS_FUZZ_FUZZ_PROPERTIES_H_
