@@ -7,12 +7,15 @@
 //   BM_EmptyLoop                      the loop and barriers alone
 //   BM_RdtscPair                      two rdtsc reads (the clock floor)
 //   BM_RdtscPairPlusTwo16ByteStores   + two 16-byte stores into a thread-local
-//                                     ring (the recording floor)
+//                                     ring (the recording floor; also with
+//                                     2 threads)
 //   BM_ClockGettimePair               two clock_gettime(CLOCK_MONOTONIC)
 // spanprof:
-//   BM_SpanEnabled (1 and 2 threads), BM_SpanDisabled, BM_SpanCompiledOut
-//   (compiled_out_span.cc, SPANPROF_ENABLED=0), BM_SpanWithTags,
-//   BM_RunCallable, BM_SpanWithHeartbeat, BM_SpanWithArg
+//   BM_SpanEnabled (1 and 2 threads), BM_SpanEnabledFirstTouch (fresh ring
+//   memory), BM_SpanDisabled, BM_SpanCompiledOut (compiled_out_span.cc,
+//   SPANPROF_ENABLED=0), BM_SpanWithTags, BM_RunCallable,
+//   BM_SpanWithHeartbeat, BM_SpanWithArg, BM_MeasureSpanOverhead (what a
+//   session records as overhead_ns_per_span)
 // Session end:
 //   BM_CollectAndSummarize (spans/s), BM_TraceToJson (write MB/s),
 //   BM_ParseTrace and BM_ParseSummary (read MB/s)
@@ -24,12 +27,10 @@
 #include <x86intrin.h>
 
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <deque>
 #include <string>
-#include <vector>
 
 #include "benchmark/benchmark.h"
 #include "spanprof/analysis/summary.h"

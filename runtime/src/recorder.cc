@@ -200,7 +200,14 @@ struct BlockCache {
 };
 
 BlockCache& Blocks() {
-  static BlockCache* cache = new BlockCache();  // leaked: outlives exit()
+  // Leaked: outlives exit(). A fork() while another thread holds the lock
+  // would leave it locked forever in the child, so fork() takes it first.
+  static BlockCache* cache = [] {
+    auto* created = new BlockCache();
+    pthread_atfork([] { Blocks().mu.lock(); }, [] { Blocks().mu.unlock(); },
+                   [] { Blocks().mu.unlock(); });
+    return created;
+  }();
   return *cache;
 }
 
