@@ -199,16 +199,31 @@ struct BlockCache {
   void* blocks[kMaxCachedBlocks] = {};
 };
 
+void ResetBlocksInForkedChild();
+
 BlockCache& Blocks() {
-  // Leaked: outlives exit(). A fork() while another thread holds the lock
-  // would leave it locked forever in the child, so fork() takes it first.
+  // Leaked: outlives exit().
   static BlockCache* cache = [] {
     auto* created = new BlockCache();
-    pthread_atfork([] { Blocks().mu.lock(); }, [] { Blocks().mu.unlock(); },
-                   [] { Blocks().mu.unlock(); });
+    pthread_atfork(nullptr, nullptr, ResetBlocksInForkedChild);
     return created;
   }();
   return *cache;
+}
+
+// A thread that held the cache's lock at fork() does not exist in the child:
+// the lock would stay taken forever and the list may be half-updated, so the
+// child starts with an empty cache (those blocks stay unreachable there).
+// Taking the lock around fork() instead would order it against the other
+// recorder locks the fork handlers take.
+void ResetBlocksInForkedChild() {
+  BlockCache& cache = Blocks();
+  if (cache.mu.try_lock()) {
+    cache.mu.unlock();
+    return;
+  }
+  new (&cache.mu) std::mutex();
+  cache.count = 0;
 }
 
 // Bytes a chunk of `capacity` records occupies, by size class.
