@@ -164,10 +164,10 @@ SiteStatic* FindOrInternDynamicSite(const char* name,
                                     const Tags& tags) noexcept {
   // Dynamic sites are keyed by the addresses of their strings (literals), so
   // the lookup never reads the strings. Interned sites are never freed.
+  const UncountedAllocations uncounted;
   static std::mutex* mu = new std::mutex();
   static auto* table =
       new std::unordered_map<DynamicKey, SiteStatic*, DynamicKeyHash>();
-  const UncountedAllocations uncounted;
   const DynamicKey key{name, tags.phase, tags.module, tags.activity};
   std::lock_guard<std::mutex> lock(*mu);
   auto it = table->find(key);
