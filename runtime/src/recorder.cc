@@ -437,6 +437,17 @@ bool Refill(ThreadRing& r) {
     return SwitchChunk(r, (reuse - reserved) / (b + e),
                        /*recycle_oldest=*/true);
   }
+  if (reuse > 0) {
+    // The oldest chunk is too small for the ends this thread must reserve
+    // now (a tail grant of the budget, nesting deeper than when it was
+    // filled). It is overwritten all the same: freed, and a small chunk takes
+    // its place, so the number of chunks, and the memory, stay bounded however
+    // long the run. (Allocating beside it would leave it first in line at
+    // every refill and grow the ring by a chunk each time.)
+    CountOverwritten(r, r.chunks.front());
+    FreeChunk(r.chunks.front());
+    r.chunks.erase(r.chunks.begin());
+  }
   return SwitchChunk(r, std::min<uint64_t>(want, kFirstChunkSpans),
                      /*recycle_oldest=*/false);
 }
