@@ -101,21 +101,34 @@ void FinishAtExit() {
   Finish(*running, /*finished_normally=*/false);
 }
 
+// fork(): the locks a child may need are taken around the fork, so none is
+// inherited locked by a thread that does not exist in the child.
+void PrepareFork() {
+  RunningMutex().lock();
+  LockForFork();
+}
+
+void ParentAfterFork() {
+  UnlockAfterFork();
+  RunningMutex().unlock();
+}
+
 // A forked child records nothing into the parent's capture and writes no
-// files for it: recording stops in the child at once.
-void StopInForkedChild() {
-  g_epoch.store(0, std::memory_order_relaxed);
-  SessionState& session = Session();
-  session.active = false;
-  session.rings.clear();
-  tls_state = nullptr;
+// files for it: recording stops in the child at once, spans it had open end
+// as no-ops, and the parent's session is not the child's to finish (its
+// RunSession frame and FinishAtExit check the pid). The child may start a
+// session of its own.
+void ChildAfterFork() {
+  ResetInForkedChild();
+  Running() = nullptr;
+  RunningMutex().unlock();
 }
 
 void InstallProcessHooks() {
   static std::once_flag once;
   std::call_once(once, [] {
     std::atexit(FinishAtExit);
-    pthread_atfork(nullptr, nullptr, StopInForkedChild);
+    pthread_atfork(PrepareFork, ParentAfterFork, ChildAfterFork);
   });
 }
 

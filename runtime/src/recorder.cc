@@ -160,12 +160,21 @@ struct DynamicKeyHash {
 
 }  // namespace
 
+namespace {
+
+std::mutex& DynamicSitesMutex() {
+  static auto* mu = new std::mutex();
+  return *mu;
+}
+
+}  // namespace
+
 SiteStatic* FindOrInternDynamicSite(const char* name,
                                     const Tags& tags) noexcept {
   // Dynamic sites are keyed by the addresses of their strings (literals), so
   // the lookup never reads the strings. Interned sites are never freed.
   const UncountedAllocations uncounted;
-  static std::mutex* mu = new std::mutex();
+  std::mutex* mu = &DynamicSitesMutex();
   static auto* table =
       new std::unordered_map<DynamicKey, SiteStatic*, DynamicKeyHash>();
   const DynamicKey key{name, tags.phase, tags.module, tags.activity};
@@ -750,6 +759,50 @@ ThreadExitHook::~ThreadExitHook() {
 }
 
 }  // namespace
+
+}  // namespace spanprof::internal
+
+namespace spanprof::internal {
+
+void LockForFork() noexcept {
+  Session().mu.lock();
+  Sites().mu.lock();
+  DynamicSitesMutex().lock();
+}
+
+void UnlockAfterFork() noexcept {
+  DynamicSitesMutex().unlock();
+  Sites().mu.unlock();
+  Session().mu.unlock();
+}
+
+void ResetInForkedChild() noexcept {
+  UnlockAfterFork();
+  g_epoch.store(0, std::memory_order_relaxed);
+  SessionState& session = Session();
+  session.active = false;
+  // The rings are the parent's (copies of its memory, some of them locked by
+  // threads that do not exist here): never touch them, keep them reachable.
+  static auto* abandoned = new std::vector<ThreadRing*>();
+  abandoned->insert(abandoned->end(), session.rings.begin(),
+                    session.rings.end());
+  session.rings.clear();
+  auto* ring = static_cast<ThreadRing*>(tls_state);
+  if (ring == nullptr) return;
+  if (!ring->in_session) abandoned->push_back(ring);
+  // Spans this thread had open at the fork still end here: a fresh state
+  // whose epoch matches no session turns those ends into no-ops, and lets
+  // the child start a session of its own.
+  auto* fresh = new (std::nothrow) ThreadRing();
+  if (fresh == nullptr) {
+    ring->epoch = 0;
+    return;
+  }
+  fresh->os_tid = CurrentOsTid();
+  fresh->uncaught = ring->uncaught;
+  std::memcpy(fresh->name, ring->name, sizeof(fresh->name));
+  tls_state = fresh;
+}
 
 }  // namespace spanprof::internal
 

@@ -140,6 +140,14 @@ bool PushContext(uint32_t parent_epoch, uint32_t parent_slot,
                  uint64_t parent_position, uint64_t parent_side) noexcept;
 void PopContext(uint32_t epoch) noexcept;
 
+// Fork support (the session layer installs the pthread_atfork handlers):
+// take and release the recorder's process-wide locks around fork(), and in
+// the child stop recording, leave the parent's rings alone and detach the
+// forking thread's state so that spans it had open end as no-ops.
+void LockForFork() noexcept;
+void UnlockAfterFork() noexcept;
+void ResetInForkedChild() noexcept;
+
 // Frees a chunk's memory.
 void FreeChunk(Chunk& chunk) noexcept;
 
