@@ -507,8 +507,10 @@ class Collector {
     return frame;
   }
 
-  // Follows a context to its span. `*thread` is the thread where the search
-  // ended (the parent's thread, also when the parent was lost).
+  // Follows a context to its span. `*thread` is the parent's thread when it
+  // is known (also when the parent itself was overwritten), else UINT32_MAX:
+  // when a thread's history was overwritten at the context's point, whether
+  // a span was open there, or which scope was active, is unknown.
   int64_t Resolve(const std::vector<uint32_t>& slot_to_thread, uint32_t slot,
                   uint64_t pos, uint64_t side, bool* lost,
                   uint32_t* thread) const {
@@ -521,9 +523,13 @@ class Collector {
       const ThreadStreams& ts = threads_[*thread];
       const int64_t span = InnermostSpan(ts, pos);
       if (span >= 0) return span;
-      if (ts.truncated && (pos < ts.first_position ||
-                           (ts.has_orphan_end && ts.last_orphan_end >= pos))) {
+      if (ts.truncated && ts.has_orphan_end && ts.last_orphan_end >= pos) {
         *lost = true;  // the span open there was overwritten
+        return -1;
+      }
+      if (ts.truncated && pos < ts.first_position) {
+        *lost = true;  // no record of that point is left
+        *thread = UINT32_MAX;
         return -1;
       }
       const int64_t frame = InnermostScope(ts, side);
@@ -531,6 +537,7 @@ class Collector {
         *lost = ts.side_truncated &&
                 (side < ts.side_base ||
                  (ts.has_orphan_pop && ts.last_orphan_pop >= side));
+        if (*lost) *thread = UINT32_MAX;
         return -1;
       }
       const ScopeFrame& f = ts.frames[static_cast<size_t>(frame)];
