@@ -29,9 +29,12 @@ __extension__ using Uint128 = unsigned __int128;
 
 constexpr int64_t kNsPerSec = 1'000'000'000;
 // Bytes of ring memory per span: a 16-byte begin and a 16-byte end record,
-// plus one 32-byte side record (arguments, contexts) budgeted per span.
+// plus three 32-byte side records: drop mode budgets one per span for
+// arguments, and context scopes take at most two per retained span in
+// practice (a push and a pop around it; empty scopes leave nothing); ring
+// mode budgets two per span for both.
 constexpr uint64_t kMainBytesPerSpan = 2 * sizeof(Record);
-constexpr uint64_t kSideBytesPerSpan = sizeof(SideRecord);
+constexpr uint64_t kSideBytesPerSpan = 3 * sizeof(SideRecord);
 
 std::string DefaultProcessName() {
   char buf[256] = {};
