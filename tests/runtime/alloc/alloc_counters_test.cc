@@ -1,0 +1,166 @@
+// A program that links spanprof::alloc: global operator new/delete count
+// allocations and bytes per thread, and spans record the deltas. This suite
+// is its own executable (tests/CMakeLists.txt links spanprof::alloc into it
+// alone), so the other suites check the "not measured" side.
+#include <atomic>
+#include <memory>
+#include <new>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "spanprof/analysis/summary.h"
+#include "spanprof/analysis/trace.h"
+#include "spanprof/spanprof.h"
+#include "tests/testing/test_support.h"
+
+namespace spanprof {
+namespace {
+
+const Span* Find(const Capture& c, const std::string& name) {
+  for (const Span& s : c.spans) {
+    if (c.sites[s.site].name == name) return &s;
+  }
+  return nullptr;
+}
+
+// Keeps the optimizer from eliding a new/delete pair.
+template <typename T>
+T* Keep(T* p) {
+  asm volatile("" : : "r"(p) : "memory");
+  return p;
+}
+
+struct alignas(64) Aligned {
+  char bytes[100];
+};
+
+TEST(AllocCountersTest, SpansRecordTheirThreadsAllocationDeltas) {
+  ASSERT_TRUE(StartRecording({}).ok());
+  {
+    SPANPROF_SCOPE("three.ints");
+    int* a = Keep(new int(1));
+    int* b = Keep(new int(2));
+    int* c = Keep(new int(3));
+    delete a;  // deletes are not subtracted: traffic, not live bytes
+    delete b;
+    delete c;
+  }
+  {
+    SPANPROF_SCOPE("outer");
+    char* block = Keep(new char[100]);
+    {
+      SPANPROF_SCOPE("inner");
+      char* small = Keep(new char[50]);
+      delete[] small;
+    }
+    delete[] block;
+  }
+  {
+    SPANPROF_SCOPE("vector");
+    std::vector<int> v;
+    v.reserve(1000);
+    Keep(v.data());
+  }
+  {
+    SPANPROF_SCOPE("aligned");
+    Aligned* p = Keep(new Aligned());
+    delete p;
+  }
+  { SPANPROF_SCOPE("nothing"); }
+  const Capture c = StopRecording();
+  EXPECT_TRUE(c.alloc_measured);
+  auto expect = [&](const char* name, int64_t count, int64_t bytes) {
+    const Span* s = Find(c, name);
+    ASSERT_NE(s, nullptr) << name;
+    EXPECT_EQ(s->alloc_count, count) << name;
+    EXPECT_EQ(s->alloc_bytes, bytes) << name;
+  };
+  expect("three.ints", 3, 3 * static_cast<int64_t>(sizeof(int)));
+  expect("outer", 2, 150);  // includes its child's allocation
+  expect("inner", 1, 50);
+  expect("vector", 1, 1000 * static_cast<int64_t>(sizeof(int)));
+  expect("aligned", 1, static_cast<int64_t>(sizeof(Aligned)));
+  expect("nothing", 0, 0);
+}
+
+TEST(AllocCountersTest, TheRecordersOwnAllocationsAreNotCounted) {
+  // Interning a run-time site, binding the thread, growing the chunk list and
+  // the side buffer all allocate inside the measured spans; none of it is the
+  // program's.
+  ASSERT_TRUE(StartRecording({}).ok());
+  {
+    SPANPROF_SCOPE("busy.parent");
+    for (int i = 0; i < 20'000; ++i) {
+      SPANPROF_SCOPE("many.children");  // several chunk switches
+      SPANPROF_ARG("i", i);             // side buffer growth
+    }
+    spanprof::Run("run.site", [] { Heartbeat(1); });
+    std::thread worker(Bind([] { SPANPROF_SCOPE("bound.child"); }));
+    worker.join();  // std::thread itself allocates its state: 1 allocation
+  }
+  const Capture c = StopRecording();
+  const Span* parent = Find(c, "busy.parent");
+  ASSERT_NE(parent, nullptr);
+  EXPECT_LE(parent->alloc_count, 1);  // the std::thread state, nothing else
+  EXPECT_EQ(Find(c, "run.site")->alloc_count, 0);
+  EXPECT_EQ(Find(c, "bound.child")->alloc_count, 0);
+  for (const Span& s : c.spans) {
+    if (c.sites[s.site].name == "many.children") {
+      ASSERT_EQ(s.alloc_count, 0);
+      ASSERT_EQ(s.alloc_bytes, 0);
+    }
+  }
+}
+
+TEST(AllocCountersTest, CountersArePerThread) {
+  ASSERT_TRUE(StartRecording({}).ok());
+  std::atomic<bool> worker_done{false};
+  {
+    SPANPROF_SCOPE("main.waits");
+    std::thread worker([&] {
+      SPANPROF_SCOPE("worker.allocates");
+      for (int i = 0; i < 5; ++i) delete Keep(new int(i));
+      worker_done.store(true);
+    });
+    while (!worker_done.load()) std::this_thread::yield();
+    worker.join();
+  }
+  const Capture c = StopRecording();
+  EXPECT_EQ(Find(c, "worker.allocates")->alloc_count, 5);
+  // The waiting span sees only its own thread's allocations (the std::thread
+  // state), not the worker's five.
+  EXPECT_LE(Find(c, "main.waits")->alloc_count, 1);
+}
+
+TEST(AllocCountersTest, SummaryRowsReportAllocations) {
+  testing::TempDir dir;
+  Config config;
+  config.trace_path = dir.File("trace.json");
+  config.summary_path = dir.File("summary.json");
+  config.quiet = true;
+  Profile(config, "root", [] {
+    for (int i = 0; i < 4; ++i) {
+      SPANPROF_SCOPE("allocating.row");
+      delete[] Keep(new char[256]);
+    }
+  });
+  const auto summary = analysis::ReadSummary(config.summary_path);
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  const analysis::Row* row = nullptr;
+  for (const analysis::Row& r : summary->rows) {
+    if (r.key.name == "allocating.row") row = &r;
+  }
+  ASSERT_NE(row, nullptr);
+  ASSERT_TRUE(row->alloc_count.has_value());
+  ASSERT_TRUE(row->alloc_bytes.has_value());
+  EXPECT_EQ(*row->alloc_count, 4);
+  EXPECT_EQ(*row->alloc_bytes, 4 * 256);
+  const auto trace = analysis::ReadTrace(config.trace_path);
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  EXPECT_TRUE(trace->alloc_measured);
+}
+
+}  // namespace
+}  // namespace spanprof
