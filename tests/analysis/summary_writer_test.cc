@@ -144,12 +144,15 @@ TEST(SummaryWriterTest, FieldsAreInTheDesignOrder) {
                       "unfinished_events", "complete", "overhead_ns_per_span",
                       "process_resources", "validation_issues", "rows"}));
   std::vector<std::string_view> issue_keys;
-  for (auto field : root["validation_issues"].at(0).get_object().value()) {
+  const simdjson::dom::object issue =
+      root["validation_issues"].at(0).get_object().value();
+  for (auto field : issue) {
     issue_keys.push_back(field.key);
   }
   EXPECT_EQ(issue_keys, (std::vector<std::string_view>{"span", "message"}));
   std::vector<std::string_view> row_keys;
-  for (auto field : root["rows"].at(0).get_object().value()) {
+  const simdjson::dom::object row = root["rows"].at(0).get_object().value();
+  for (auto field : row) {
     row_keys.push_back(field.key);
   }
   EXPECT_EQ(row_keys, (std::vector<std::string_view>{"key",

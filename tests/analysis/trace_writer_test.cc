@@ -371,7 +371,8 @@ TEST(TraceWriterTest, NoEventHasAnArrayValuedTopLevelField) {
   Parse(TraceToJson(b.Build()), trace);
   simdjson::dom::array events = trace.root["traceEvents"].get_array().value();
   for (simdjson::dom::element event : events) {
-    for (auto field : event.get_object().value()) {
+    const simdjson::dom::object fields = event.get_object().value();
+    for (auto field : fields) {
       EXPECT_FALSE(field.value.is_array()) << field.key;
     }
   }
