@@ -53,7 +53,10 @@ void SatAccumulate(int64_t& sum, int64_t value) {
 class RowAccumulator {
  public:
   explicit RowAccumulator(const Capture& capture)
-      : capture_(capture), row_of_site_(capture.sites.size(), kNone) {}
+      : capture_(capture), row_of_site_(capture.sites.size(), kNone) {
+    durations_.reserve(capture.spans.size());
+    duration_rows_.reserve(capture.spans.size());
+  }
 
   uint32_t RowForSite(uint32_t site) {
     if (site < row_of_site_.size() && row_of_site_[site] != kNone) {
@@ -75,12 +78,16 @@ class RowAccumulator {
   }
 
   // Adds one span with its timing to row `row`.
-  void Add(const Span& span, uint32_t row, int64_t inclusive_ns,
-           int64_t self_ns, uint64_t self_heartbeats) {
+  [[gnu::always_inline]] void Add(const Span& span, uint32_t row,
+                                  int64_t inclusive_ns, int64_t self_ns,
+                                  uint64_t self_heartbeats) {
     State& state = states_[row];
     Row& r = state.row;
     ++r.calls;
-    state.durations.push_back(inclusive_ns);
+    // Durations go to one flat array in arrival order (sequential writes);
+    // Finish() groups them by row.
+    durations_.push_back(inclusive_ns);
+    duration_rows_.push_back(row);
     SatAccumulate(r.total_ns, inclusive_ns);
     SatAccumulate(r.self_ns, self_ns);
     r.min_ns = std::min(r.min_ns, inclusive_ns);
@@ -121,10 +128,23 @@ class RowAccumulator {
                        capture_.dropped_events == 0 && unfinished_ == 0 &&
                        summary.validation_issues.empty();
 
+    // Group the durations by row (a counting sort).
+    std::vector<size_t> begin(states_.size() + 1, 0);
+    for (size_t r = 0; r < states_.size(); ++r) {
+      begin[r + 1] = begin[r] + states_[r].row.calls;
+    }
+    std::vector<int64_t> grouped(durations_.size());
+    {
+      std::vector<size_t> fill(begin.begin(), begin.end() - 1);
+      for (size_t k = 0; k < durations_.size(); ++k) {
+        grouped[fill[duration_rows_[k]]++] = durations_[k];
+      }
+    }
     std::vector<uint32_t> all_threads;
     std::vector<Row> rows;
     rows.reserve(states_.size());
-    for (State& state : states_) {
+    for (size_t r = 0; r < states_.size(); ++r) {
+      State& state = states_[r];
       Row& row = state.row;
       std::sort(state.threads.begin(), state.threads.end());
       state.threads.erase(
@@ -140,7 +160,8 @@ class RowAccumulator {
         row.mean_ns = row.total_ns / static_cast<int64_t>(row.calls);
         // Three selections (O(calls)) instead of a sort: the ranks are
         // nondecreasing, so each one selects within the previous tail.
-        std::vector<int64_t>& d = state.durations;
+        int64_t* const d = grouped.data() + begin[r];
+        int64_t* const end = grouped.data() + begin[r + 1];
         size_t from = 0;
         for (auto [per_10000, field] :
              {std::pair{uint32_t{5000}, &row.median_ns},
@@ -149,8 +170,7 @@ class RowAccumulator {
           const size_t nth =
               static_cast<size_t>(NearestRank(row.calls, per_10000) - 1);
           if (nth >= from) {
-            std::nth_element(d.begin() + static_cast<ptrdiff_t>(from),
-                             d.begin() + static_cast<ptrdiff_t>(nth), d.end());
+            std::nth_element(d + from, d + nth, end);
             from = nth + 1;
           }
           *field = d[nth];
@@ -176,7 +196,6 @@ class RowAccumulator {
  private:
   struct State {
     Row row;
-    std::vector<int64_t> durations;
     uint32_t last_thread = kNone;
     std::vector<uint32_t> threads;  // one entry per run of equal threads
   };
@@ -200,6 +219,8 @@ class RowAccumulator {
   std::vector<uint32_t> row_of_site_;
   std::map<RowKey, uint32_t> row_of_key_;
   std::vector<State> states_;
+  std::vector<int64_t> durations_;
+  std::vector<uint32_t> duration_rows_;
   uint32_t max_depth_ = 0;
   uint64_t unfinished_ = 0;
   int64_t recorded_ns_ = 0;
