@@ -175,14 +175,22 @@ absl::Status Assign(absl::StatusOr<T> result, U& out) {
   return absl::OkStatus();
 }
 
-// One X event's span before the capture is assembled.
+// One X event's span before the capture is assembled. What it repeats of
+// `metadata` (which comes last in the file) is kept to be checked once
+// metadata is read; the strings point into the parser's string buffer, which
+// lives as long as the document.
 struct PendingSpan {
   Span span;
+  size_t event = 0;  // index into the events
   std::vector<SpanArg> args;
-  // Which optional tags the event carried, to check against its site.
-  std::optional<std::string> phase;
-  std::optional<std::string> module;
-  std::optional<std::string> activity;
+  std::string_view name;
+  std::string_view cat;
+  int64_t site = 0;    // unchecked index into metadata.sites
+  int64_t thread = 0;  // unchecked index into metadata.threads
+  // Which optional tags the event carried.
+  std::optional<std::string_view> phase;
+  std::optional<std::string_view> module;
+  std::optional<std::string_view> activity;
   bool has_alloc_count = false;
   bool has_alloc_bytes = false;
 };
@@ -192,69 +200,207 @@ class TraceReader {
   explicit TraceReader(std::string_view source) : json_(source) {}
 
   absl::StatusOr<ParsedTrace> Read(std::string_view text) {
-    ParsedDocument document(text);
+    absl::Status status;
+    {
+      ParsedDocument document(text);
+      status = ReadDocument(document);
+    }
+    if (!status.ok()) return Diagnose(text, std::move(status));
+    return Assemble();
+  }
+
+ private:
+  // One pass over the document; then the checks that need metadata, while
+  // the document (and so every string view) is still alive.
+  absl::Status ReadDocument(ParsedDocument& document) {
     SPANPROF_ASSIGN_OR_RETURN(object root, document.Start(json_));
-    SPANPROF_RETURN_IF_ERROR(CheckKind(root));
-    SPANPROF_ASSIGN_OR_RETURN(root, document.Rewind(json_));
-
     const JsonPath path = JsonPath::Root();
-    value metadata;
-    simdjson::error_code error =
-        root.find_field_unordered("metadata").get(metadata);
-    if (error != simdjson::SUCCESS) return json_.Simdjson(error, path);
-    SPANPROF_RETURN_IF_ERROR(ReadMetadata(metadata, path.Field("metadata")));
-
-    SPANPROF_ASSIGN_OR_RETURN(root, document.Rewind(json_));
     // Not SPANPROF_RETURN_IF_ERROR: the lambdas use it too (-Wshadow).
     if (absl::Status read = json_.ReadObject(
             root, path, kRootFields,
             [&](size_t field, value& v, const JsonPath& p) -> absl::Status {
               if (field == 0) return ReadEvents(v, p);
-              if (field == 1) {
-                SPANPROF_ASSIGN_OR_RETURN(std::string_view unit,
-                                          json_.String(v, p));
-                if (unit != "ns") {
-                  return json_.Error(p,
-                                     Cat("expected \"ns\", got ", Quote(unit)));
-                }
+              if (field == 2) return ReadMetadata(v, p);
+              SPANPROF_ASSIGN_OR_RETURN(std::string_view unit,
+                                        json_.String(v, p));
+              if (unit != "ns") {
+                return json_.Error(p,
+                                   Cat("expected \"ns\", got ", Quote(unit)));
               }
-              return absl::OkStatus();  // metadata: already read
+              return absl::OkStatus();
             });
         !read.ok())
       return read;
     SPANPROF_RETURN_IF_ERROR(document.Finish(json_));
-    return Assemble();
+    return Resolve();
   }
 
- private:
-  // Names a summary (or another tool's JSON) as such.
-  absl::Status CheckKind(object& root) {
+  // After a failure, a second look at the top level names a summary, or
+  // another tool's trace, as such (rather than by its first odd field).
+  absl::Status Diagnose(std::string_view text, absl::Status error) const {
+    ParsedDocument document(text);
+    absl::StatusOr<object> root = document.Start(json_);
+    if (!root.ok()) return error;
     const JsonPath path = JsonPath::Root();
     bool has_events = false;
-    bool has_metadata = false;
     bool has_schema = false;
-    for (auto field_result : root) {
+    bool has_metadata = false;
+    std::optional<std::string_view> schema;
+    bool walked = true;
+    for (auto field_result : *root) {
       simdjson::ondemand::field field;
-      simdjson::error_code error = std::move(field_result).get(field);
-      if (error != simdjson::SUCCESS) return json_.Simdjson(error, path);
       std::string_view key;
-      error = field.unescaped_key().get(key);
-      if (error != simdjson::SUCCESS) return json_.Simdjson(error, path);
+      if (std::move(field_result).get(field) != simdjson::SUCCESS ||
+          field.unescaped_key().get(key) != simdjson::SUCCESS) {
+        walked = false;
+        break;
+      }
       has_events |= key == "traceEvents";
-      has_metadata |= key == "metadata";
       has_schema |= key == "schema";
+      if (key != "metadata") continue;
+      has_metadata = true;
+      object metadata;
+      std::string_view found;
+      if (field.value().get_object().get(metadata) == simdjson::SUCCESS &&
+          metadata.find_field_unordered("schema").get_string().get(found) ==
+              simdjson::SUCCESS) {
+        schema = found;
+      }
+      walked = false;  // stop here: metadata comes last in our traces
+      break;
     }
-    if (!has_events && has_schema) {
+    if (walked && !has_events && has_schema) {
       return json_.Error(path,
                          "this is a spanprof summary, not a trace (it has "
                          "\"schema\" and no \"traceEvents\")");
     }
-    if (!has_events) {
+    if (walked && !has_events) {
       return json_.Error(path, "missing field \"traceEvents\" (not a trace)");
     }
-    if (!has_metadata) {
+    if (walked && !has_metadata) {
       return json_.Error(path,
                          "missing field \"metadata\" (not a spanprof trace)");
+    }
+    if (has_metadata && !schema.has_value()) {
+      return json_.Error(path.Field("metadata"),
+                         "no \"schema\" string (not a spanprof trace; "
+                         "spanprof reads the traces it writes)");
+    }
+    if (schema.has_value() && *schema != kTraceSchema) {
+      const JsonPath metadata = path.Field("metadata");
+      return json_.Error(
+          metadata.Field("schema"),
+          Cat("expected \"", kTraceSchema, "\", got ", Quote(*schema)));
+    }
+    return error;
+  }
+
+  // The checks against metadata: every index in range, every repeated name,
+  // category, tag, pid and tid equal to what metadata says.
+  absl::Status Resolve() {
+    const JsonPath root = JsonPath::Root();
+    const JsonPath events = root.Field("traceEvents");
+    std::vector<uint64_t> tids;
+    for (const ThreadInfo& thread : capture_.threads) {
+      tids.push_back(thread.os_tid);
+    }
+    std::sort(tids.begin(), tids.end());
+    for (const TraceEvent& event : events_) {
+      if (event.is_span) continue;
+      const JsonPath p = events.Index(event.index);
+      if (event.pid != capture_.pid) {
+        return json_.Error(p.Field("pid"), Cat(event.pid, " != metadata.pid (",
+                                               capture_.pid, ")"));
+      }
+      if (event.is_process_name) {
+        if (event.tid != event.pid) {
+          return json_.Error(
+              p.Field("tid"),
+              Cat("expected the pid (", event.pid, "), got ", event.tid));
+        }
+      } else if (event.tid < 0 ||
+                 !std::binary_search(tids.begin(), tids.end(),
+                                     static_cast<uint64_t>(event.tid))) {
+        return json_.Error(
+            p.Field("tid"),
+            Cat(event.tid,
+                " is not the tid of any thread in metadata.threads"));
+      }
+    }
+    for (PendingSpan& pending : spans_) {
+      SPANPROF_RETURN_IF_ERROR(ResolveSpan(events, pending));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status ResolveSpan(const JsonPath& events, PendingSpan& pending) {
+    const TraceEvent& event = events_[pending.event];
+    const JsonPath p = events.Index(event.index);
+    const JsonPath args_path = p.Field("args");
+    Span& span = pending.span;
+    if (static_cast<uint64_t>(pending.site) >= capture_.sites.size()) {
+      return json_.Error(args_path.Field("site"),
+                         Cat("site index ", pending.site, " out of range (",
+                             capture_.sites.size(), " sites)"));
+    }
+    if (static_cast<uint64_t>(pending.thread) >= capture_.threads.size()) {
+      return json_.Error(args_path.Field("thread"),
+                         Cat("thread index ", pending.thread, " out of range (",
+                             capture_.threads.size(), " threads)"));
+    }
+    span.site = static_cast<uint32_t>(pending.site);
+    span.thread = static_cast<uint32_t>(pending.thread);
+    if (event.pid != capture_.pid) {
+      return json_.Error(p.Field("pid"), Cat(event.pid, " != metadata.pid (",
+                                             capture_.pid, ")"));
+    }
+    const Site& site = capture_.sites[span.site];
+    if (pending.name != site.name) {
+      return json_.Error(p.Field("name"),
+                         Cat(Quote(pending.name), " != metadata.sites[",
+                             span.site, "].name ", Quote(site.name)));
+    }
+    const std::string_view expected_cat = site.phase.empty()
+                                              ? std::string_view("spanprof")
+                                              : std::string_view(site.phase);
+    if (pending.cat != expected_cat) {
+      return json_.Error(p.Field("cat"),
+                         Cat("expected ", Quote(expected_cat),
+                             " (the site's phase), got ", Quote(pending.cat)));
+    }
+    const std::pair<std::string_view, const std::optional<std::string_view>*>
+        tags[] = {{"phase", &pending.phase},
+                  {"module", &pending.module},
+                  {"activity", &pending.activity}};
+    const std::string* site_tags[] = {&site.phase, &site.module,
+                                      &site.activity};
+    for (size_t t = 0; t < 3; ++t) {
+      const std::optional<std::string_view>& got = *tags[t].second;
+      const std::string& want = *site_tags[t];
+      const bool match =
+          want.empty() ? !got.has_value() : (got.has_value() && *got == want);
+      if (!match) {
+        return json_.Error(
+            args_path.Field(tags[t].first),
+            Cat("does not match metadata.sites[", span.site, "].",
+                tags[t].first, " ", Quote(want),
+                want.empty() ? " (an unset tag is left out)" : ""));
+      }
+    }
+    if (pending.has_alloc_count != capture_.alloc_measured ||
+        pending.has_alloc_bytes != capture_.alloc_measured) {
+      return json_.Error(
+          args_path, capture_.alloc_measured
+                         ? "alloc_count and alloc_bytes are required when "
+                           "metadata.alloc_measured is true"
+                         : "alloc_count and alloc_bytes must be left out when "
+                           "metadata.alloc_measured is false");
+    }
+    const uint64_t thread_tid = capture_.threads[span.thread].os_tid;
+    if (event.tid < 0 || static_cast<uint64_t>(event.tid) != thread_tid) {
+      return json_.Error(p.Field("tid"),
+                         Cat(event.tid, " != metadata.threads[", span.thread,
+                             "].tid (", thread_tid, ")"));
     }
     return absl::OkStatus();
   }
@@ -552,34 +698,14 @@ class TraceReader {
           }
         });
     if (!read.ok()) return read;
-    // Metadata events describe this process and its threads only.
-    if (event.pid != capture_.pid) {
-      return json_.Error(p.Field("pid"), Cat(event.pid, " != metadata.pid (",
-                                             capture_.pid, ")"));
-    }
-    if (name == "process_name") {
-      if (event.tid != event.pid) {
-        return json_.Error(p.Field("tid"), Cat("expected the pid (", event.pid,
-                                               "), got ", event.tid));
-      }
-      return absl::OkStatus();
-    }
-    for (const ThreadInfo& thread : capture_.threads) {
-      if (event.tid >= 0 && static_cast<uint64_t>(event.tid) == thread.os_tid) {
-        return absl::OkStatus();
-      }
-    }
-    return json_.Error(
-        p.Field("tid"),
-        Cat(event.tid, " is not the tid of any thread in metadata.threads"));
+    event.is_process_name = name == "process_name";
+    return absl::OkStatus();
   }
 
   absl::Status ReadSpanEvent(object& o, const JsonPath& p, TraceEvent& event) {
     PendingSpan& pending = spans_.emplace_back();
+    pending.event = events_.size() - 1;
     Span& span = pending.span;
-    std::string name;
-    std::string cat;
-    int64_t tid = 0;
     // Not SPANPROF_RETURN_IF_ERROR: the lambdas use it too (-Wshadow).
     if (absl::Status read = json_.ReadObject(
             o, p, kSpanEventFields,
@@ -588,22 +714,15 @@ class TraceReader {
                 case kEvPh:
                   return absl::OkStatus();
                 case kEvName:
-                  return ReadString(v, fp, name);
+                  return Assign(json_.String(v, fp), pending.name);
                 case kEvCat:
-                  return ReadString(v, fp, cat);
+                  return Assign(json_.String(v, fp), pending.cat);
                 case kEvPid:
-                  SPANPROF_RETURN_IF_ERROR(Assign(
-                      json_.Int(v, fp, INT64_MIN, INT64_MAX), event.pid));
-                  if (event.pid != capture_.pid) {
-                    return json_.Error(fp, Cat(event.pid, " != metadata.pid (",
-                                               capture_.pid, ")"));
-                  }
-                  return absl::OkStatus();
+                  return Assign(json_.Int(v, fp, INT64_MIN, INT64_MAX),
+                                event.pid);
                 case kEvTid:
-                  SPANPROF_RETURN_IF_ERROR(
-                      Assign(json_.Int(v, fp, INT64_MIN, INT64_MAX), tid));
-                  event.tid = tid;
-                  return absl::OkStatus();
+                  return Assign(json_.Int(v, fp, INT64_MIN, INT64_MAX),
+                                event.tid);
                 case kEvTs:
                   return ReadMicros(v, fp, &event.ts_ns);
                 case kEvDur:
@@ -627,57 +746,6 @@ class TraceReader {
       return json_.Error(p.Field("dur"), "ts + dur overflows int64 ns");
     }
     event.span_id = span.id;
-
-    // The event repeats what metadata says about its site and thread.
-    const Site& site = capture_.sites[span.site];
-    const JsonPath args_path = p.Field("args");
-    if (name != site.name) {
-      return json_.Error(p.Field("name"),
-                         Cat(Quote(name), " != metadata.sites[", span.site,
-                             "].name ", Quote(site.name)));
-    }
-    const std::string_view expected_cat = site.phase.empty()
-                                              ? std::string_view("spanprof")
-                                              : std::string_view(site.phase);
-    if (cat != expected_cat) {
-      return json_.Error(p.Field("cat"),
-                         Cat("expected ", Quote(expected_cat),
-                             " (the site's phase), got ", Quote(cat)));
-    }
-    const std::pair<std::string_view, const std::optional<std::string>*>
-        tags[] = {{"phase", &pending.phase},
-                  {"module", &pending.module},
-                  {"activity", &pending.activity}};
-    const std::string* site_tags[] = {&site.phase, &site.module,
-                                      &site.activity};
-    for (size_t t = 0; t < 3; ++t) {
-      const std::optional<std::string>& got = *tags[t].second;
-      const std::string& want = *site_tags[t];
-      const bool match =
-          want.empty() ? !got.has_value() : (got.has_value() && *got == want);
-      if (!match) {
-        return json_.Error(
-            args_path.Field(tags[t].first),
-            Cat("does not match metadata.sites[", span.site, "].",
-                tags[t].first, " ", Quote(want),
-                want.empty() ? " (an unset tag is left out)" : ""));
-      }
-    }
-    if (pending.has_alloc_count != capture_.alloc_measured ||
-        pending.has_alloc_bytes != capture_.alloc_measured) {
-      return json_.Error(
-          args_path, capture_.alloc_measured
-                         ? "alloc_count and alloc_bytes are required when "
-                           "metadata.alloc_measured is true"
-                         : "alloc_count and alloc_bytes must be left out when "
-                           "metadata.alloc_measured is false");
-    }
-    const uint64_t thread_tid = capture_.threads[span.thread].os_tid;
-    if (tid < 0 || static_cast<uint64_t>(tid) != thread_tid) {
-      return json_.Error(p.Field("tid"),
-                         Cat(tid, " != metadata.threads[", span.thread,
-                             "].tid (", thread_tid, ")"));
-    }
     return absl::OkStatus();
   }
 
@@ -700,28 +768,10 @@ class TraceReader {
               return Assign(json_.Int(fv, fp, 0, UINT32_MAX), span.depth);
             case kArgHeartbeats:
               return Assign(json_.Unsigned(fv, fp), span.heartbeats);
-            case kArgSite: {
-              SPANPROF_ASSIGN_OR_RETURN(int64_t site,
-                                        json_.Int(fv, fp, 0, UINT32_MAX));
-              if (static_cast<uint64_t>(site) >= capture_.sites.size()) {
-                return json_.Error(fp,
-                                   Cat("site index ", site, " out of range (",
-                                       capture_.sites.size(), " sites)"));
-              }
-              span.site = static_cast<uint32_t>(site);
-              return absl::OkStatus();
-            }
-            case kArgThread: {
-              SPANPROF_ASSIGN_OR_RETURN(int64_t thread,
-                                        json_.Int(fv, fp, 0, UINT32_MAX));
-              if (static_cast<uint64_t>(thread) >= capture_.threads.size()) {
-                return json_.Error(
-                    fp, Cat("thread index ", thread, " out of range (",
-                            capture_.threads.size(), " threads)"));
-              }
-              span.thread = static_cast<uint32_t>(thread);
-              return absl::OkStatus();
-            }
+            case kArgSite:
+              return Assign(json_.Int(fv, fp, 0, UINT32_MAX), pending.site);
+            case kArgThread:
+              return Assign(json_.Int(fv, fp, 0, UINT32_MAX), pending.thread);
             case kArgPhase:
               return ReadTag(fv, fp, pending.phase);
             case kArgModule:
@@ -746,7 +796,7 @@ class TraceReader {
   }
 
   absl::Status ReadTag(value& v, const JsonPath& p,
-                       std::optional<std::string>& out) {
+                       std::optional<std::string_view>& out) {
     SPANPROF_ASSIGN_OR_RETURN(std::string_view s, json_.String(v, p));
     out.emplace(s);
     return absl::OkStatus();

@@ -18,8 +18,9 @@ namespace spanprof::analysis::internal {
 
 // `TraceEvent` is one X or M event as it appeared in the file.
 struct TraceEvent {
-  size_t index = 0;      // position in $.traceEvents
-  bool is_span = false;  // "X" (else "M")
+  size_t index = 0;              // position in $.traceEvents
+  bool is_span = false;          // "X" (else "M")
+  bool is_process_name = false;  // an M event naming the process
   int64_t pid = 0;
   int64_t tid = 0;
   int64_t ts_ns = 0;
