@@ -102,18 +102,20 @@ SiteStatic* InternArgKey(const char* key) noexcept;
 
 // A per-instantiation cache of one dynamic site: `Run` called from one place
 // with the same literals hits it every time and never takes the slow path.
+// The tags come as separate pointers so that, inlined, they stay constants
+// in registers on the hit path instead of a struct copied to the stack.
 template <typename Tag>
-inline SiteStatic* CachedDynamicSite(const char* name,
-                                     const Tags& tags) noexcept {
+inline SiteStatic* CachedDynamicSite(const char* name, const char* phase,
+                                     const char* module,
+                                     const char* activity) noexcept {
   static std::atomic<SiteStatic*> cache{nullptr};
   SiteStatic* site = cache.load(std::memory_order_acquire);
-  if (SPANPROF_LIKELY(site != nullptr && site->name == name &&
-                      site->tags.phase == tags.phase &&
-                      site->tags.module == tags.module &&
-                      site->tags.activity == tags.activity)) {
+  if (SPANPROF_LIKELY(
+          site != nullptr && site->name == name && site->tags.phase == phase &&
+          site->tags.module == module && site->tags.activity == activity)) {
     return site;
   }
-  site = FindOrInternDynamicSite(name, tags);
+  site = FindOrInternDynamicSite(name, Tags{phase, module, activity});
   cache.store(site, std::memory_order_release);
   return site;
 }
@@ -156,11 +158,13 @@ void SetThreadName(const char* name) noexcept;
 template <typename Fn>
 decltype(auto) Run(const char* name, const Tags& tags, Fn&& fn) {
 #if SPANPROF_ENABLED
-  uint32_t epoch = 0;
-  if (SPANPROF_UNLIKELY(internal::g_epoch.load(std::memory_order_relaxed) !=
-                        0)) {
-    epoch = internal::BeginSpan(
-        *internal::CachedDynamicSite<std::decay_t<Fn>>(name, tags));
+  // One load of the epoch serves the disabled check and the begin.
+  uint32_t epoch = internal::g_epoch.load(std::memory_order_relaxed);
+  if (SPANPROF_UNLIKELY(epoch != 0)) {
+    epoch = internal::BeginSpanInEpoch(
+        *internal::CachedDynamicSite<std::decay_t<Fn>>(
+            name, tags.phase, tags.module, tags.activity),
+        epoch);
   }
   struct End {
     uint32_t epoch;

@@ -138,10 +138,9 @@ inline uint32_t WriteBegin(ThreadState* s, Record* c, uint32_t id,
   return epoch;
 }
 
-// Begins a span at `site`. Returns the session epoch it was recorded in, or 0.
-inline uint32_t BeginSpan(SiteStatic& site) noexcept {
-  const uint32_t epoch = g_epoch.load(std::memory_order_relaxed);
-  if (SPANPROF_LIKELY(epoch == 0)) return 0;
+// Begins a span at `site` in `epoch`, a non-zero value just read from
+// g_epoch. Returns the session epoch it was recorded in, or 0.
+inline uint32_t BeginSpanInEpoch(SiteStatic& site, uint32_t epoch) noexcept {
   const uint32_t id = site.id.load(std::memory_order_relaxed);
   ThreadState* s = tls_state;
   if (SPANPROF_UNLIKELY(id == 0 || s == nullptr || s->epoch != epoch ||
@@ -151,6 +150,13 @@ inline uint32_t BeginSpan(SiteStatic& site) noexcept {
   Record* c = s->cursor.load(std::memory_order_relaxed);
   if (SPANPROF_UNLIKELY(c >= s->limit)) return BeginSlow(site, epoch);
   return WriteBegin(s, c, id, epoch);
+}
+
+// Begins a span at `site`. Returns the session epoch it was recorded in, or 0.
+inline uint32_t BeginSpan(SiteStatic& site) noexcept {
+  const uint32_t epoch = g_epoch.load(std::memory_order_relaxed);
+  if (SPANPROF_LIKELY(epoch == 0)) return 0;
+  return BeginSpanInEpoch(site, epoch);
 }
 
 // Ends the span that `BeginSpan()` returned `begin_epoch` for. A span ended
