@@ -68,6 +68,11 @@ TEST(AllocCountersTest, SpansRecordTheirThreadsAllocationDeltas) {
     Aligned* p = Keep(new Aligned());
     delete p;
   }
+  {
+    SPANPROF_SCOPE("aligned.nothrow");
+    Aligned* p = Keep(new (std::nothrow) Aligned());
+    delete p;
+  }
   { SPANPROF_SCOPE("nothing"); }
   const Capture c = StopRecording();
   EXPECT_TRUE(c.alloc_measured);
@@ -82,6 +87,7 @@ TEST(AllocCountersTest, SpansRecordTheirThreadsAllocationDeltas) {
   expect("inner", 1, 50);
   expect("vector", 1, 1000 * static_cast<int64_t>(sizeof(int)));
   expect("aligned", 1, static_cast<int64_t>(sizeof(Aligned)));
+  expect("aligned.nothrow", 1, static_cast<int64_t>(sizeof(Aligned)));
   expect("nothing", 0, 0);
 }
 
