@@ -10,6 +10,13 @@
 
 #include "recorder_internal.h"
 
+// Referenced by the link options of spanprof::alloc (runtime/CMakeLists.txt)
+// so that this object is always linked, whatever else defines operator new.
+extern "C" {
+extern const int spanprof_alloc_anchor;
+const int spanprof_alloc_anchor = 1;
+}
+
 namespace spanprof::internal {
 namespace {
 
