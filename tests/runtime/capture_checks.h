@@ -113,6 +113,14 @@ inline void ExpectValidCapture(const Capture& c) {
             c.dropped_events == 0 && unfinished == 0 && c.finished_normally);
 }
 
+// Sanitizers add shadow memory per thread and per byte: memory figures are
+// reported but not checked under them.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+inline constexpr bool kSanitized = true;
+#else
+inline constexpr bool kSanitized = false;
+#endif
+
 // The process's peak resident set so far, in KiB.
 inline int64_t PeakRssKib() {
   rusage usage{};

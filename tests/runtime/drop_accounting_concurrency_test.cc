@@ -34,6 +34,16 @@ void Iteration(int i) {
   }
 }
 
+std::string DescribeThread(const Capture& c, uint32_t thread) {
+  std::string out;
+  for (const Span& s : c.spans) {
+    if (s.thread != thread) continue;
+    out += std::to_string(s.id) + ":" + NameOf(c, s) + "<" +
+           std::to_string(s.parent_id) + " ";
+  }
+  return out;
+}
+
 class DropAccountingTest
     : public ::testing::TestWithParam<std::tuple<OverflowPolicy, int>> {};
 
@@ -85,7 +95,10 @@ TEST_P(DropAccountingTest, RetainedPlusDroppedIsAttemptedPerSite) {
         continue;
       }
       if (s.parent_id == 0) {
-        EXPECT_EQ(policy, OverflowPolicy::kRing) << name;
+        EXPECT_EQ(policy, OverflowPolicy::kRing)
+            << name << " is a root: span " << s.id << " thread " << s.thread
+            << " flags " << s.flags << " start " << s.start_ns << "; "
+            << DescribeThread(c, s.thread);
         EXPECT_NE(s.flags & kSpanRerooted, 0u) << name;
         continue;
       }
