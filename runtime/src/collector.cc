@@ -150,10 +150,9 @@ absl::Status StartRecording(const RecordingOptions& options) {
       std::memory_order_relaxed);
   session.ring_budget.store(options.overflow == OverflowPolicy::kRing ? cap : 0,
                             std::memory_order_relaxed);
-  // Side records (arguments, context scopes): in drop mode each thread may
-  // hold one per span of credit it took, and context records are not
-  // budgeted (see AppendSide); ring mode shares two per span of the cap among
-  // all threads, in buffers that wrap.
+  // Side records (arguments, context scopes): one per span of the cap in
+  // drop mode, where context records are not budgeted (see AppendSide); two
+  // in ring mode, where both share the wrapping buffer.
   session.side_budget.store(
       static_cast<uint64_t>(cap) *
           (options.overflow == OverflowPolicy::kRing ? 2 : 1),

@@ -432,7 +432,6 @@ bool Refill(ThreadRing& r) {
   if (session.options.overflow == OverflowPolicy::kDropNewest) {
     const uint64_t credit = TakeCredit(session.span_budget, want);
     if (credit == 0) return false;
-    r.side_allowance += credit;  // one side record per span of credit
     return SwitchChunk(r, credit, /*recycle_oldest=*/false);
   }
   const uint64_t credit = TakeCredit(session.ring_budget, want);
@@ -512,7 +511,6 @@ ThreadRing* BindThread(uint32_t epoch) noexcept {
   ring->side_wrapped = false;
   ring->side_published.store(0, std::memory_order_relaxed);
   ring->dropped_args = 0;
-  ring->side_allowance = 0;
   ring->context_side_mark = UINT64_MAX;
   ring->live_scopes.clear();
   ring->ring_mode = session.options.overflow == OverflowPolicy::kRing;
@@ -603,23 +601,17 @@ bool AppendSide(ThreadRing& r, const SideRecord& record) {
     if (g_epoch.load(std::memory_order_relaxed) != r.epoch) return false;
     const uint64_t grow = std::max<uint64_t>(kFirstSideRecords, n);
     uint64_t grant = 0;
-    if (session.options.overflow == OverflowPolicy::kRing) {
-      uint64_t left = session.side_budget.load(std::memory_order_relaxed);
-      while (left > 0) {
-        grant = std::min(left, grow);
-        if (session.side_budget.compare_exchange_weak(
-                left, left - grant, std::memory_order_relaxed)) {
-          break;
-        }
-        grant = 0;
+    uint64_t left = session.side_budget.load(std::memory_order_relaxed);
+    while (left > 0) {
+      // Near the end of the budget grants shrink (as span credit does), so
+      // that one thread does not hold records that another needs.
+      grant = std::min(
+          {left, grow, std::max<uint64_t>(kFirstSideRecords, left / 8)});
+      if (session.side_budget.compare_exchange_weak(
+              left, left - grant, std::memory_order_relaxed)) {
+        break;
       }
-    } else {
-      // Drop mode: a thread holds at most one side record per span of credit
-      // it was granted, so arguments follow the retained spans (one per
-      // retained span always fits) and no thread takes another's share.
-      grant = std::min(grow, r.side_allowance > r.side_capacity
-                                 ? r.side_allowance - r.side_capacity
-                                 : 0);
+      grant = 0;
     }
     if (session.options.overflow == OverflowPolicy::kRing &&
         r.side_capacity == 0) {

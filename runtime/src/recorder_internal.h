@@ -82,9 +82,6 @@ struct ThreadRing : ThreadState {
   std::vector<LiveScope> live_scopes;
   bool ring_mode = false;
   bool side_wrapped = false;  // ring mode: the side buffer overwrites itself
-  // Drop mode: side records this thread may hold for arguments (one per span
-  // of credit it took from the span budget).
-  uint64_t side_allowance = 0;
   uint64_t dropped_args = 0;
 
   // Drop accounting: by site id; grows on the slow path only.

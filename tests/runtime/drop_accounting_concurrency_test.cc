@@ -91,7 +91,13 @@ TEST_P(DropAccountingTest, RetainedPlusDroppedIsAttemptedPerSite) {
       const std::string& name = NameOf(c, s);
       if (name == "acct.outer") {
         EXPECT_EQ(s.parent_id, 0u);
-        ASSERT_EQ(s.arg_count, 1u);
+        // Ring mode discards spans whose arguments were overwritten; drop
+        // mode keeps a span whose argument found no room near the cap.
+        if (policy == OverflowPolicy::kRing) {
+          EXPECT_EQ(s.arg_count, 1u);
+        } else {
+          EXPECT_LE(s.arg_count, 1u);
+        }
         continue;
       }
       if (s.parent_id == 0) {
