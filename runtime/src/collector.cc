@@ -9,6 +9,7 @@
 #include <cstring>
 #include <ctime>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "recorder_internal.h"
@@ -194,30 +195,35 @@ struct RingSnapshot {
   bool truncated = false;  // the stream lost a prefix (ring mode)
 };
 
-// A span while it is being rebuilt.
-struct RawSpan {
-  uint32_t site = 0;
-  uint32_t thread = 0;  // snapshot index
-  uint32_t flags = 0;
-  int64_t parent = -1;        // index into the raw span list
-  int64_t local_parent = -1;  // the enclosing span on the same thread
-  uint64_t begin_pos = 0;
-  uint64_t end_pos = UINT64_MAX;
-  uint64_t start_raw = 0;
-  uint64_t end_raw = 0;
-  uint32_t begin_hb = 0;
-  uint32_t end_hb = 0;
-  int64_t alloc_count_begin = 0;
-  int64_t alloc_bytes_begin = 0;
-  int64_t alloc_count_end = 0;
-  int64_t alloc_bytes_end = 0;
-  // A cross-thread parent reference (the context scope active at begin),
-  // resolved after every thread is parsed.
-  bool has_context = false;
-  uint32_t context_slot = 0;
-  uint64_t context_position = 0;
-  uint64_t context_side = 0;
-  bool removed = false;
+// The collector builds the spans in place, in the Capture's own array, and
+// in their final form as far as one thread's records tell: a retained span
+// costs the 80 bytes of its `Span` and one write pass over them, because
+// fresh memory is what session end pays most for (a first-touch page fault
+// costs ~3 us per 4 KiB on a VM: more than all the parsing). Ids are the
+// index + 1 and parent ids the parent's index + 1, so a capture without
+// context scopes or discarded spans needs no second pass. While a span is
+// open, `heartbeats` and `alloc_*` hold the thread's counters at its begin.
+// Cross-thread parents (contexts) and discarded spans (ring mode) are fixed
+// up afterwards: depths from the parent links, and a compaction that
+// renumbers ids and threads.
+constexpr uint32_t kRemovedFlag = 1u << 31;  // not retained (collector only)
+constexpr size_t kNoSpan = SIZE_MAX;
+
+// A span's stream positions, kept only when some thread used context scopes
+// (context resolution looks spans up by position).
+struct SpanPositions {
+  uint64_t begin = 0;
+  uint64_t end = UINT64_MAX;
+};
+
+// A span that began under a context scope with no same-thread span open: its
+// cross-thread parent is resolved after every thread is parsed.
+struct ContextRef {
+  size_t span = 0;
+  uint32_t snapshot = 0;  // the span's own thread, as a snapshot index
+  uint32_t slot = 0;
+  uint64_t position = 0;
+  uint64_t side = 0;
 };
 
 struct PendingArg {
@@ -257,12 +263,81 @@ struct ThreadStreams {
   uint64_t side_horizon = 0;
 };
 
+// Converts raw clock values to session-relative ns: floor(delta * ns / ticks)
+// for the TSC, exactly, without a division per span (a 64.64 fixed-point
+// estimate, corrected by one step).
+class TimeBase {
+ public:
+  TimeBase(bool tsc, uint64_t start_raw, uint64_t stop_raw, uint64_t start_mono,
+           uint64_t stop_mono)
+      : tsc_(tsc), start_raw_(start_raw) {
+    if (tsc_) {
+      ticks_ = stop_raw > start_raw ? stop_raw - start_raw : 1;
+      ns_ = stop_mono > start_mono ? stop_mono - start_mono : 0;
+      // ns / ticks < 1 (a TSC faster than 1 GHz): the multiplier fits 64
+      // bits. Otherwise every conversion divides.
+      if (ns_ < ticks_) {
+        mult_ =
+            static_cast<uint64_t>((static_cast<Uint128>(ns_) << 64) / ticks_);
+        use_mult_ = true;
+      }
+    }
+  }
+
+  int64_t ToNs(uint64_t raw) const {
+    if (raw <= start_raw_) return 0;
+    const uint64_t delta = raw - start_raw_;
+    if (!tsc_) return static_cast<int64_t>(delta);
+    const Uint128 product = static_cast<Uint128>(delta) * ns_;
+    if (!use_mult_) return static_cast<int64_t>(product / ticks_);
+    // mult_ <= ns * 2^64 / ticks < mult_ + 1, so the estimate is the exact
+    // quotient or one less.
+    auto q = static_cast<uint64_t>((static_cast<Uint128>(delta) * mult_) >> 64);
+    if (product - static_cast<Uint128>(q) * ticks_ >= ticks_) ++q;
+    return static_cast<int64_t>(q);
+  }
+
+ private:
+  bool tsc_;
+  bool use_mult_ = false;
+  uint64_t start_raw_;
+  uint64_t ticks_ = 1;
+  uint64_t ns_ = 1;
+  uint64_t mult_ = 0;
+};
+
 class Collector {
  public:
-  explicit Collector(uint64_t stop_raw) : stop_raw_(stop_raw) {}
+  Collector(Capture& capture, const std::vector<Site>& sites,
+            const TimeBase& time, uint64_t stop_raw, bool keep_positions)
+      : capture_(capture),
+        spans_(capture.spans),
+        sites_(sites),
+        site_index_(sites.size(), UINT32_MAX),
+        time_(time),
+        stop_raw_(stop_raw),
+        stop_ns_(time.ToNs(stop_raw)),
+        keep_positions_(keep_positions) {}
 
-  void ParseThread(uint32_t thread, const RingSnapshot& snap,
-                   const std::vector<Site>& sites) {
+  // The capture's index of interned site `id` (added on first use).
+  uint32_t UseSite(uint32_t id) {
+    if (id >= sites_.size()) id = 0;
+    uint32_t& index = site_index_[id];
+    if (index == UINT32_MAX) {
+      index = static_cast<uint32_t>(capture_.sites.size());
+      capture_.sites.push_back(sites_[id]);
+      site_id_.push_back(id);
+    }
+    return index;
+  }
+  // The interned id of the capture's site `index`.
+  uint32_t SiteId(uint32_t index) const { return site_id_[index]; }
+
+  // Parses snapshot `snap` (the `snapshot`th ring) into spans; the thread is
+  // added to the capture when it has any.
+  void ParseThread(uint32_t snapshot, const RingSnapshot& snap) {
+    const std::vector<Site>& sites = sites_;
+    const auto thread = static_cast<uint32_t>(capture_.threads.size());
     ThreadStreams& ts = threads_.emplace_back();
     ts.first_span = spans_.size();
     ts.truncated = snap.truncated;
@@ -276,16 +351,18 @@ class Collector {
         break;
       }
     }
-    std::vector<size_t> open;
+    open_.clear();
     std::vector<size_t> scopes;  // frame indices, innermost last
     // Roots that a span whose begin was overwritten may enclose (ring mode):
     // when the lost span's end shows up, they lost their parent.
     std::vector<size_t> pending_roots;
     size_t side_i = 0;
+    uint64_t next_side =
+        snap.side.empty() ? UINT64_MAX : snap.side.front().position;
     uint64_t last_raw = 0;
     uint32_t last_hb = 0;
     // The span an alloc record belongs to (the last begin or end).
-    int64_t last_span = -1;
+    size_t last_span = kNoSpan;
     bool last_was_begin = false;
 
     auto apply_side = [&](uint64_t position) {
@@ -297,7 +374,7 @@ class Collector {
         switch (s.kind) {
           case internal::kSideArgInt:
           case internal::kSideArgDouble: {
-            if (open.empty() || s.key >= sites.size()) break;
+            if (open_.empty() || s.key >= sites.size()) break;
             SpanArg arg;
             arg.key = sites[s.key].name;
             arg.is_double = s.kind == internal::kSideArgDouble;
@@ -306,7 +383,7 @@ class Collector {
             } else {
               arg.int_value = static_cast<int64_t>(s.value);
             }
-            args_.push_back(PendingArg{open.back(), std::move(arg)});
+            args_.push_back(PendingArg{open_.back(), std::move(arg)});
             break;
           }
           case internal::kSideContextPush: {
@@ -338,94 +415,96 @@ class Collector {
             break;
         }
       }
+      next_side =
+          side_i < snap.side.size() ? snap.side[side_i].position : UINT64_MAX;
     };
 
     uint64_t cut_position = UINT64_MAX;
     for (const Chunk& chunk : snap.chunks) {
-      for (uint64_t i = 0; i < chunk.used && cut_position == UINT64_MAX; ++i) {
-        const Record& rec = chunk.records[i];
+      const Record* const records = chunk.records;
+      for (uint64_t i = 0; i < chunk.used; ++i) {
+        const Record& rec = records[i];
         const uint64_t position = chunk.base_position + i;
         const uint32_t kind = rec.word >> internal::kKindShift;
-        if (kind == internal::kAllocRecord) {
-          if (last_span >= 0) {
-            RawSpan& span = spans_[static_cast<size_t>(last_span)];
+        if (SPANPROF_UNLIKELY(kind == internal::kAllocRecord)) {
+          if (last_span != kNoSpan) {
+            Span& span = spans_[last_span];
             const auto count = static_cast<int64_t>(rec.time);
             const auto bytes = static_cast<int64_t>(
                 (static_cast<uint64_t>(rec.word & internal::kSiteMask) << 32) |
                 rec.heartbeats);
             if (last_was_begin) {
-              span.alloc_count_begin = span.alloc_count_end = count;
-              span.alloc_bytes_begin = span.alloc_bytes_end = bytes;
+              span.alloc_count = count;
+              span.alloc_bytes = bytes;
             } else {
-              span.alloc_count_end = count;
-              span.alloc_bytes_end = bytes;
+              span.alloc_count = count - span.alloc_count;
+              span.alloc_bytes = bytes - span.alloc_bytes;
             }
           }
           continue;
         }
-        if (rec.time > stop_raw_) {
+        if (SPANPROF_UNLIKELY(rec.time > stop_raw_)) {
           // Written after the stop by a thread that was still running: this
           // and every later record of the thread are not part of the
           // capture; spans still open here end at the stop, unfinished.
           cut_position = position;
           break;
         }
-        apply_side(position);
+        if (SPANPROF_UNLIKELY(position >= next_side)) apply_side(position);
         // Timestamps never go backwards within a thread.
         const uint64_t raw = std::max(rec.time, last_raw);
         last_raw = raw;
         last_hb = rec.heartbeats;
         if (kind == internal::kBeginRecord) {
-          RawSpan span;
-          span.site = rec.word & internal::kSiteMask;
-          span.thread = thread;
-          span.begin_pos = position;
-          span.start_raw = raw;
-          span.begin_hb = rec.heartbeats;
           const size_t index = spans_.size();
-          if (!open.empty()) {
-            span.parent = static_cast<int64_t>(open.back());
-            span.local_parent = span.parent;
+          Span& span = spans_.emplace_back();
+          span.id = index + 1;
+          span.site = UseSite(rec.word & internal::kSiteMask);
+          span.thread = thread;
+          span.depth = static_cast<uint32_t>(open_.size());
+          span.start_ns = time_.ToNs(raw);
+          span.heartbeats = rec.heartbeats;
+          if (keep_positions_) positions_.push_back(SpanPositions{position});
+          if (!open_.empty()) {
+            span.parent_id = open_.back() + 1;
           } else {
             // No span of this thread is open: the innermost context scope,
             // if any, supplies a cross-thread parent.
             if (!scopes.empty()) {
               const ScopeFrame& frame = ts.frames[scopes.back()];
-              span.has_context = true;
-              span.context_slot = frame.slot;
-              span.context_position = frame.position;
-              span.context_side = frame.side;
+              contexts_.push_back(ContextRef{index, snapshot, frame.slot,
+                                             frame.position, frame.side});
             }
             if (snap.truncated) pending_roots.push_back(index);
           }
-          spans_.push_back(span);
-          open.push_back(index);
-          last_span = static_cast<int64_t>(index);
+          open_.push_back(index);
+          last_span = index;
           last_was_begin = true;
         } else if (kind == internal::kEndRecord ||
                    kind == internal::kEndExceptionRecord) {
-          if (open.empty()) {
+          if (SPANPROF_UNLIKELY(open_.empty())) {
             // The end of a span whose begin was overwritten: every root
             // since the last such end ran inside that lost span.
             for (size_t root : pending_roots) {
               spans_[root].flags |= kSpanRerooted;
-              spans_[root].has_context = false;
             }
             pending_roots.clear();
             ts.has_orphan_end = true;
             ts.last_orphan_end = position;
-            last_span = -1;
+            last_span = kNoSpan;
             continue;
           }
-          RawSpan& span = spans_[open.back()];
-          open.pop_back();
-          span.end_pos = position;
-          span.end_raw = raw;
-          span.end_hb = rec.heartbeats;
+          const size_t index = open_.back();
+          open_.pop_back();
+          Span& span = spans_[index];
+          span.end_ns = std::max(span.start_ns, time_.ToNs(raw));
+          span.heartbeats =
+              static_cast<uint32_t>(rec.heartbeats - span.heartbeats);
           if (kind == internal::kEndExceptionRecord) {
             span.flags |= kSpanException;
           }
-          last_span = static_cast<int64_t>(&span - spans_.data());
+          if (keep_positions_) positions_[index].end = position;
+          last_span = index;
           last_was_begin = false;
         }
       }
@@ -433,17 +512,28 @@ class Collector {
     }
     apply_side(cut_position);
     // Spans still open at stop are closed there and flagged.
-    for (size_t index : open) {
-      RawSpan& span = spans_[index];
-      span.end_raw = std::max(stop_raw_, span.start_raw);
-      span.end_hb = last_hb;
+    for (size_t index : open_) {
+      Span& span = spans_[index];
+      span.end_ns = std::max(stop_ns_, span.start_ns);
+      span.heartbeats = static_cast<uint32_t>(last_hb - span.heartbeats);
+      span.alloc_count = 0;  // no end counters
+      span.alloc_bytes = 0;
       span.flags |= kSpanUnfinished;
     }
     ts.span_count = spans_.size() - ts.first_span;
-    for (size_t i = ts.first_span; i < spans_.size(); ++i) {
-      if (spans_[i].begin_pos >= ts.side_horizon) break;
-      spans_[i].removed = true;
-      spans_[i].has_context = false;
+    if (ts.side_horizon > 0) {  // keep_positions_ is set (NeedPositions)
+      for (size_t i = ts.first_span; i < spans_.size(); ++i) {
+        if (positions_[i].begin >= ts.side_horizon) break;
+        spans_[i].flags |= kRemovedFlag;
+        ++removed_;
+      }
+    }
+    if (ts.span_count > 0) {
+      ThreadInfo info;
+      info.os_tid = snap.os_tid & 0xFFFFFFFFu;
+      info.name = snap.name;
+      info.sort_index = thread;
+      capture_.threads.push_back(std::move(info));
     }
   }
 
@@ -452,26 +542,40 @@ class Collector {
   // context of the scope that thread ran under (hand-off chains). A parent on
   // the child's own thread is not linked: a thread is never its own
   // cross-thread parent, and a same-thread parent must enclose its child.
-  void ResolveContexts(const std::vector<uint32_t>& slot_to_thread) {
-    for (RawSpan& span : spans_) {
-      if (!span.has_context) continue;
-      span.has_context = false;
+  // Returns whether any parent changed.
+  bool ResolveContexts(const std::vector<uint32_t>& slot_to_thread) {
+    // Resolve every reference first: the lookups walk same-thread parents,
+    // which must not see a cross-thread link yet.
+    std::vector<int64_t> parents(contexts_.size(), -1);
+    for (size_t k = 0; k < contexts_.size(); ++k) {
+      const ContextRef& ref = contexts_[k];
+      Span& span = spans_[ref.span];
+      // Discarded, or already known to have lost its (same-thread) parent.
+      if (span.flags & (kRemovedFlag | kSpanRerooted)) continue;
       bool lost = false;
       uint32_t thread = UINT32_MAX;
-      const int64_t parent =
-          Resolve(slot_to_thread, span.context_slot, span.context_position,
-                  span.context_side, &lost, &thread);
-      if (thread == span.thread) continue;  // never its own parent thread
+      const int64_t parent = Resolve(slot_to_thread, ref.slot, ref.position,
+                                     ref.side, &lost, &thread);
+      if (thread == ref.snapshot) continue;  // never its own parent thread
       if (parent >= 0) {
-        span.parent = parent;
+        parents[k] = parent;
       } else if (lost) {
         span.flags |= kSpanRerooted;  // the parent was overwritten
       }
     }
+    bool changed = false;
+    for (size_t k = 0; k < contexts_.size(); ++k) {
+      if (parents[k] < 0) continue;
+      spans_[contexts_[k].span].parent_id =
+          static_cast<uint64_t>(parents[k]) + 1;
+      changed = true;
+    }
+    return changed;
   }
 
-  std::vector<RawSpan>& spans() { return spans_; }
   std::vector<PendingArg>& args() { return args_; }
+  // Spans discarded while parsing (their side records were overwritten).
+  size_t removed() const { return removed_; }
 
  private:
   // The innermost span of `ts` open at stream position `pos`, or -1.
@@ -481,7 +585,7 @@ class Collector {
     size_t hi = ts.first_span + ts.span_count;
     while (lo < hi) {
       const size_t mid = lo + (hi - lo) / 2;
-      if (spans_[mid].begin_pos < pos) {
+      if (positions_[mid].begin < pos) {
         lo = mid + 1;
       } else {
         hi = mid;
@@ -490,9 +594,10 @@ class Collector {
     int64_t candidate = lo > ts.first_span ? static_cast<int64_t>(lo - 1) : -1;
     // ...or the nearest of its enclosing spans still open at `pos`.
     while (candidate >= 0) {
-      const RawSpan& c = spans_[static_cast<size_t>(candidate)];
-      if (c.end_pos >= pos) break;
-      candidate = c.local_parent;
+      if (positions_[static_cast<size_t>(candidate)].end >= pos) break;
+      candidate = static_cast<int64_t>(
+                      spans_[static_cast<size_t>(candidate)].parent_id) -
+                  1;
     }
     return candidate;
   }
@@ -551,37 +656,81 @@ class Collector {
     return -1;
   }
 
+  Capture& capture_;
+  std::vector<Span>& spans_;
+  const std::vector<Site>& sites_;
+  std::vector<uint32_t> site_index_;  // interned id -> capture index
+  std::vector<uint32_t> site_id_;     // capture index -> interned id
+  const TimeBase& time_;
   uint64_t stop_raw_;
-  std::vector<RawSpan> spans_;
+  int64_t stop_ns_;
+  bool keep_positions_;
+  size_t removed_ = 0;
+  std::vector<size_t> open_;
+  std::vector<SpanPositions> positions_;
+  std::vector<ContextRef> contexts_;
   std::vector<PendingArg> args_;
   std::vector<ThreadStreams> threads_;
 };
 
-// Converts raw clock values to session-relative ns.
-class TimeBase {
- public:
-  TimeBase(bool tsc, uint64_t start_raw, uint64_t stop_raw, uint64_t start_mono,
-           uint64_t stop_mono)
-      : tsc_(tsc), start_raw_(start_raw) {
-    if (tsc_) {
-      ticks_ = stop_raw > start_raw ? stop_raw - start_raw : 1;
-      ns_ = stop_mono > start_mono ? stop_mono - start_mono : 0;
+// Recomputes every depth from the parent links (after cross-thread parents
+// were linked or parents were lost). A link that would close a loop is cut.
+void RecomputeDepths(std::vector<Span>& spans) {
+  const size_t n = spans.size();
+  std::vector<uint8_t> state(n, 0);  // 0 = unknown, 1 = on the walk, 2 = done
+  std::vector<size_t> walk;
+  for (size_t i = 0; i < n; ++i) {
+    if (state[i] == 2) continue;
+    walk.clear();
+    size_t cur = i;
+    uint32_t depth = 0;
+    while (true) {
+      if (state[cur] == 2) {
+        depth = spans[cur].depth + 1;
+        break;
+      }
+      state[cur] = 1;
+      walk.push_back(cur);
+      const uint64_t parent = spans[cur].parent_id;
+      if (parent == 0) break;
+      if (state[parent - 1] == 1) {  // a loop: make `cur` a root
+        spans[cur].parent_id = 0;
+        spans[cur].flags |= kSpanRerooted;
+        break;
+      }
+      cur = static_cast<size_t>(parent - 1);
+    }
+    for (auto it = walk.rbegin(); it != walk.rend(); ++it) {
+      spans[*it].depth = depth++;
+      state[*it] = 2;
     }
   }
-  int64_t ToNs(uint64_t raw) const {
-    if (raw <= start_raw_) return 0;
-    const uint64_t delta = raw - start_raw_;
-    if (!tsc_) return static_cast<int64_t>(delta);
-    const auto ns = static_cast<Uint128>(delta) * ns_ / ticks_;
-    return static_cast<int64_t>(ns);
-  }
+}
 
- private:
-  bool tsc_;
-  uint64_t start_raw_;
-  uint64_t ticks_ = 1;
-  uint64_t ns_ = 1;
-};
+// Raw stream positions are only needed to resolve contexts and to discard
+// the spans older than a wrapped side buffer.
+bool NeedPositions(const std::vector<RingSnapshot>& snaps) {
+  for (const RingSnapshot& snap : snaps) {
+    if (snap.side_truncated) return true;
+    for (const SideRecord& s : snap.side) {
+      if (s.kind == internal::kSideContextPush) return true;
+    }
+  }
+  return false;
+}
+
+uint64_t CountBegins(const std::vector<RingSnapshot>& snaps) {
+  uint64_t begins = 0;
+  for (const RingSnapshot& snap : snaps) {
+    for (const Chunk& chunk : snap.chunks) {
+      for (uint64_t i = 0; i < chunk.used; ++i) {
+        begins += (chunk.records[i].word >> internal::kKindShift) ==
+                  internal::kBeginRecord;
+      }
+    }
+  }
+  return begins;
+}
 
 }  // namespace
 
@@ -654,61 +803,94 @@ Capture StopRecording() {
 
   const std::vector<Site> sites = internal::SnapshotSites();
   const uint64_t stop_raw = session.use_tsc ? stop.tsc : stop.mono_ns;
-  Collector collector(stop_raw);
-  std::vector<uint32_t> slot_to_thread(rings.size(), UINT32_MAX);
-  for (uint32_t t = 0; t < snaps.size(); ++t) {
-    slot_to_thread[snaps[t].ring->slot] = t;
-    collector.ParseThread(t, snaps[t], sites);
-  }
-  collector.ResolveContexts(slot_to_thread);
-  std::vector<RawSpan>& raw = collector.spans();
-
   const TimeBase time(
       session.use_tsc,
       session.use_tsc ? session.start_tsc : session.start_mono_ns, stop_raw,
       session.start_mono_ns, stop.mono_ns);
 
-  auto count_drop = [&](const RawSpan& span) {
-    if (span.site >= drops_by_site.size()) {
-      drops_by_site.resize(span.site + 1, 0);
-    }
-    ++drops_by_site[span.site];
-  };
-  // Spans the parser discarded (their side records were overwritten).
-  std::vector<size_t> order;
-  order.reserve(raw.size());
-  for (size_t i = 0; i < raw.size(); ++i) {
-    if (raw[i].removed) {
-      count_drop(raw[i]);
-    } else {
-      order.push_back(i);
-    }
-  }
-  // Ring mode keeps the newest `max_events` spans overall: trim the oldest.
-  const uint64_t cap = session.options.max_events;
-  if (session.options.overflow == OverflowPolicy::kRing && order.size() > cap) {
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-      return raw[a].start_raw != raw[b].start_raw
-                 ? raw[a].start_raw < raw[b].start_raw
-                 : a < b;
-    });
-    const size_t excess = order.size() - cap;
-    for (size_t i = 0; i < excess; ++i) {
-      RawSpan& span = raw[order[i]];
-      span.removed = true;
-      count_drop(span);
-    }
-  }
-  // Children of removed spans become roots, flagged.
-  for (RawSpan& span : raw) {
-    if (span.removed || span.parent < 0) continue;
-    if (raw[static_cast<size_t>(span.parent)].removed) {
-      span.parent = -1;
-      span.flags |= kSpanRerooted;
-    }
-  }
-
   Capture capture;
+  std::vector<Span>& spans = capture.spans;
+  spans.reserve(CountBegins(snaps));
+  Collector collector(capture, sites, time, stop_raw, NeedPositions(snaps));
+  std::vector<uint32_t> slot_to_thread(rings.size(), UINT32_MAX);
+  for (uint32_t t = 0; t < snaps.size(); ++t) {
+    slot_to_thread[snaps[t].ring->slot] = t;
+    collector.ParseThread(t, snaps[t]);
+  }
+  bool depths_changed = collector.ResolveContexts(slot_to_thread);
+
+  auto count_drop = [&](const Span& span) {
+    const uint32_t id = collector.SiteId(span.site);
+    if (id >= drops_by_site.size()) drops_by_site.resize(id + 1, 0);
+    ++drops_by_site[id];
+  };
+  size_t removed = collector.removed();
+  // Ring mode keeps the newest `max_events` spans overall: trim the oldest
+  // (by start, then by index).
+  const uint64_t cap = session.options.max_events;
+  if (session.options.overflow == OverflowPolicy::kRing &&
+      spans.size() - removed > cap) {
+    std::vector<std::pair<int64_t, size_t>> order;
+    order.reserve(spans.size() - removed);
+    for (size_t i = 0; i < spans.size(); ++i) {
+      if (!(spans[i].flags & kRemovedFlag)) {
+        order.emplace_back(spans[i].start_ns, i);
+      }
+    }
+    const size_t excess = order.size() - cap;
+    std::nth_element(order.begin(),
+                     order.begin() + static_cast<ptrdiff_t>(excess - 1),
+                     order.end());
+    for (size_t i = 0; i < excess; ++i) {
+      spans[order[i].second].flags |= kRemovedFlag;
+    }
+    removed += excess;
+  }
+  // Discarded spans (side records overwritten, or trimmed) count as drops;
+  // their children become roots, flagged; the rest move down so that ids
+  // stay dense, in thread and begin order, and threads left without spans
+  // leave the capture.
+  std::vector<size_t> new_index;
+  if (removed > 0) {
+    for (Span& span : spans) {
+      if (span.flags & kRemovedFlag) {
+        count_drop(span);
+      } else if (span.parent_id != 0 &&
+                 (spans[span.parent_id - 1].flags & kRemovedFlag)) {
+        span.parent_id = 0;
+        span.flags |= kSpanRerooted;
+      }
+    }
+    new_index.assign(spans.size(), kNoSpan);
+    std::vector<uint32_t> thread_index(capture.threads.size(), UINT32_MAX);
+    std::vector<ThreadInfo> threads;
+    size_t next = 0;
+    for (size_t i = 0; i < spans.size(); ++i) {
+      if (spans[i].flags & kRemovedFlag) continue;
+      new_index[i] = next;
+      Span& span = spans[next];
+      if (next != i) span = spans[i];
+      span.id = next + 1;
+      uint32_t& thread = thread_index[span.thread];
+      if (thread == UINT32_MAX) {
+        thread = static_cast<uint32_t>(threads.size());
+        threads.push_back(std::move(capture.threads[span.thread]));
+        threads.back().sort_index = thread;
+      }
+      span.thread = thread;
+      ++next;
+    }
+    spans.resize(next);
+    capture.threads = std::move(threads);
+    for (Span& span : spans) {
+      if (span.parent_id != 0) {
+        span.parent_id = new_index[span.parent_id - 1] + 1;
+      }
+    }
+    depths_changed = true;
+  }
+  if (depths_changed) RecomputeDepths(spans);
+
   capture.spanprof_version = "0.1.0";
   capture.process_name = session.options.process_name;
   capture.pid = session.pid;
@@ -722,89 +904,16 @@ Capture StopRecording() {
   capture.overflow_policy = OverflowPolicyName(session.options.overflow);
   capture.alloc_measured = session.count_allocs;
 
-  // Threads that kept at least one span, in slot order.
-  std::vector<uint32_t> thread_index(snaps.size(), UINT32_MAX);
-  std::vector<size_t> kept_per_thread(snaps.size(), 0);
-  for (const RawSpan& span : raw) {
-    if (!span.removed) ++kept_per_thread[span.thread];
-  }
-  for (uint32_t t = 0; t < snaps.size(); ++t) {
-    if (kept_per_thread[t] == 0) continue;
-    thread_index[t] = static_cast<uint32_t>(capture.threads.size());
-    ThreadInfo info;
-    info.os_tid = snaps[t].os_tid & 0xFFFFFFFFu;
-    info.name = snaps[t].name;
-    info.sort_index = static_cast<uint32_t>(capture.threads.size());
-    capture.threads.push_back(std::move(info));
-  }
-
-  // Sites: keep those used by spans or drops; remap ids densely.
-  std::vector<uint32_t> site_index(sites.size(), UINT32_MAX);
-  auto use_site = [&](uint32_t id) {
-    if (id >= sites.size()) id = 0;
-    if (site_index[id] == UINT32_MAX) {
-      site_index[id] = static_cast<uint32_t>(capture.sites.size());
-      capture.sites.push_back(sites[id]);
-    }
-    return site_index[id];
-  };
-
-  // Ids in (thread, begin order); depth from the parent chain.
-  std::vector<uint64_t> ids(raw.size(), 0);
-  uint64_t next_id = 1;
-  for (size_t i = 0; i < raw.size(); ++i) {
-    if (!raw[i].removed) ids[i] = next_id++;
-  }
-  std::vector<int64_t> depth(raw.size(), -1);
-  auto depth_of = [&](size_t i) {
-    // Iterative: walk up to a known depth, then fill back down.
-    std::vector<size_t> chain;
-    size_t cur = i;
-    while (depth[cur] < 0) {
-      chain.push_back(cur);
-      if (raw[cur].parent < 0) break;
-      cur = static_cast<size_t>(raw[cur].parent);
-    }
-    int64_t d = depth[cur] >= 0 ? depth[cur] + 1 : 0;
-    if (depth[cur] < 0) {
-      depth[cur] = 0;
-      chain.pop_back();
-      d = 1;
-    }
-    for (auto it = chain.rbegin(); it != chain.rend(); ++it) depth[*it] = d++;
-    return depth[i];
-  };
-
-  std::vector<int64_t> capture_index(raw.size(), -1);
-  capture.spans.reserve(next_id - 1);
-  for (size_t i = 0; i < raw.size(); ++i) {
-    const RawSpan& r = raw[i];
-    if (r.removed) continue;
-    Span span;
-    span.id = ids[i];
-    span.parent_id = r.parent >= 0 ? ids[static_cast<size_t>(r.parent)] : 0;
-    span.site = use_site(r.site);
-    span.thread = thread_index[r.thread];
-    span.depth = static_cast<uint32_t>(depth_of(i));
-    span.flags = r.flags;
-    span.start_ns = time.ToNs(r.start_raw);
-    span.end_ns = std::max(span.start_ns, time.ToNs(r.end_raw));
-    span.heartbeats = static_cast<uint32_t>(r.end_hb - r.begin_hb);
-    span.alloc_count = r.alloc_count_end - r.alloc_count_begin;
-    span.alloc_bytes = r.alloc_bytes_end - r.alloc_bytes_begin;
-    capture_index[i] = static_cast<int64_t>(capture.spans.size());
-    capture.spans.push_back(span);
-  }
-
   // Arguments, contiguous per span.
   std::vector<PendingArg>& args = collector.args();
   std::stable_sort(
       args.begin(), args.end(),
       [](const PendingArg& a, const PendingArg& b) { return a.span < b.span; });
   for (PendingArg& pending : args) {
-    const int64_t index = capture_index[pending.span];
-    if (index < 0) continue;
-    Span& span = capture.spans[static_cast<size_t>(index)];
+    const size_t index =
+        new_index.empty() ? pending.span : new_index[pending.span];
+    if (index == kNoSpan) continue;
+    Span& span = spans[index];
     if (span.arg_count == 0) {
       span.first_arg = static_cast<uint32_t>(capture.args.size());
     }
@@ -815,8 +924,8 @@ Capture StopRecording() {
   for (size_t s = 0; s < drops_by_site.size(); ++s) {
     if (drops_by_site[s] == 0) continue;
     capture.dropped_events += drops_by_site[s];
-    capture.dropped_by_site.push_back(
-        SiteDrops{use_site(static_cast<uint32_t>(s)), drops_by_site[s]});
+    capture.dropped_by_site.push_back(SiteDrops{
+        collector.UseSite(static_cast<uint32_t>(s)), drops_by_site[s]});
   }
 
   // Hand the rings back: exited threads are freed; live threads keep only
