@@ -49,14 +49,22 @@ void SatAccumulate(int64_t& sum, int64_t value) {
   }
 }
 
+// A span's inclusive time, as ComputeTimings() defines it: its interval is
+// [start, max(start, end)].
+int64_t InclusiveNs(const Span& span) {
+  int64_t inclusive;
+  if (__builtin_sub_overflow(std::max(span.start_ns, span.end_ns),
+                             span.start_ns, &inclusive)) {
+    return INT64_MAX;
+  }
+  return inclusive;
+}
+
 // Accumulates rows and totals from finished spans, in any order.
 class RowAccumulator {
  public:
   explicit RowAccumulator(const Capture& capture)
-      : capture_(capture), row_of_site_(capture.sites.size(), kNone) {
-    durations_.reserve(capture.spans.size());
-    duration_rows_.reserve(capture.spans.size());
-  }
+      : capture_(capture), row_of_site_(capture.sites.size(), kNone) {}
 
   uint32_t RowForSite(uint32_t site) {
     if (site < row_of_site_.size() && row_of_site_[site] != kNone) {
@@ -84,10 +92,6 @@ class RowAccumulator {
     State& state = states_[row];
     Row& r = state.row;
     ++r.calls;
-    // Durations go to one flat array in arrival order (sequential writes);
-    // Finish() groups them by row.
-    durations_.push_back(inclusive_ns);
-    duration_rows_.push_back(row);
     SatAccumulate(r.total_ns, inclusive_ns);
     SatAccumulate(r.self_ns, self_ns);
     r.min_ns = std::min(r.min_ns, inclusive_ns);
@@ -128,16 +132,18 @@ class RowAccumulator {
                        capture_.dropped_events == 0 && unfinished_ == 0 &&
                        summary.validation_issues.empty();
 
-    // Group the durations by row (a counting sort).
+    // Group the durations by row (a counting sort), read again from the
+    // spans: a second sequential read of the capture costs less than keeping
+    // a duration and a row per span in fresh memory.
     std::vector<size_t> begin(states_.size() + 1, 0);
     for (size_t r = 0; r < states_.size(); ++r) {
       begin[r + 1] = begin[r] + states_[r].row.calls;
     }
-    std::vector<int64_t> grouped(durations_.size());
+    std::vector<int64_t> grouped(begin.back());
     {
       std::vector<size_t> fill(begin.begin(), begin.end() - 1);
-      for (size_t k = 0; k < durations_.size(); ++k) {
-        grouped[fill[duration_rows_[k]]++] = durations_[k];
+      for (const Span& span : capture_.spans) {
+        grouped[fill[RowForSite(span.site)]++] = InclusiveNs(span);
       }
     }
     std::vector<uint32_t> all_threads;
@@ -219,8 +225,6 @@ class RowAccumulator {
   std::vector<uint32_t> row_of_site_;
   std::map<RowKey, uint32_t> row_of_key_;
   std::vector<State> states_;
-  std::vector<int64_t> durations_;
-  std::vector<uint32_t> duration_rows_;
   uint32_t max_depth_ = 0;
   uint64_t unfinished_ = 0;
   int64_t recorded_ns_ = 0;
@@ -250,17 +254,29 @@ constexpr uint64_t kDenseSlack = 1024;
 enum class Canonical { kDone, kNotCanonical, kIdOutsideWindow };
 
 // The streaming path, with the dense id index covering ids
-// [id_base, id_base + id_window). Returns kNotCanonical, having written
-// nothing to `summary`, as soon as the capture is not a canonical valid
-// forest: unsorted, duplicate ids, any validation issue, or a sum that would
-// overflow; kIdOutsideWindow when an id does not fit the index.
+// [id_base, id_base + id_window); with `id_window` 0, the ids must be
+// id_base, id_base + 1, ... in order (what the collector writes), and no
+// index is needed. Returns kNotCanonical, having written nothing to
+// `summary`, as soon as the capture is not a canonical valid forest:
+// unsorted, duplicate ids, any validation issue, or a sum that would
+// overflow; kIdOutsideWindow when an id does not fit the index (or is not
+// the next consecutive one).
 Canonical SummarizeCanonical(const Capture& capture, Summary& summary,
                              uint64_t id_base, size_t id_window) {
   const std::vector<Span>& spans = capture.spans;
   const size_t n = spans.size();
-  std::unique_ptr<uint32_t[]> index(new uint32_t[id_window]);
-  std::fill_n(index.get(), id_window, kNone);
+  const bool consecutive = id_window == 0;
+  std::unique_ptr<uint32_t[]> index;
+  if (!consecutive) {
+    index.reset(new uint32_t[id_window]);
+    std::fill_n(index.get(), id_window, kNone);
+  }
   auto find = [&](uint64_t id) -> uint32_t {
+    if (consecutive) {
+      return id >= id_base && id - id_base < n
+                 ? static_cast<uint32_t>(id - id_base)
+                 : kNone;
+    }
     if (id < id_base || id - id_base >= id_window) return kNone;
     return index[static_cast<size_t>(id - id_base)];
   };
@@ -316,8 +332,15 @@ Canonical SummarizeCanonical(const Capture& capture, Summary& summary,
         s.thread >= thread_count || (s.parent_id == 0) != (s.depth == 0)) {
       return kNo;
     }
-    if (s.id < id_base || s.id - id_base >= id_window) {
-      return Canonical::kIdOutsideWindow;
+    if (consecutive) {
+      if (s.id != id_base + i) return Canonical::kIdOutsideWindow;
+    } else {
+      if (s.id < id_base || s.id - id_base >= id_window) {
+        return Canonical::kIdOutsideWindow;
+      }
+      uint32_t& slot = index[static_cast<size_t>(s.id - id_base)];
+      if (slot != kNone) return kNo;  // duplicate id
+      slot = i;
     }
     if (s.thread != thread) {
       for (const Open& open : stack) finish(open);
@@ -325,9 +348,6 @@ Canonical SummarizeCanonical(const Capture& capture, Summary& summary,
       thread = s.thread;
       roots_end = INT64_MIN;
     }
-    uint32_t& slot = index[static_cast<size_t>(s.id - id_base)];
-    if (slot != kNone) return kNo;  // duplicate id
-    slot = i;
 
     // Spans that ended before this one starts cannot be its parents.
     while (!stack.empty() && stack.back().end < s.start_ns) {
@@ -438,7 +458,12 @@ Summary SummarizeWithPath(const Capture& capture, SummaryPath path,
     const uint64_t first = n == 0 ? 0 : spans[0].id;
     const uint64_t base = first - std::min<uint64_t>(first, guess / 4);
     Summary attempt = summary;
-    Canonical outcome = SummarizeCanonical(capture, attempt, base, guess);
+    // Consecutive ids first (the collector's), then a window around them.
+    Canonical outcome = SummarizeCanonical(capture, attempt, first, 0);
+    if (outcome == Canonical::kIdOutsideWindow) {
+      attempt = summary;
+      outcome = SummarizeCanonical(capture, attempt, base, guess);
+    }
     if (outcome == Canonical::kIdOutsideWindow) {
       uint64_t min_id = UINT64_MAX;
       uint64_t max_id = 0;

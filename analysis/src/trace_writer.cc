@@ -133,6 +133,28 @@ std::vector<uint8_t> PlanFlows(const Capture& capture, const Forest& forest) {
   return role;
 }
 
+// False when no span can have a parent on another thread, proven in one pass
+// without building a Forest (~24 bytes per span): the ids are consecutive (as
+// the collector writes them), so a parent id is an index, and every parent
+// found that way is on its child's thread. Otherwise true: PlanFlows decides.
+bool MayHaveCrossThreadParents(const Capture& capture) {
+  const std::vector<Span>& spans = capture.spans;
+  if (spans.empty()) return false;
+  const uint64_t first = spans[0].id;
+  const size_t n = spans.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (spans[i].id != first + i) return true;
+  }
+  for (const Span& span : spans) {
+    if (span.parent_id < first || span.parent_id - first >= n) continue;
+    if (spans[static_cast<size_t>(span.parent_id - first)].thread !=
+        span.thread) {
+      return true;
+    }
+  }
+  return false;
+}
+
 struct EventKey {
   int64_t ts;
   int64_t neg_dur;
@@ -303,8 +325,9 @@ absl::Status RenderTrace(
     const std::function<absl::Status(std::string_view)>& flush) {
   const std::vector<Span>& spans = capture.spans;
   const size_t n = spans.size();
-  const Forest forest(capture);
-  const std::vector<uint8_t> flows = PlanFlows(capture, forest);
+  const std::vector<uint8_t> flows = MayHaveCrossThreadParents(capture)
+                                         ? PlanFlows(capture, Forest(capture))
+                                         : std::vector<uint8_t>(n, kNoFlow);
 
   std::vector<EventKey> keys(n);
   for (size_t i = 0; i < n; ++i) {

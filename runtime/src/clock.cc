@@ -8,7 +8,9 @@
 
 namespace spanprof::internal {
 
-bool TscIsInvariant() noexcept {
+namespace {
+
+bool DetectInvariantTsc() noexcept {
 #if defined(__x86_64__) || defined(__i386__)
   unsigned eax = 0;
   unsigned ebx = 0;
@@ -23,6 +25,14 @@ bool TscIsInvariant() noexcept {
 #else
   return false;
 #endif
+}
+
+}  // namespace
+
+bool TscIsInvariant() noexcept {
+  // cpuid traps to the hypervisor in a VM (~1 us a call): ask once.
+  static const bool invariant = DetectInvariantTsc();
+  return invariant;
 }
 
 ClockPair ReadClockPair() noexcept {

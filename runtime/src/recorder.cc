@@ -632,7 +632,11 @@ bool AppendSide(ThreadRing& r, const SideRecord& record) {
         return true;
       }
     }
-    r.side.reserve(n + grant);
+    // Grants shrink near the end of the budget; the storage still grows
+    // geometrically, or every small grant would copy the whole buffer.
+    if (n + grant > r.side.capacity()) {
+      r.side.reserve(std::max<uint64_t>(n + grant, 2 * r.side.capacity()));
+    }
     r.side.resize(n + grant);
     r.side_capacity = n + grant;
   }

@@ -230,6 +230,37 @@ TEST(SummaryPathsTest, HugeDurationsThatOverflowFallBack) {
   ExpectSamePaths(b.Build(), false);
 }
 
+// The collector numbers spans 1, 2, 3... in array order, which the
+// streaming path handles without an id index; ids with gaps, or out of array
+// order, take the indexed window instead. Both must match the reference,
+// and a duplicate id must still be noticed in either.
+TEST(SummaryPathsTest, ConsecutiveAndSparseIdsAgreeWithTheReference) {
+  auto build = [](uint64_t scale, uint64_t offset) {
+    CaptureBuilder b;
+    const uint32_t t = b.Thread(1, "main");
+    const uint32_t u = b.Thread(2, "worker");
+    const uint32_t s = b.Site("a");
+    const uint32_t k = b.Site("b", "p");
+    auto id = [&](uint64_t n) { return n * scale + offset; };
+    b.Add(id(1), 0, s, t, 0, 100);
+    b.Add(id(2), id(1), k, t, 10, 40);
+    b.Add(id(3), id(2), s, t, 12, 20);
+    b.Add(id(4), id(1), k, t, 50, 90);
+    b.Add(id(5), id(4), s, u, 60, 70);  // cross-thread child
+    return b.Build();
+  };
+  const Capture consecutive = build(1, 0);
+  ASSERT_EQ(consecutive.spans.front().id, 1u);
+  ExpectSamePaths(consecutive, true);
+  ExpectSamePaths(build(1, 1000), true);  // consecutive from 1001
+  ExpectSamePaths(build(3, 7), true);     // gaps: the indexed window
+
+  Capture duplicate = build(1, 0);
+  duplicate.spans[3].id = duplicate.spans[2].id;
+  ExpectSamePaths(duplicate, false);
+  EXPECT_FALSE(Summarize(duplicate).validation_issues.empty());
+}
+
 TEST(SummaryPathsTest, EmptyCaptureIsCanonical) {
   CaptureBuilder b;
   ExpectSamePaths(b.Build(), true);

@@ -1,0 +1,235 @@
+// session_end_report: what ending a large capture costs, phase by phase.
+//
+// Records N spans (default 10,000,000) of a nested workload under a cap that
+// keeps them all, then ends the session the way spanprof::Profile does:
+// StopRecording (collect), Summarize (analyse), WriteTrace and WriteSummary.
+// Prints wall and CPU time per phase, the ring memory, and the process's RSS
+// and peak RSS, so docs/performance.md can quote them.
+//
+//   session_end_report [--spans N] [--out DIR] [--check]
+//
+// --check exits 1 unless the memory growth from the start of the session to
+// the peak stays within 2x the recorder's memory (the ring memory forecast
+// by PredictedMemoryBytes for the cap): the bound of issue 3. Memory, not
+// time, is checked: times on a shared machine are reported, never asserted.
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "spanprof/analysis/summary.h"
+#include "spanprof/analysis/trace.h"
+#include "spanprof/spanprof.h"
+
+namespace {
+
+double WallSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) +
+         static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+double CpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) +
+         static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+// A field of /proc/self/status in KiB ("VmRSS", "VmHWM").
+int64_t StatusKib(const char* field) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  const size_t length = std::strlen(field);
+  while (std::getline(status, line)) {
+    if (line.compare(0, length, field) == 0 && line.size() > length &&
+        line[length] == ':') {
+      return std::strtoll(line.c_str() + length + 1, nullptr, 10);
+    }
+  }
+  return -1;
+}
+
+// Resets the peak-RSS high-water mark (Linux >= 4.0), so the peak measured
+// below belongs to this session. Returns false when the kernel refuses.
+bool ResetPeakRss() {
+  std::ofstream clear("/proc/self/clear_refs");
+  clear << "5";
+  clear.flush();
+  return static_cast<bool>(clear);
+}
+
+double Mib(int64_t kib) { return static_cast<double>(kib) / 1024.0; }
+
+// The same shape as the benchmark's workload: a root per ~1000 spans, nested
+// children of three sites, a heartbeat per step.
+void RecordWorkload(int64_t spans) {
+  for (int64_t done = 0; done < spans;) {
+    SPANPROF_SCOPE("workload.step", {.phase = "step"});
+    ++done;
+    for (int i = 0; i < 333 && done + 3 <= spans; ++i, done += 3) {
+      SPANPROF_SCOPE("workload.forward", {.phase = "forward"});
+      spanprof::Heartbeat(3);
+      {
+        SPANPROF_SCOPE("workload.layer", {.module = "encoder"});
+        asm volatile("" ::: "memory");
+      }
+      {
+        SPANPROF_SCOPE("workload.layer", {.module = "decoder"});
+        asm volatile("" ::: "memory");
+      }
+    }
+  }
+}
+
+int Usage(const char* message) {
+  std::fprintf(stderr,
+               "session_end_report: %s\n"
+               "usage: session_end_report [--spans N] [--out DIR] [--check]\n",
+               message);
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int64_t spans = 10'000'000;
+  std::string out_dir;
+  bool check = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--spans" && i + 1 < argc) {
+      char* end = nullptr;
+      spans = std::strtoll(argv[++i], &end, 10);
+      if (end == nullptr || *end != '\0' || spans <= 0) {
+        return Usage("--spans: expected a positive integer");
+      }
+    } else if (arg == "--out" && i + 1 < argc) {
+      out_dir = argv[++i];
+    } else if (arg == "--check") {
+      check = true;
+    } else {
+      return Usage(("unknown argument '" + arg + "'").c_str());
+    }
+  }
+  bool remove_out = false;
+  if (out_dir.empty()) {
+    char pattern[] = "/tmp/spanprof-session-end-XXXXXX";
+    if (mkdtemp(pattern) == nullptr) return Usage("--out: mkdtemp failed");
+    out_dir = pattern;
+    remove_out = true;
+  }
+
+  spanprof::RecordingOptions options;
+  options.max_events = static_cast<uint64_t>(spans) + 1024;
+  const uint64_t predicted =
+      spanprof::PredictedMemoryBytes(options.max_events, options.overflow);
+  const uint64_t ring_before = spanprof::internal::RingBytesAllocated();
+  const bool peak_reset = ResetPeakRss();
+  const int64_t rss_start = StatusKib("VmRSS");
+
+  if (!spanprof::StartRecording(options).ok()) {
+    std::fprintf(stderr, "session_end_report: StartRecording failed\n");
+    return 1;
+  }
+  const double record_wall = WallSeconds();
+  RecordWorkload(spans);
+  const double recorded_wall = WallSeconds() - record_wall;
+  const int64_t rss_recorded = StatusKib("VmRSS");
+  const uint64_t ring_bytes =
+      spanprof::internal::RingBytesAllocated() - ring_before;
+
+  struct Phase {
+    const char* name;
+    double wall = 0;
+    double cpu = 0;
+  };
+  Phase phases[4] = {{"collect (StopRecording)"},
+                     {"analyse (Summarize)"},
+                     {"write trace (WriteTrace)"},
+                     {"write summary (WriteSummary)"}};
+  auto timed = [](Phase& phase, auto&& fn) {
+    const double wall = WallSeconds();
+    const double cpu = CpuSeconds();
+    fn();
+    phase.cpu = CpuSeconds() - cpu;
+    phase.wall = WallSeconds() - wall;
+  };
+  spanprof::Capture capture;
+  spanprof::analysis::Summary summary;
+  const std::string trace_path = out_dir + "/trace.json";
+  const std::string summary_path = out_dir + "/summary.json";
+  bool ok = true;
+  timed(phases[0], [&] { capture = spanprof::StopRecording(); });
+  timed(phases[1], [&] { summary = spanprof::analysis::Summarize(capture); });
+  timed(phases[2], [&] {
+    ok &= spanprof::analysis::WriteTrace(capture, trace_path).ok();
+  });
+  timed(phases[3], [&] {
+    ok &= spanprof::analysis::WriteSummary(summary, summary_path).ok();
+  });
+  const int64_t rss_end = StatusKib("VmRSS");
+  const int64_t peak = StatusKib("VmHWM");
+  std::error_code ignored;
+  const auto trace_bytes = std::filesystem::file_size(trace_path, ignored);
+
+  std::printf("session_end_report: %lld spans recorded in %.2f s, %zu kept\n",
+              static_cast<long long>(spans), recorded_wall,
+              capture.spans.size());
+  double total_wall = 0;
+  double total_cpu = 0;
+  for (const Phase& phase : phases) {
+    std::printf("  %-30s %7.3f s wall  %7.3f s CPU  %6.1f M spans/s\n",
+                phase.name, phase.wall, phase.cpu,
+                static_cast<double>(capture.spans.size()) / phase.cpu / 1e6);
+    total_wall += phase.wall;
+    total_cpu += phase.cpu;
+  }
+  std::printf("  %-30s %7.3f s wall  %7.3f s CPU\n", "session end, in all",
+              total_wall, total_cpu);
+  std::printf("  trace: %.1f MB (%.0f MB/s of CPU)\n",
+              static_cast<double>(trace_bytes) / 1e6,
+              static_cast<double>(trace_bytes) / phases[2].cpu / 1e6);
+  const double growth_kib = static_cast<double>(peak - rss_start);
+  std::printf(
+      "  memory: ring %.1f MiB used (%.1f B/span), forecast %.1f MiB;\n"
+      "          RSS %.1f MiB at start, %.1f after recording, %.1f at the "
+      "end;\n"
+      "          peak %.1f MiB%s: growth %.1f MiB = %.2fx the forecast, "
+      "%.2fx the ring used\n",
+      static_cast<double>(ring_bytes) / 1048576.0,
+      static_cast<double>(ring_bytes) / static_cast<double>(spans),
+      static_cast<double>(predicted) / 1048576.0, Mib(rss_start),
+      Mib(rss_recorded), Mib(rss_end), Mib(peak),
+      peak_reset ? "" : " (process peak: could not reset it)",
+      growth_kib / 1024.0, growth_kib * 1024.0 / static_cast<double>(predicted),
+      ring_bytes == 0 ? 0.0
+                      : growth_kib * 1024.0 / static_cast<double>(ring_bytes));
+  if (remove_out) std::filesystem::remove_all(out_dir, ignored);
+  if (!ok) {
+    std::fprintf(stderr, "session_end_report: writing the outputs failed\n");
+    return 1;
+  }
+  if (capture.spans.size() != static_cast<size_t>(spans)) {
+    std::fprintf(stderr, "session_end_report: kept %zu of %lld spans\n",
+                 capture.spans.size(), static_cast<long long>(spans));
+    return 1;
+  }
+  if (check && growth_kib * 1024.0 > 2.0 * static_cast<double>(predicted)) {
+    std::fprintf(stderr,
+                 "session_end_report: FAIL: memory grew by %.1f MiB, more "
+                 "than 2x the recorder's forecast (%.1f MiB)\n",
+                 growth_kib / 1024.0,
+                 static_cast<double>(predicted) / 1048576.0);
+    return 1;
+  }
+  return 0;
+}
