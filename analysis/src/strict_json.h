@@ -216,6 +216,14 @@ class StrictJson {
         type != simdjson::ondemand::json_type::string) {
       return Expected(value, path, "string");
     }
+    // Without a backslash the string is its raw text: return a view of the
+    // input rather than unescape a copy into the parser's string buffer.
+    // (Stage 1 has already rejected control characters and bad UTF-8.)
+    const std::string_view raw = TrimRight(value.raw_json_token());
+    if (raw.size() >= 2 && raw.back() == '"') {
+      const std::string_view body = raw.substr(1, raw.size() - 2);
+      if (body.find('\\') == std::string_view::npos) return body;
+    }
     std::string_view out;
     simdjson::error_code error = value.get_string().get(out);
     if (error != simdjson::SUCCESS) return Simdjson(error, path);
@@ -272,29 +280,40 @@ class StrictJson {
                           OnField&& on_field) const {
     static_assert(N <= 64, "a field mask is 64 bits");
     uint64_t seen = 0;
+    // Writers emit fields in spec order, so the field after field i is
+    // first compared, raw, with spec i + 1. A raw key that equals a name
+    // (names have no quote or backslash) is that name unescaped; any other
+    // key is unescaped and searched for.
+    size_t next = 0;
     for (auto field_result : object) {
       simdjson::ondemand::field field;
       simdjson::error_code error = std::move(field_result).get(field);
       if (error != simdjson::SUCCESS) return Simdjson(error, path);
       std::string_view key;
-      error = field.unescaped_key().get(key);
-      if (error != simdjson::SUCCESS) return Simdjson(error, path);
       size_t index = N;
-      for (size_t i = 0; i < N; ++i) {
-        if (specs[i].name == key) {
-          index = i;
-          break;
+      if (next < N && field.key().unsafe_is_equal(specs[next].name)) {
+        index = next;
+        key = specs[next].name;
+      } else {
+        error = field.unescaped_key().get(key);
+        if (error != simdjson::SUCCESS) return Simdjson(error, path);
+        for (size_t i = 0; i < N; ++i) {
+          if (specs[i].name == key) {
+            index = i;
+            break;
+          }
         }
       }
       if (index == N) {
         return Error(path, Cat("unknown field ", Quote(key)));
       }
+      next = index + 1;
       const uint64_t bit = uint64_t{1} << index;
       if ((seen & bit) != 0) {
         return Error(path, Cat("duplicate field ", Quote(key)));
       }
       seen |= bit;
-      simdjson::ondemand::value value = field.value();
+      simdjson::ondemand::value& value = field.value();
       const JsonPath field_path = path.Field(specs[index].name);
       absl::Status status = on_field(index, value, field_path);
       if (!status.ok()) return status;

@@ -8,12 +8,13 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/numeric/int128.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -140,24 +141,41 @@ class SummaryReader {
  public:
   explicit SummaryReader(std::string_view source) : json_(source) {}
 
+  // A document that reads cleanly with the right schema and version would
+  // have passed `CheckSchema()`, so that pass (a walk over every row) is only
+  // made when the single pass fails: then the document is read again from
+  // scratch, schema first, so that the error is the one that comes first.
   absl::StatusOr<Summary> Read(std::string_view text) {
+    {
+      internal::ParsedDocument document(text);
+      SPANPROF_ASSIGN_OR_RETURN(object root, document.Start(json_));
+      Summary summary;
+      if (ReadFields(root, summary).ok() && document.Finish(json_).ok() &&
+          summary.schema == kSummarySchema &&
+          summary.schema_version == kSummarySchemaVersion) {
+        SPANPROF_RETURN_IF_ERROR(CheckInvariants(summary));
+        return summary;
+      }
+    }
     internal::ParsedDocument document(text);
     SPANPROF_ASSIGN_OR_RETURN(object root, document.Start(json_));
     SPANPROF_RETURN_IF_ERROR(CheckSchema(root));
     SPANPROF_ASSIGN_OR_RETURN(root, document.Rewind(json_));
     Summary summary;
-    const JsonPath path = JsonPath::Root();
-    SPANPROF_RETURN_IF_ERROR(
-        json_.ReadObject(root, path, kRootFields,
-                         [&](size_t field, value& v, const JsonPath& p) {
-                           return ReadRootField(field, v, p, summary);
-                         }));
+    SPANPROF_RETURN_IF_ERROR(ReadFields(root, summary));
     SPANPROF_RETURN_IF_ERROR(document.Finish(json_));
     SPANPROF_RETURN_IF_ERROR(CheckInvariants(summary));
     return summary;
   }
 
  private:
+  absl::Status ReadFields(object& root, Summary& summary) {
+    return json_.ReadObject(root, JsonPath::Root(), kRootFields,
+                            [&](size_t field, value& v, const JsonPath& p) {
+                              return ReadRootField(field, v, p, summary);
+                            });
+  }
+
   // Looks at `schema` and `schema_version` before anything else.
   absl::Status CheckSchema(object& root) {
     const JsonPath path = JsonPath::Root();
@@ -507,11 +525,19 @@ class SummaryReader {
     absl::int128 self_ns = 0;
     absl::int128 unfinished = 0;
     absl::int128 self_heartbeats = 0;
-    std::map<RowKey, size_t> seen;
+    absl::flat_hash_map<std::tuple<std::string_view, std::string_view,
+                                   std::string_view, std::string_view>,
+                        size_t>
+        seen;
+    seen.reserve(s.rows.size());
     for (size_t i = 0; i < s.rows.size(); ++i) {
       const Row& row = s.rows[i];
       SPANPROF_RETURN_IF_ERROR(CheckRow(i, row, s));
-      auto [it, inserted] = seen.emplace(row.key, i);
+      auto [it, inserted] = seen.emplace(
+          std::tuple<std::string_view, std::string_view, std::string_view,
+                     std::string_view>(row.key.name, row.key.phase,
+                                       row.key.module, row.key.activity),
+          i);
       if (!inserted) {
         return RowError(i, Cat("duplicate key ", internal::Quote(row.label),
                                " (also $.rows[", it->second, "])"));
