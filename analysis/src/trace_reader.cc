@@ -12,7 +12,9 @@
 #include <array>
 #include <charconv>
 #include <cstdint>
+#include <cstring>
 #include <limits>
+#include <memory>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -199,7 +201,13 @@ class TraceReader {
  public:
   explicit TraceReader(std::string_view source) : json_(source) {}
 
-  absl::StatusOr<ParsedTrace> Read(std::string_view text) {
+  // `keep_events` false leaves `ParsedTrace::events` empty.
+  absl::StatusOr<ParsedTrace> Read(std::string_view text, bool keep_events) {
+    if (ReadInChunks(text, keep_events)) return AssembleInOrder();
+    capture_ = Capture();
+    fast_spans_ = std::vector<Span>();
+    fast_args_ = std::vector<SpanArg>();
+    events_ = std::vector<TraceEvent>();
     absl::Status status;
     {
       ParsedDocument document(text);
@@ -210,29 +218,243 @@ class TraceReader {
   }
 
  private:
+  // The fast path, for a trace laid out as `TraceToJson()` writes it: one
+  // event per line between `{\n"traceEvents":[\n` and a line that starts
+  // with `],`. The events are parsed in chunks of whole lines, each wrapped
+  // as `[...]` in one reused buffer, and `{` + the rest (displayTimeUnit and
+  // metadata) is parsed first, so each event is checked against metadata as
+  // it is read and only its `Span` is kept. Memory stays at one chunk's
+  // worth instead of a padded copy, structural index and string buffer the
+  // size of the whole trace.
+  //
+  // It is sound because a raw newline cannot occur inside a valid JSON
+  // string: every cut is between values, and a cut inside a string (invalid
+  // JSON) leaves a chunk with an unclosed string, which fails. Any failure,
+  // or any other layout, returns false, and the trace is read again by the
+  // one-pass reader below, which gives the error exactly as before.
+  bool ReadInChunks(std::string_view text, bool keep_events) {
+    constexpr std::string_view kHead = "{\n\"traceEvents\":[\n";
+    constexpr size_t kChunk = size_t{256} << 10;
+    if (text.size() > simdjson::SIMDJSON_MAXSIZE_BYTES ||
+        text.substr(0, kHead.size()) != kHead) {
+      return false;
+    }
+    // The line that closes traceEvents: the last one that starts with "],".
+    size_t end = text.size();
+    size_t events_end = std::string_view::npos;
+    while (end > kHead.size()) {
+      const void* nl = memrchr(text.data(), '\n', end);
+      if (nl == nullptr) return false;
+      const size_t at =
+          static_cast<size_t>(static_cast<const char*>(nl) - text.data());
+      if (text.substr(at + 1, 2) == "],") {
+        events_end = at;
+        break;
+      }
+      end = at;
+    }
+    if (events_end == std::string_view::npos || events_end <= kHead.size()) {
+      return false;
+    }
+    ChunkDocument chunk;
+    if (!chunk.Load("{", text.substr(events_end + 3), "") ||
+        !ReadTail(chunk).ok()) {
+      return false;
+    }
+    sorted_tids_.clear();
+    for (const ThreadInfo& thread : capture_.threads) {
+      sorted_tids_.push_back(thread.os_tid);
+    }
+    std::sort(sorted_tids_.begin(), sorted_tids_.end());
+    // An X event is at least ~100 bytes: reserving by that bound touches
+    // no memory that is not used.
+    fast_spans_.reserve((events_end - kHead.size()) / 100);
+    size_t pos = kHead.size();
+    size_t index = 0;
+    while (pos < events_end) {
+      size_t cut = events_end;  // one past the chunk's last byte
+      if (events_end - pos > kChunk) {
+        // The last ",\n" at or before pos + kChunk, else the next one.
+        std::string_view window = text.substr(pos, kChunk);
+        size_t nl = window.rfind(",\n");
+        if (nl == std::string_view::npos || nl == 0) {
+          nl = text.substr(0, events_end).find(",\n", pos + kChunk);
+          if (nl == std::string_view::npos) {
+            nl = events_end;
+          } else {
+            nl -= pos;
+          }
+        }
+        cut = pos + nl;
+      }
+      if (!chunk.Load("[", text.substr(pos, cut - pos), "]") ||
+          !ReadEventChunk(chunk, index, keep_events).ok()) {
+        return false;
+      }
+      pos = cut + 2;  // past ",\n"
+    }
+    return pos == events_end + 2;
+  }
+
+  // `ChunkDocument` is one reused padded buffer and parser.
+  class ChunkDocument {
+   public:
+    bool Load(std::string_view open, std::string_view body,
+              std::string_view close) {
+      const size_t size = open.size() + body.size() + close.size();
+      if (size + simdjson::SIMDJSON_PADDING > capacity_) {
+        capacity_ = size + simdjson::SIMDJSON_PADDING;
+        buffer_ = std::make_unique<char[]>(capacity_);
+      }
+      char* out = buffer_.get();
+      std::memcpy(out, open.data(), open.size());
+      std::memcpy(out + open.size(), body.data(), body.size());
+      std::memcpy(out + open.size() + body.size(), close.data(), close.size());
+      std::memset(out + size, 0, simdjson::SIMDJSON_PADDING);
+      return parser_.iterate(out, size, capacity_).get(document_) ==
+             simdjson::SUCCESS;
+    }
+    simdjson::ondemand::document& document() { return document_; }
+
+   private:
+    std::unique_ptr<char[]> buffer_;
+    size_t capacity_ = 0;
+    simdjson::ondemand::parser parser_;
+    simdjson::ondemand::document document_;
+  };
+
+  static bool AtEnd(simdjson::ondemand::document& document) {
+    const char* location = nullptr;
+    return document.current_location().get(location) != simdjson::SUCCESS;
+  }
+
+  // `{` + what follows traceEvents: displayTimeUnit and metadata.
+  absl::Status ReadTail(ChunkDocument& chunk) {
+    object root;
+    if (chunk.document().get_object().get(root) != simdjson::SUCCESS) {
+      return absl::InvalidArgumentError("not an object");
+    }
+    const JsonPath path = JsonPath::Root();
+    constexpr std::array<FieldSpec, 2> kTailFields = {
+        {{"displayTimeUnit"}, {"metadata"}}};
+    // Not SPANPROF_RETURN_IF_ERROR: the lambdas use it too (-Wshadow).
+    if (absl::Status read =
+            json_.ReadObject(root, path, kTailFields,
+                             [&](size_t field, value& v, const JsonPath& p) {
+                               return ReadRootField(field + 1, v, p);
+                             });
+        !read.ok())
+      return read;
+    if (!AtEnd(chunk.document())) {
+      return absl::InvalidArgumentError("content after the object");
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status ReadEventChunk(ChunkDocument& chunk, size_t& index,
+                              bool keep_events) {
+    array events;
+    if (chunk.document().get_array().get(events) != simdjson::SUCCESS) {
+      return absl::InvalidArgumentError("not an array");
+    }
+    const JsonPath root = JsonPath::Root();
+    const JsonPath path = root.Field("traceEvents");
+    PendingSpan pending;
+    // Not SPANPROF_RETURN_IF_ERROR: the lambdas use it too (-Wshadow).
+    if (absl::Status read = json_.ForEachElement(
+            events, path,
+            [&](size_t, value& ev, const JsonPath& ep) -> absl::Status {
+              TraceEvent event;
+              bool is_span = false;
+              std::vector<SpanArg> args = std::move(pending.args);
+              args.clear();  // keeps its capacity for the next span
+              pending = PendingSpan();
+              pending.args = std::move(args);
+              SPANPROF_RETURN_IF_ERROR(
+                  ReadEvent(index, ev, ep, event, pending, is_span));
+              if (is_span) {
+                SPANPROF_RETURN_IF_ERROR(ResolveSpan(path, pending, event));
+                Span& span = fast_spans_.emplace_back(pending.span);
+                if (!pending.args.empty()) {
+                  span.first_arg = static_cast<uint32_t>(fast_args_.size());
+                  span.arg_count = static_cast<uint32_t>(pending.args.size());
+                  for (SpanArg& arg : pending.args) {
+                    fast_args_.push_back(std::move(arg));
+                  }
+                  if (fast_args_.size() > UINT32_MAX) {
+                    return absl::InvalidArgumentError("too many arguments");
+                  }
+                }
+              } else {
+                SPANPROF_RETURN_IF_ERROR(ResolveMetaEvent(path, event));
+              }
+              if (keep_events) events_.push_back(event);
+              ++index;
+              return absl::OkStatus();
+            });
+        !read.ok())
+      return read;
+    if (!AtEnd(chunk.document())) {
+      return absl::InvalidArgumentError("content after the array");
+    }
+    return absl::OkStatus();
+  }
+
+  // The fast path's result: the spans were read in file order; the capture
+  // wants (thread, start_ns, depth), ties by id, then file order.
+  ParsedTrace AssembleInOrder() {
+    auto before = [&](const Span& x, const Span& y) {
+      return std::tie(x.thread, x.start_ns, x.depth, x.id) <
+             std::tie(y.thread, y.start_ns, y.depth, y.id);
+    };
+    ParsedTrace out;
+    out.capture = std::move(capture_);
+    Capture& c = out.capture;
+    if (std::is_sorted(fast_spans_.begin(), fast_spans_.end(), before)) {
+      c.spans = std::move(fast_spans_);
+      c.args = std::move(fast_args_);
+    } else {
+      std::stable_sort(fast_spans_.begin(), fast_spans_.end(), before);
+      c.spans = std::move(fast_spans_);
+      c.args.reserve(fast_args_.size());
+      for (Span& span : c.spans) {
+        if (span.arg_count == 0) continue;
+        const uint32_t first = span.first_arg;
+        span.first_arg = static_cast<uint32_t>(c.args.size());
+        for (uint32_t a = 0; a < span.arg_count; ++a) {
+          c.args.push_back(std::move(fast_args_[first + a]));
+        }
+      }
+    }
+    out.events = std::move(events_);
+    return out;
+  }
+
   // One pass over the document; then the checks that need metadata, while
   // the document (and so every string view) is still alive.
   absl::Status ReadDocument(ParsedDocument& document) {
     SPANPROF_ASSIGN_OR_RETURN(object root, document.Start(json_));
     const JsonPath path = JsonPath::Root();
     // Not SPANPROF_RETURN_IF_ERROR: the lambdas use it too (-Wshadow).
-    if (absl::Status read = json_.ReadObject(
-            root, path, kRootFields,
-            [&](size_t field, value& v, const JsonPath& p) -> absl::Status {
-              if (field == 0) return ReadEvents(v, p);
-              if (field == 2) return ReadMetadata(v, p);
-              SPANPROF_ASSIGN_OR_RETURN(std::string_view unit,
-                                        json_.String(v, p));
-              if (unit != "ns") {
-                return json_.Error(p,
-                                   Cat("expected \"ns\", got ", Quote(unit)));
-              }
-              return absl::OkStatus();
-            });
+    if (absl::Status read =
+            json_.ReadObject(root, path, kRootFields,
+                             [&](size_t field, value& v, const JsonPath& p) {
+                               return ReadRootField(field, v, p);
+                             });
         !read.ok())
       return read;
     SPANPROF_RETURN_IF_ERROR(document.Finish(json_));
     return Resolve();
+  }
+
+  absl::Status ReadRootField(size_t field, value& v, const JsonPath& p) {
+    if (field == 0) return ReadEvents(v, p);
+    if (field == 2) return ReadMetadata(v, p);
+    SPANPROF_ASSIGN_OR_RETURN(std::string_view unit, json_.String(v, p));
+    if (unit != "ns") {
+      return json_.Error(p, Cat("expected \"ns\", got ", Quote(unit)));
+    }
+    return absl::OkStatus();
   }
 
   // After a failure, a second look at the top level names a summary, or
@@ -305,36 +527,43 @@ class TraceReader {
       tids.push_back(thread.os_tid);
     }
     std::sort(tids.begin(), tids.end());
+    sorted_tids_ = std::move(tids);
     for (const TraceEvent& event : events_) {
       if (event.is_span) continue;
-      const JsonPath p = events.Index(event.index);
-      if (event.pid != capture_.pid) {
-        return json_.Error(p.Field("pid"), Cat(event.pid, " != metadata.pid (",
-                                               capture_.pid, ")"));
-      }
-      if (event.is_process_name) {
-        if (event.tid != event.pid) {
-          return json_.Error(
-              p.Field("tid"),
-              Cat("expected the pid (", event.pid, "), got ", event.tid));
-        }
-      } else if (event.tid < 0 ||
-                 !std::binary_search(tids.begin(), tids.end(),
-                                     static_cast<uint64_t>(event.tid))) {
-        return json_.Error(
-            p.Field("tid"),
-            Cat(event.tid,
-                " is not the tid of any thread in metadata.threads"));
-      }
+      SPANPROF_RETURN_IF_ERROR(ResolveMetaEvent(events, event));
     }
     for (PendingSpan& pending : spans_) {
-      SPANPROF_RETURN_IF_ERROR(ResolveSpan(events, pending));
+      SPANPROF_RETURN_IF_ERROR(
+          ResolveSpan(events, pending, events_[pending.event]));
     }
     return absl::OkStatus();
   }
 
-  absl::Status ResolveSpan(const JsonPath& events, PendingSpan& pending) {
-    const TraceEvent& event = events_[pending.event];
+  // Needs `sorted_tids_`.
+  absl::Status ResolveMetaEvent(const JsonPath& events,
+                                const TraceEvent& event) const {
+    const JsonPath p = events.Index(event.index);
+    if (event.pid != capture_.pid) {
+      return json_.Error(p.Field("pid"), Cat(event.pid, " != metadata.pid (",
+                                             capture_.pid, ")"));
+    }
+    if (event.is_process_name) {
+      if (event.tid != event.pid) {
+        return json_.Error(p.Field("tid"), Cat("expected the pid (", event.pid,
+                                               "), got ", event.tid));
+      }
+    } else if (event.tid < 0 ||
+               !std::binary_search(sorted_tids_.begin(), sorted_tids_.end(),
+                                   static_cast<uint64_t>(event.tid))) {
+      return json_.Error(
+          p.Field("tid"),
+          Cat(event.tid, " is not the tid of any thread in metadata.threads"));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status ResolveSpan(const JsonPath& events, PendingSpan& pending,
+                           const TraceEvent& event) {
     const JsonPath p = events.Index(event.index);
     const JsonPath args_path = p.Field("args");
     Span& span = pending.span;
@@ -605,32 +834,47 @@ class TraceReader {
     SPANPROF_ASSIGN_OR_RETURN(array a, json_.Array(v, p));
     return json_.ForEachElement(
         a, p, [&](size_t index, value& ev, const JsonPath& ep) -> absl::Status {
-          SPANPROF_ASSIGN_OR_RETURN(object o, json_.Object(ev, ep));
-          // "ph" decides the schema of the rest: look it up first.
-          value ph_value;
-          simdjson::error_code error =
-              o.find_field_unordered("ph").get(ph_value);
-          if (error == simdjson::NO_SUCH_FIELD) {
-            return json_.Error(ep, "missing field \"ph\"");
-          }
-          if (error != simdjson::SUCCESS) return json_.Simdjson(error, ep);
-          const JsonPath ph_path = ep.Field("ph");
-          SPANPROF_ASSIGN_OR_RETURN(std::string_view ph,
-                                    json_.String(ph_value, ph_path));
-          const bool is_span = ph == "X";
-          if (!is_span && ph != "M") {
-            return json_.Error(ph_path,
-                               Cat("expected \"X\" or \"M\", got ", Quote(ph)));
-          }
-          bool reset = false;
-          error = o.reset().get(reset);
-          if (error != simdjson::SUCCESS) return json_.Simdjson(error, ep);
           TraceEvent& event = events_.emplace_back();
-          event.index = index;
-          event.is_span = is_span;
-          return is_span ? ReadSpanEvent(o, ep, event)
-                         : ReadMetaEvent(o, ep, event);
+          PendingSpan pending;
+          bool is_span = false;
+          SPANPROF_RETURN_IF_ERROR(
+              ReadEvent(index, ev, ep, event, pending, is_span));
+          if (is_span) {
+            pending.event = events_.size() - 1;
+            spans_.push_back(std::move(pending));
+          }
+          return absl::OkStatus();
         });
+  }
+
+  // One element of traceEvents into `event` and, for an X event (then
+  // `is_span`), `pending`.
+  absl::Status ReadEvent(size_t index, value& ev, const JsonPath& ep,
+                         TraceEvent& event, PendingSpan& pending,
+                         bool& is_span) {
+    SPANPROF_ASSIGN_OR_RETURN(object o, json_.Object(ev, ep));
+    // "ph" decides the schema of the rest: look it up first.
+    value ph_value;
+    simdjson::error_code error = o.find_field_unordered("ph").get(ph_value);
+    if (error == simdjson::NO_SUCH_FIELD) {
+      return json_.Error(ep, "missing field \"ph\"");
+    }
+    if (error != simdjson::SUCCESS) return json_.Simdjson(error, ep);
+    const JsonPath ph_path = ep.Field("ph");
+    SPANPROF_ASSIGN_OR_RETURN(std::string_view ph,
+                              json_.String(ph_value, ph_path));
+    is_span = ph == "X";
+    if (!is_span && ph != "M") {
+      return json_.Error(ph_path,
+                         Cat("expected \"X\" or \"M\", got ", Quote(ph)));
+    }
+    bool reset = false;
+    error = o.reset().get(reset);
+    if (error != simdjson::SUCCESS) return json_.Simdjson(error, ep);
+    event.index = index;
+    event.is_span = is_span;
+    return is_span ? ReadSpanEvent(o, ep, event, pending)
+                   : ReadMetaEvent(o, ep, event);
   }
 
   absl::Status ReadMicros(value& v, const JsonPath& p, int64_t* ns) {
@@ -702,9 +946,8 @@ class TraceReader {
     return absl::OkStatus();
   }
 
-  absl::Status ReadSpanEvent(object& o, const JsonPath& p, TraceEvent& event) {
-    PendingSpan& pending = spans_.emplace_back();
-    pending.event = events_.size() - 1;
+  absl::Status ReadSpanEvent(object& o, const JsonPath& p, TraceEvent& event,
+                             PendingSpan& pending) {
     Span& span = pending.span;
     // Not SPANPROF_RETURN_IF_ERROR: the lambdas use it too (-Wshadow).
     if (absl::Status read = json_.ReadObject(
@@ -911,7 +1154,10 @@ class TraceReader {
 
   StrictJson json_;
   Capture capture_;
-  std::vector<PendingSpan> spans_;
+  std::vector<uint64_t> sorted_tids_;  // metadata.threads' tids
+  std::vector<PendingSpan> spans_;     // the one-pass reader's
+  std::vector<Span> fast_spans_;       // the fast path's, file order
+  std::vector<SpanArg> fast_args_;     // the fast path's, file order
   std::vector<TraceEvent> events_;
 };
 
@@ -961,15 +1207,16 @@ bool ParseMicros(std::string_view text, int64_t* ns) {
 
 absl::StatusOr<ParsedTrace> ParseTraceDocument(std::string_view json,
                                                std::string_view source) {
-  return TraceReader(source).Read(json);
+  return TraceReader(source).Read(json, /*keep_events=*/true);
 }
 
 }  // namespace internal
 
 absl::StatusOr<Capture> ParseTrace(std::string_view json,
                                    std::string_view source) {
-  SPANPROF_ASSIGN_OR_RETURN(internal::ParsedTrace parsed,
-                            internal::ParseTraceDocument(json, source));
+  SPANPROF_ASSIGN_OR_RETURN(
+      internal::ParsedTrace parsed,
+      internal::TraceReader(source).Read(json, /*keep_events=*/false));
   return std::move(parsed.capture);
 }
 

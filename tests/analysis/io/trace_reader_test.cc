@@ -8,6 +8,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <tuple>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -89,6 +90,71 @@ TEST(TraceReaderTest, RoundTripsRandomCaptures) {
     // What `spanprof summarize` relies on: the same summary, byte for byte.
     EXPECT_EQ(SummaryToJson(Summarize(*back)),
               SummaryToJson(Summarize(capture)));
+  }
+}
+
+// The writer's layout (one event per line) is read in chunks of lines; any
+// other layout by the one-pass reader. Both must give the same capture and
+// the same events, also across chunk boundaries (traces over 256 KiB) and
+// when the file's order is not the capture's (several threads).
+std::string OneLine(std::string json) {
+  std::string out;
+  for (char c : json) {
+    if (c != '\n') out.push_back(c);
+  }
+  return out;
+}
+
+TEST(TraceReaderTest, ChunkedAndOnePassReadsAgreeOnLargeTraces) {
+  std::mt19937_64 rng(11);
+  for (int i = 0; i < 4; ++i) {
+    const Capture capture = testing::RandomCapture(rng, 2000);
+    const std::string json = TraceToJson(capture);
+    ASSERT_GT(json.size(), size_t{300} << 10);
+    absl::StatusOr<internal::ParsedTrace> chunked =
+        internal::ParseTraceDocument(json, kSource);
+    absl::StatusOr<internal::ParsedTrace> one_pass =
+        internal::ParseTraceDocument(OneLine(json), kSource);
+    ASSERT_TRUE(chunked.ok()) << chunked.status();
+    ASSERT_TRUE(one_pass.ok()) << one_pass.status();
+    EXPECT_EQ(chunked->capture, capture);
+    EXPECT_EQ(one_pass->capture, capture);
+    ASSERT_EQ(chunked->events.size(), one_pass->events.size());
+    for (size_t e = 0; e < chunked->events.size(); ++e) {
+      const internal::TraceEvent& a = chunked->events[e];
+      const internal::TraceEvent& b = one_pass->events[e];
+      EXPECT_EQ(std::tie(a.index, a.is_span, a.is_process_name, a.pid, a.tid,
+                         a.ts_ns, a.dur_ns, a.span_id, a.has_bind_id, a.bind_id,
+                         a.flow_in, a.flow_out),
+                std::tie(b.index, b.is_span, b.is_process_name, b.pid, b.tid,
+                         b.ts_ns, b.dur_ns, b.span_id, b.has_bind_id, b.bind_id,
+                         b.flow_in, b.flow_out))
+          << "event " << e;
+    }
+    EXPECT_EQ(ParseTrace(json, kSource).value(), capture);
+  }
+}
+
+TEST(TraceReaderTest, ChunkedReadReportsTheOnePassError) {
+  std::mt19937_64 rng(12);
+  const std::string json = TraceToJson(testing::RandomCapture(rng, 2000));
+  // Errors deep in the file (past the first chunk), in metadata, and a
+  // trailing comma after the last event.
+  const size_t late = json.find("\"span_id\":", json.size() * 3 / 4);
+  ASSERT_NE(late, std::string::npos);
+  std::string bad_event = json;
+  bad_event.replace(late, 10, "\"span_id\":-");
+  const size_t last_event_end = json.rfind("\n],");
+  std::string trailing_comma = json;
+  trailing_comma.insert(last_event_end, ",");
+  const std::string bad_metadata =
+      Replace(json, "\"schema_version\":1", "\"schema_version\":2");
+  for (const std::string& bad : {bad_event, trailing_comma, bad_metadata}) {
+    absl::StatusOr<Capture> chunked = ParseTrace(bad, kSource);
+    absl::StatusOr<Capture> one_pass = ParseTrace(OneLine(bad), kSource);
+    ASSERT_FALSE(chunked.ok());
+    ASSERT_FALSE(one_pass.ok());
+    EXPECT_EQ(chunked.status(), one_pass.status());
   }
 }
 
