@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <string>
@@ -790,11 +792,25 @@ Capture StopRecording() {
       const uint64_t cap = r->side_capacity;
       snap.side_base = side_count - cap + 1;
       snap.side_truncated = true;
-      // Scopes still alive whose push was overwritten come back first.
+      // Scopes whose push was overwritten come back first, in push order:
+      // those still alive, and those that ended with their pop still here.
+      std::vector<std::pair<uint64_t, SideRecord>> restored;
       for (const ThreadRing::LiveScope& scope : r->live_scopes) {
         if (scope.index >= snap.side_base) break;
-        snap.side.push_back(scope.push);
-        snap.side_index.push_back(scope.index);
+        restored.emplace_back(scope.index, scope.push);
+      }
+      for (size_t k = r->ended_scopes_head; k < r->ended_scopes.size(); ++k) {
+        const ThreadRing::EndedScope& scope = r->ended_scopes[k];
+        if (scope.index < snap.side_base && scope.pop_index >= snap.side_base &&
+            scope.pop_index < side_count) {
+          restored.emplace_back(scope.index, scope.push);
+        }
+      }
+      std::sort(restored.begin(), restored.end(),
+                [](const auto& a, const auto& b) { return a.first < b.first; });
+      for (const auto& [index, push] : restored) {
+        snap.side.push_back(push);
+        snap.side_index.push_back(index);
       }
       for (uint64_t k = snap.side_base; k < side_count; ++k) {
         snap.side.push_back(r->side[k % cap]);

@@ -513,6 +513,8 @@ ThreadRing* BindThread(uint32_t epoch) noexcept {
   ring->dropped_args = 0;
   ring->context_side_mark = UINT64_MAX;
   ring->live_scopes.clear();
+  ring->ended_scopes.clear();
+  ring->ended_scopes_head = 0;
   ring->ring_mode = session.options.overflow == OverflowPolicy::kRing;
   ring->drops_by_site.clear();
   ring->dropped_open = 0;
@@ -697,7 +699,8 @@ void PopContext(uint32_t epoch) noexcept {
   ThreadRing* r = ActiveRing();
   if (r == nullptr || r->epoch != epoch) return;
   if (r->live_scopes.empty()) return;
-  const uint64_t push_index = r->live_scopes.back().index;
+  const ThreadRing::LiveScope scope = r->live_scopes.back();
+  const uint64_t push_index = scope.index;
   {
     std::unique_lock<std::mutex> lock(r->mu, std::defer_lock);
     if (r->ring_mode) lock.lock();
@@ -717,6 +720,27 @@ void PopContext(uint32_t epoch) noexcept {
   if (!AppendSide(*r,
                   SideRecord{position, kSideContextPop, 0, push_index, 0})) {
     ++r->dropped_args;  // unreachable: context records are never refused
+  }
+  if (r->ring_mode) {
+    // Keep the push while its pop may outlive it in the wrapping buffer.
+    const UncountedAllocations uncounted;
+    std::lock_guard<std::mutex> lock(r->mu);
+    const uint64_t published =
+        r->side_published.load(std::memory_order_relaxed);
+    const uint64_t oldest =
+        published > r->side_capacity ? published - r->side_capacity : 0;
+    auto& ended = r->ended_scopes;
+    while (r->ended_scopes_head < ended.size() &&
+           ended[r->ended_scopes_head].pop_index < oldest) {
+      ++r->ended_scopes_head;  // its pop is overwritten: no longer needed
+    }
+    if (r->ended_scopes_head > 64 && r->ended_scopes_head * 2 > ended.size()) {
+      ended.erase(ended.begin(),
+                  ended.begin() + static_cast<ptrdiff_t>(r->ended_scopes_head));
+      r->ended_scopes_head = 0;
+    }
+    ended.push_back(
+        ThreadRing::EndedScope{push_index, scope.push, published - 1});
   }
 }
 

@@ -80,6 +80,17 @@ struct ThreadRing : ThreadState {
     SideRecord push;
   };
   std::vector<LiveScope> live_scopes;
+  // Ring mode: scopes that ended, with the side index of their pop, while
+  // that pop may still be in the side buffer. When the buffer has
+  // overwritten a push but not its pop, the collector restores the push from
+  // here (else every span before the pop would have lost its scope).
+  struct EndedScope {
+    uint64_t index;
+    SideRecord push;
+    uint64_t pop_index;
+  };
+  std::vector<EndedScope> ended_scopes;
+  size_t ended_scopes_head = 0;  // entries before it are overwritten pops
   bool ring_mode = false;
   bool side_wrapped = false;  // ring mode: the side buffer overwrites itself
   uint64_t dropped_args = 0;

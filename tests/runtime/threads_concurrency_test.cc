@@ -65,6 +65,47 @@ TEST(ThreadsTest, ContextScopeMakesACrossThreadChild) {
   EXPECT_EQ(inner->depth, 2u);
 }
 
+// Ring mode, a worker that runs its whole life under one ContextScope and
+// writes far more side records (arguments) than the side buffer holds (two
+// per span of the cap): the push of the scope is overwritten long before its
+// pop. The newest spans must still be kept, with their arguments (before the
+// collector restored ended scopes, the orphaned pop made it discard every
+// span of the worker).
+TEST(ThreadsTest, RingModeKeepsAWorkersNewestSpansUnderAnOverwrittenScope) {
+  constexpr uint64_t kCap = 100;
+  constexpr int kTasks = 5000;
+  ASSERT_TRUE(
+      StartRecording({.max_events = kCap, .overflow = OverflowPolicy::kRing})
+          .ok());
+  {
+    SPANPROF_SCOPE("dispatch");
+    const Context ctx = CurrentContext();
+    std::thread worker([ctx] {
+      ContextScope scope(ctx);
+      for (int i = 0; i < kTasks; ++i) {
+        SPANPROF_SCOPE("task");
+        SPANPROF_ARG("i", i);
+      }
+    });
+    worker.join();
+  }
+  const Capture c = StopRecording();
+  ExpectValidCapture(c);
+  ASSERT_EQ(c.spans.size(), kCap);
+  EXPECT_EQ(c.dropped_events, kTasks + 1 - kCap);
+  int64_t expected = kTasks - static_cast<int64_t>(kCap);
+  for (const Span& s : c.spans) {
+    ASSERT_EQ(NameOf(c, s), "task");
+    ASSERT_EQ(s.arg_count, 1u);
+    EXPECT_EQ(c.args[s.first_arg].int_value, expected);
+    ++expected;
+    // Their parent, "dispatch", is the oldest span: trimmed, so they are
+    // roots that say so.
+    EXPECT_EQ(s.parent_id, 0u);
+    EXPECT_EQ(s.flags, kSpanRerooted);
+  }
+}
+
 TEST(ThreadsTest, BindWithStdAsyncLinksTheWorkerToTheCaller) {
   ASSERT_TRUE(StartRecording({}).ok());
   int result = 0;
