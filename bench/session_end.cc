@@ -27,6 +27,7 @@
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/spanprof.h"
+#include "workload.h"
 
 namespace {
 
@@ -68,27 +69,6 @@ bool ResetPeakRss() {
 }
 
 double Mib(int64_t kib) { return static_cast<double>(kib) / 1024.0; }
-
-// The same shape as the benchmark's workload: a root per ~1000 spans, nested
-// children of three sites, a heartbeat per step.
-void RecordWorkload(int64_t spans) {
-  for (int64_t done = 0; done < spans;) {
-    SPANPROF_SCOPE("workload.step", {.phase = "step"});
-    ++done;
-    for (int i = 0; i < 333 && done + 3 <= spans; ++i, done += 3) {
-      SPANPROF_SCOPE("workload.forward", {.phase = "forward"});
-      spanprof::Heartbeat(3);
-      {
-        SPANPROF_SCOPE("workload.layer", {.module = "encoder"});
-        asm volatile("" ::: "memory");
-      }
-      {
-        SPANPROF_SCOPE("workload.layer", {.module = "decoder"});
-        asm volatile("" ::: "memory");
-      }
-    }
-  }
-}
 
 int Usage(const char* message) {
   std::fprintf(stderr,
@@ -136,12 +116,11 @@ int main(int argc, char** argv) {
   const bool peak_reset = ResetPeakRss();
   const int64_t rss_start = StatusKib("VmRSS");
 
-  if (!spanprof::StartRecording(options).ok()) {
+  const double record_wall = WallSeconds();
+  if (!spanprof::bench::StartAndRecordWorkload(spans)) {
     std::fprintf(stderr, "session_end_report: StartRecording failed\n");
     return 1;
   }
-  const double record_wall = WallSeconds();
-  RecordWorkload(spans);
   const double recorded_wall = WallSeconds() - record_wall;
   const int64_t rss_recorded = StatusKib("VmRSS");
   const uint64_t ring_bytes =

@@ -36,6 +36,7 @@
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/spanprof.h"
+#include "workload.h"
 
 namespace {
 
@@ -254,52 +255,26 @@ BENCHMARK(BM_MeasureSpanOverhead)
 
 constexpr int64_t kCaptureSpans = 1'000'000;
 
-// Records `spans` spans shaped like a real program: a root per 1000 spans
-// (every 10th a heartbeat), each with nested children of a few sites.
-void RecordWorkload(int64_t spans) {
-  for (int64_t done = 0; done < spans;) {
-    SPANPROF_SCOPE("workload.step", {.phase = "step"});
-    ++done;
-    for (int i = 0; i < 333 && done + 3 <= spans; ++i, done += 3) {
-      SPANPROF_SCOPE("workload.forward", {.phase = "forward"});
-      spanprof::Heartbeat(3);
-      {
-        SPANPROF_SCOPE("workload.layer", {.module = "encoder"});
-        benchmark::ClobberMemory();
-      }
-      {
-        SPANPROF_SCOPE("workload.layer", {.module = "decoder"});
-        benchmark::ClobberMemory();
-      }
-    }
-  }
-}
-
 spanprof::Capture RecordCapture(int64_t spans) {
-  spanprof::RecordingOptions options;
-  options.max_events = static_cast<uint64_t>(spans) + 1024;
-  static_cast<void>(spanprof::StartRecording(options));
-  RecordWorkload(spans);
+  static_cast<void>(spanprof::bench::StartAndRecordWorkload(spans));
   return spanprof::StopRecording();
 }
 
-// Session end: StopRecording (collect every ring, pair records, ticks to ns)
-// plus analysis::Summarize, timed together; items = spans.
-void BM_CollectAndSummarize(benchmark::State& state) {
+// Session end: StopRecording (collect every ring, pair records, ticks to ns),
+// plus analysis::Summarize when `summarize`, timed together; items = spans.
+void CollectBenchmark(benchmark::State& state, bool summarize) {
   int64_t spans = 0;
   for (auto _ : state) {
     state.PauseTiming();
-    spanprof::RecordingOptions options;
-    options.max_events = static_cast<uint64_t>(kCaptureSpans) + 1024;
-    if (!spanprof::StartRecording(options).ok()) {
+    if (!spanprof::bench::StartAndRecordWorkload(kCaptureSpans)) {
       state.SkipWithError("StartRecording failed");
       break;
     }
-    RecordWorkload(kCaptureSpans);
     state.ResumeTiming();
     spanprof::Capture capture = spanprof::StopRecording();
-    spanprof::analysis::Summary summary =
-        spanprof::analysis::Summarize(capture);
+    spanprof::analysis::Summary summary;
+    if (summarize) summary = spanprof::analysis::Summarize(capture);
+    benchmark::DoNotOptimize(capture.spans.data());
     benchmark::DoNotOptimize(summary.rows.data());
     spans += static_cast<int64_t>(capture.spans.size());
     state.PauseTiming();  // freeing the capture is not collection
@@ -308,6 +283,10 @@ void BM_CollectAndSummarize(benchmark::State& state) {
     state.ResumeTiming();
   }
   state.SetItemsProcessed(spans);
+}
+
+void BM_CollectAndSummarize(benchmark::State& state) {
+  CollectBenchmark(state, /*summarize=*/true);
 }
 BENCHMARK(BM_CollectAndSummarize)->Iterations(2)->Unit(benchmark::kMillisecond);
 
@@ -347,25 +326,7 @@ BENCHMARK(BM_SessionEndMemoryFloor)
 // docs/performance.md: StopRecording() alone, and Summarize() of a
 // 1,000,000-span capture made once.
 void BM_Collect(benchmark::State& state) {
-  int64_t spans = 0;
-  for (auto _ : state) {
-    state.PauseTiming();
-    spanprof::RecordingOptions options;
-    options.max_events = static_cast<uint64_t>(kCaptureSpans) + 1024;
-    if (!spanprof::StartRecording(options).ok()) {
-      state.SkipWithError("StartRecording failed");
-      break;
-    }
-    RecordWorkload(kCaptureSpans);
-    state.ResumeTiming();
-    spanprof::Capture capture = spanprof::StopRecording();
-    benchmark::DoNotOptimize(capture.spans.data());
-    spans += static_cast<int64_t>(capture.spans.size());
-    state.PauseTiming();  // freeing the capture is not collection
-    capture = {};
-    state.ResumeTiming();
-  }
-  state.SetItemsProcessed(spans);
+  CollectBenchmark(state, /*summarize=*/false);
 }
 BENCHMARK(BM_Collect)->Iterations(2)->Unit(benchmark::kMillisecond);
 
