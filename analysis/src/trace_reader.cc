@@ -25,6 +25,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "json_writer.h"
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/status_macros.h"
 #include "spanprof/analysis/trace.h"
@@ -266,21 +267,33 @@ class TraceReader {
       sorted_tids_.push_back(thread.os_tid);
     }
     std::sort(sorted_tids_.begin(), sorted_tids_.end());
+    RenderExpectedText();
     // An X event is at least ~100 bytes: reserving by that bound touches
     // no memory that is not used.
     fast_spans_.reserve((events_end - kHead.size()) / 100);
+    // The M events come first: read them with On Demand, in chunks.
+    constexpr std::string_view kMetaHead = "{\"ph\":\"M\"";
+    size_t spans_begin = kHead.size();
+    while (spans_begin < events_end &&
+           text.compare(spans_begin, kMetaHead.size(), kMetaHead) == 0) {
+      const size_t nl = text.find(",\n", spans_begin);
+      spans_begin = nl == std::string_view::npos || nl >= events_end
+                        ? events_end + 2
+                        : nl + 2;
+    }
+    const size_t meta_end = spans_begin - 2;  // where its ",\n" starts
     size_t pos = kHead.size();
     size_t index = 0;
-    while (pos < events_end) {
-      size_t cut = events_end;  // one past the chunk's last byte
-      if (events_end - pos > kChunk) {
+    while (pos < meta_end) {
+      size_t cut = meta_end;  // one past the chunk's last byte
+      if (meta_end - pos > kChunk) {
         // The last ",\n" at or before pos + kChunk, else the next one.
         std::string_view window = text.substr(pos, kChunk);
         size_t nl = window.rfind(",\n");
         if (nl == std::string_view::npos || nl == 0) {
-          nl = text.substr(0, events_end).find(",\n", pos + kChunk);
+          nl = text.substr(0, meta_end).find(",\n", pos + kChunk);
           if (nl == std::string_view::npos) {
-            nl = events_end;
+            nl = meta_end;
           } else {
             nl -= pos;
           }
@@ -293,7 +306,288 @@ class TraceReader {
       }
       pos = cut + 2;  // past ",\n"
     }
-    return pos == events_end + 2;
+    // The X events, one line each, matched against the writer's layout.
+    if (spans_begin >= events_end) return spans_begin == events_end + 2;
+    const char* p = text.data() + spans_begin;
+    const char* const spans_end = text.data() + events_end;
+    while (true) {
+      if (!ReadSpanLine(p, spans_end, index, keep_events)) return false;
+      ++index;
+      if (p == spans_end) return true;
+      if (spans_end - p < 2 || p[0] != ',' || p[1] != '\n') return false;
+      p += 2;
+    }
+  }
+
+  // What `TraceToJson()` writes for metadata's sites and threads: an X
+  // event's text up to the end of "cat", its tags in args, and its pid and
+  // tid. Each X line is compared with these, byte for byte.
+  void RenderExpectedText() {
+    site_heads_.resize(capture_.sites.size());
+    site_tags_.resize(capture_.sites.size());
+    for (size_t s = 0; s < capture_.sites.size(); ++s) {
+      const Site& site = capture_.sites[s];
+      std::string& head = site_heads_[s];
+      head = "{\"ph\":\"X\",\"name\":";
+      AppendJsonString(&head, site.name);
+      head += ",\"cat\":";
+      AppendJsonString(&head, site.phase.empty() ? "spanprof" : site.phase);
+      std::string& tags = site_tags_[s];
+      tags.clear();
+      const std::pair<std::string_view, const std::string*> tag_fields[] = {
+          {"phase", &site.phase},
+          {"module", &site.module},
+          {"activity", &site.activity}};
+      for (const auto& [key, tag] : tag_fields) {
+        if (tag->empty()) continue;
+        tags += ",\"";
+        tags.append(key);
+        tags += "\":";
+        AppendJsonString(&tags, *tag);
+      }
+    }
+    std::string pid_text;
+    AppendInt(&pid_text, capture_.pid);
+    thread_ids_.resize(capture_.threads.size());
+    for (size_t t = 0; t < capture_.threads.size(); ++t) {
+      std::string& ids = thread_ids_[t];
+      ids = ",\"pid\":" + pid_text + ",\"tid\":";
+      AppendUint(&ids, capture_.threads[t].os_tid);
+    }
+  }
+
+  // `LineCursor` matches the writer's text from `p` on; every function
+  // returns false (the cursor then is anywhere) on the first byte that is
+  // not the writer's layout.
+  struct LineCursor {
+    const char* p;
+    const char* end;
+
+    bool Literal(std::string_view text) {
+      if (static_cast<size_t>(end - p) < text.size() ||
+          std::memcmp(p, text.data(), text.size()) != 0) {
+        return false;
+      }
+      p += text.size();
+      return true;
+    }
+    bool Peek(char c) const { return p != end && *p == c; }
+    static bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+    // `-?(0|[1-9][0-9]*)` in [0, max] (no sign) or [-max - 1, max] (signed).
+    bool Unsigned(uint64_t max, uint64_t* out) {
+      if (p == end || !IsDigit(*p)) return false;
+      if (*p == '0') {
+        ++p;
+        *out = 0;
+        return p == end || !IsDigit(*p);
+      }
+      uint64_t value = 0;
+      for (; p != end && IsDigit(*p); ++p) {
+        const auto digit = static_cast<uint64_t>(*p - '0');
+        if (value > (max - digit) / 10) return false;
+        value = value * 10 + digit;
+      }
+      *out = value;
+      return true;
+    }
+    bool Signed(int64_t* out) {
+      const bool negative = Peek('-');
+      if (negative) ++p;
+      constexpr auto kMax = static_cast<uint64_t>(INT64_MAX);
+      uint64_t magnitude = 0;
+      if (!Unsigned(negative ? kMax + 1 : kMax, &magnitude)) return false;
+      *out = negative ? static_cast<int64_t>(0 - magnitude)
+                      : static_cast<int64_t>(magnitude);
+      return true;
+    }
+    template <typename T>
+    bool Index(T* out) {
+      uint64_t value = 0;
+      if (!Unsigned(UINT32_MAX, &value)) return false;
+      *out = static_cast<T>(value);
+      return true;
+    }
+    // What `ReadMicros()` accepts, up to the next ','.
+    bool Micros(int64_t* ns) {
+      const char* start = p;
+      while (p != end && (IsDigit(*p) || *p == '.' || *p == '-')) ++p;
+      return ParseMicros(
+          std::string_view(start, static_cast<size_t>(p - start)), ns);
+    }
+    // Past a string's closing quote, from just after its opening one. The
+    // bytes skipped are checked later against the expected text.
+    bool SkipString() {
+      while (p != end) {
+        const char c = *p++;
+        if (c == '"') return true;
+        if (c == '\\') {
+          if (p == end) return false;
+          ++p;
+        }
+      }
+      return false;
+    }
+    // Digits and a sign, checked later against the expected text.
+    void SkipInteger() {
+      while (p != end && (IsDigit(*p) || *p == '-')) ++p;
+    }
+  };
+
+  // One X event in the writer's layout into a span (and, with
+  // `keep_events`, its `TraceEvent`), with the checks of `ResolveSpan()`.
+  // Only what the strict reader would read to the same values is accepted.
+  bool ReadSpanLine(const char*& line, const char* end, size_t index,
+                    bool keep_events) {
+    LineCursor in{line, end};
+    Span span;
+    TraceEvent event;
+    if (!in.Literal("{\"ph\":\"X\",\"name\":\"") || !in.SkipString() ||
+        !in.Literal(",\"cat\":\"") || !in.SkipString()) {
+      return false;
+    }
+    const std::string_view head(line, static_cast<size_t>(in.p - line));
+    const char* const ids_begin = in.p;
+    if (!in.Literal(",\"pid\":")) return false;
+    in.SkipInteger();
+    if (!in.Literal(",\"tid\":")) return false;
+    in.SkipInteger();
+    const std::string_view ids(ids_begin,
+                               static_cast<size_t>(in.p - ids_begin));
+    if (!in.Literal(",\"ts\":") || !in.Micros(&event.ts_ns) ||
+        !in.Literal(",\"dur\":") || !in.Micros(&event.dur_ns)) {
+      return false;
+    }
+    constexpr auto kMax = static_cast<uint64_t>(INT64_MAX);
+    if (in.Literal(",\"bind_id\":")) {
+      event.has_bind_id = true;
+      if (!in.Unsigned(kMax, &event.bind_id)) return false;
+      if (in.Literal(",\"flow_in\":true")) {
+        event.flow_in = true;
+      } else if (in.Literal(",\"flow_out\":true")) {
+        event.flow_out = true;
+      } else {
+        return false;
+      }
+    }
+    if (!in.Literal(",\"args\":{\"span_id\":") ||
+        !in.Unsigned(kMax, &span.id) || span.id == 0 ||
+        !in.Literal(",\"parent_id\":") || !in.Unsigned(kMax, &span.parent_id) ||
+        !in.Literal(",\"depth\":") || !in.Index(&span.depth) ||
+        !in.Literal(",\"heartbeats\":") ||
+        !in.Unsigned(kMax, &span.heartbeats) || !in.Literal(",\"site\":") ||
+        !in.Index(&span.site) || !in.Literal(",\"thread\":") ||
+        !in.Index(&span.thread)) {
+      return false;
+    }
+    if (span.site >= capture_.sites.size() ||
+        span.thread >= capture_.threads.size() ||
+        head != site_heads_[span.site] || ids != thread_ids_[span.thread] ||
+        !in.Literal(site_tags_[span.site])) {
+      return false;
+    }
+    if (capture_.alloc_measured &&
+        (!in.Literal(",\"alloc_count\":") || !in.Signed(&span.alloc_count) ||
+         !in.Literal(",\"alloc_bytes\":") || !in.Signed(&span.alloc_bytes))) {
+      return false;
+    }
+    if (in.Literal(",\"flags\":[") && !ReadFlagList(in, span.flags)) {
+      return false;
+    }
+    const size_t first_arg = fast_args_.size();
+    if (in.Literal(",\"args\":{") && !ReadArgList(in)) {
+      fast_args_.resize(first_arg);
+      return false;
+    }
+    if (!in.Literal("}}") ||
+        __builtin_add_overflow(event.ts_ns, event.dur_ns, &span.end_ns)) {
+      return false;
+    }
+    span.start_ns = event.ts_ns;
+    if (fast_args_.size() != first_arg) {
+      if (fast_args_.size() > UINT32_MAX) return false;
+      span.first_arg = static_cast<uint32_t>(first_arg);
+      span.arg_count = static_cast<uint32_t>(fast_args_.size() - first_arg);
+    }
+    fast_spans_.push_back(span);
+    if (keep_events) {
+      event.index = index;
+      event.is_span = true;
+      event.pid = capture_.pid;
+      event.tid = static_cast<int64_t>(capture_.threads[span.thread].os_tid);
+      event.span_id = span.id;
+      events_.push_back(event);
+    }
+    line = in.p;
+    return true;
+  }
+
+  // After `"flags":[`: the flag names, none twice, and `]`.
+  static bool ReadFlagList(LineCursor& in, uint32_t& flags) {
+    if (in.Literal("]")) return true;
+    do {
+      bool known = false;
+      for (const auto& [name, bit] : kFlagNames) {
+        if (in.Peek('"') &&
+            in.end - in.p > static_cast<ptrdiff_t>(name.size()) + 1 &&
+            std::memcmp(in.p + 1, name.data(), name.size()) == 0 &&
+            in.p[name.size() + 1] == '"') {
+          if ((flags & bit) != 0) return false;
+          flags |= bit;
+          in.p += name.size() + 2;
+          known = true;
+          break;
+        }
+      }
+      if (!known) return false;
+    } while (in.Literal(","));
+    return in.Literal("]");
+  }
+
+  // After the user `"args":{`: keys and values as `ReadUserArgs()` reads
+  // them, and `}`. Keys with an escape go to the strict reader.
+  bool ReadArgList(LineCursor& in) {
+    if (in.Literal("}")) return true;
+    do {
+      if (!in.Literal("\"")) return false;
+      const char* key = in.p;
+      bool ascii = true;
+      while (in.p != in.end && *in.p != '"') {
+        const auto c = static_cast<unsigned char>(*in.p);
+        if (c < 0x20 || c == '\\') return false;
+        ascii &= c < 0x80;
+        ++in.p;
+      }
+      const std::string_view key_text(key, static_cast<size_t>(in.p - key));
+      if (!in.Literal("\":")) return false;
+      if (!ascii &&
+          !simdjson::validate_utf8(key_text.data(), key_text.size())) {
+        return false;
+      }
+      SpanArg& arg = fast_args_.emplace_back();
+      arg.key.assign(key_text.data(), key_text.size());
+      if (in.Literal("null")) {
+        arg.is_double = true;
+        arg.double_value = std::numeric_limits<double>::quiet_NaN();
+        continue;
+      }
+      const char* start = in.p;
+      while (in.p != in.end && *in.p != ',' && *in.p != '}') ++in.p;
+      const std::string_view raw(start, static_cast<size_t>(in.p - start));
+      if (!StrictJson::IsJsonNumber(raw)) return false;
+      if (raw.find_first_of(".eE") == std::string_view::npos) {
+        if (StrictJson::ParseInteger(raw, &arg.int_value) !=
+            StrictJson::IntegerForm::kOk) {
+          return false;
+        }
+        continue;
+      }
+      arg.is_double = true;
+      const auto [last, ec] = std::from_chars(
+          raw.data(), raw.data() + raw.size(), arg.double_value);
+      if (ec != std::errc() || last != raw.data() + raw.size()) return false;
+    } while (in.Literal(","));
+    return in.Literal("}");
   }
 
   // `ChunkDocument` is one reused padded buffer and parser.
@@ -1154,10 +1448,13 @@ class TraceReader {
 
   StrictJson json_;
   Capture capture_;
-  std::vector<uint64_t> sorted_tids_;  // metadata.threads' tids
-  std::vector<PendingSpan> spans_;     // the one-pass reader's
-  std::vector<Span> fast_spans_;       // the fast path's, file order
-  std::vector<SpanArg> fast_args_;     // the fast path's, file order
+  std::vector<uint64_t> sorted_tids_;    // metadata.threads' tids
+  std::vector<PendingSpan> spans_;       // the one-pass reader's
+  std::vector<Span> fast_spans_;         // the fast path's, file order
+  std::vector<SpanArg> fast_args_;       // the fast path's, file order
+  std::vector<std::string> site_heads_;  // RenderExpectedText()'s
+  std::vector<std::string> site_tags_;
+  std::vector<std::string> thread_ids_;
   std::vector<TraceEvent> events_;
 };
 
