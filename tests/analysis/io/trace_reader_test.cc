@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -155,6 +157,212 @@ TEST(TraceReaderTest, ChunkedReadReportsTheOnePassError) {
     ASSERT_FALSE(chunked.ok());
     ASSERT_FALSE(one_pass.ok());
     EXPECT_EQ(chunked.status(), one_pass.status());
+  }
+}
+
+// X events in the writer's layout are matched byte by byte against what the
+// writer renders for their site and thread; anything else (here: the first
+// line joined to the second) is read by the one-pass reader. Both must give
+// the same capture, events and errors.
+std::string OnePassLayout(std::string json) {
+  return Replace(std::move(json), "{\n\"traceEvents\"", "{\"traceEvents\"");
+}
+
+// Random captures with what the X events can carry: several threads,
+// cross-thread parents (flows), tags, names that need escapes or are not
+// ASCII, flags, allocations, and integer and double arguments.
+Capture RandomRichCapture(std::mt19937_64& rng, int spans) {
+  CaptureBuilder b;
+  std::uniform_int_distribution<int> coin(0, 1);
+  std::uniform_int_distribution<int> die(0, 5);
+  const int threads = 2 + die(rng) % 2;
+  std::vector<uint32_t> thread_ids;
+  for (int t = 0; t < threads; ++t) {
+    thread_ids.push_back(
+        b.Thread(static_cast<uint64_t>(1000 + 7 * t), t == 0 ? "main" : ""));
+  }
+  const std::vector<uint32_t> sites = {
+      b.Site("a"),
+      b.Site("b.c", "p"),
+      b.Site("q\"uo\\te\nx", "ph;", "mod", "act"),
+      b.Site("caf\xc3\xa9", "", "m\xc3\xa9", ""),
+      b.Site("d", "", "", "act"),
+  };
+  const bool alloc = coin(rng) == 1;
+  std::uniform_int_distribution<int64_t> length(0, 5'000'000);
+  std::uniform_int_distribution<size_t> pick_site(0, sites.size() - 1);
+  std::uniform_int_distribution<size_t> pick_thread(0, thread_ids.size() - 1);
+  std::vector<std::pair<uint64_t, int64_t>> opened;  // id, start
+  for (uint64_t id = 1; id <= static_cast<uint64_t>(spans); ++id) {
+    const int64_t start = length(rng) - 1'000'000;
+    uint64_t parent = 0;
+    if (!opened.empty() && coin(rng) == 1) {
+      parent = opened[static_cast<size_t>(rng() % opened.size())].first;
+    }
+    Span& span =
+        b.Add(id, parent, sites[pick_site(rng)], thread_ids[pick_thread(rng)],
+              start, start + length(rng) + (coin(rng) == 1 ? 0 : 1));
+    span.depth = parent == 0 ? 0 : 1;
+    span.heartbeats = static_cast<uint64_t>(die(rng));
+    span.flags = static_cast<uint32_t>(rng() % 8);
+    if (alloc) {
+      span.alloc_count = static_cast<int64_t>(rng() % 100) - 10;
+      span.alloc_bytes = static_cast<int64_t>(rng()) / 3;
+    }
+    opened.emplace_back(id, start);
+  }
+  b.capture().alloc_measured = alloc;
+  Capture capture = b.Build();
+  std::vector<SpanArg> args;
+  for (Span& span : capture.spans) {
+    const int count = die(rng) % 4;
+    if (count == 0) continue;
+    span.first_arg = static_cast<uint32_t>(args.size());
+    span.arg_count = static_cast<uint32_t>(count);
+    for (int a = 0; a < count; ++a) {
+      switch (die(rng)) {
+        case 0:
+          args.push_back(testing::DoubleArg("ratio", 0.125 * die(rng)));
+          break;
+        case 1:
+          args.push_back(testing::DoubleArg("big", -1.5e300));
+          break;
+        case 2:
+          args.push_back(testing::IntArg("min", INT64_MIN));
+          break;
+        case 3:
+          args.push_back(
+              testing::IntArg("gr\xc3\xb6\xc3\x9f"
+                              "e",
+                              0));
+          break;
+        default:
+          args.push_back(testing::IntArg("size", static_cast<int64_t>(rng())));
+          break;
+      }
+    }
+  }
+  capture.args = args;
+  return capture;
+}
+
+void ExpectSameEvents(const internal::ParsedTrace& a,
+                      const internal::ParsedTrace& b) {
+  ASSERT_EQ(a.events.size(), b.events.size());
+  for (size_t e = 0; e < a.events.size(); ++e) {
+    const internal::TraceEvent& x = a.events[e];
+    const internal::TraceEvent& y = b.events[e];
+    EXPECT_EQ(std::tie(x.index, x.is_span, x.is_process_name, x.pid, x.tid,
+                       x.ts_ns, x.dur_ns, x.span_id, x.has_bind_id, x.bind_id,
+                       x.flow_in, x.flow_out),
+              std::tie(y.index, y.is_span, y.is_process_name, y.pid, y.tid,
+                       y.ts_ns, y.dur_ns, y.span_id, y.has_bind_id, y.bind_id,
+                       y.flow_in, y.flow_out))
+        << "event " << e;
+  }
+}
+
+TEST(TraceReaderTest, LineMatcherAndOnePassAgreeOnRichRandomCaptures) {
+  std::mt19937_64 rng(21);
+  int flows = 0;
+  for (int i = 0; i < 40; ++i) {
+    const Capture capture = RandomRichCapture(rng, i < 36 ? 60 : 3000);
+    const std::string json = TraceToJson(capture);
+    flows += json.find("\"flow_in\":true") != std::string::npos ? 1 : 0;
+    absl::StatusOr<internal::ParsedTrace> fast =
+        internal::ParseTraceDocument(json, kSource);
+    absl::StatusOr<internal::ParsedTrace> one_pass =
+        internal::ParseTraceDocument(OnePassLayout(json), kSource);
+    ASSERT_TRUE(fast.ok()) << fast.status();
+    ASSERT_TRUE(one_pass.ok()) << one_pass.status();
+    EXPECT_EQ(fast->capture, capture);
+    EXPECT_EQ(one_pass->capture, capture);
+    ExpectSameEvents(*fast, *one_pass);
+    EXPECT_EQ(ParseTrace(json, kSource).value(), capture);
+  }
+  EXPECT_GT(flows, 20);
+}
+
+// Every one-byte change to an X event line: both readers accept it with the
+// same result, or refuse it with the same error.
+TEST(TraceReaderTest, LineMatcherAndOnePassAgreeOnMutatedEvents) {
+  std::mt19937_64 rng(22);
+  const std::string json = TraceToJson(RandomRichCapture(rng, 40));
+  const size_t first = json.find("{\"ph\":\"X\"");
+  const size_t last = json.rfind("\n],");
+  ASSERT_NE(first, std::string::npos);
+  constexpr std::string_view kBytes =
+      "0123456789.-+eE,:{}[]\"\\ \nnulltrx\x01\xc3";
+  std::uniform_int_distribution<size_t> where(first, last);
+  std::uniform_int_distribution<size_t> which(0, kBytes.size() - 1);
+  int accepted = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::string bad = json;
+    const size_t at = where(rng);
+    switch (trial % 3) {
+      case 0:
+        bad[at] = kBytes[which(rng)];
+        break;
+      case 1:
+        bad.insert(at, 1, kBytes[which(rng)]);
+        break;
+      default:
+        bad.erase(at, 1);
+        break;
+    }
+    absl::StatusOr<internal::ParsedTrace> fast =
+        internal::ParseTraceDocument(bad, kSource);
+    absl::StatusOr<internal::ParsedTrace> one_pass =
+        internal::ParseTraceDocument(OnePassLayout(bad), kSource);
+    ASSERT_EQ(fast.ok(), one_pass.ok()) << "trial " << trial << ":\n" << bad;
+    if (!fast.ok()) {
+      EXPECT_EQ(fast.status(), one_pass.status()) << "trial " << trial;
+      continue;
+    }
+    ++accepted;
+    EXPECT_EQ(fast->capture, one_pass->capture) << "trial " << trial;
+    ExpectSameEvents(*fast, *one_pass);
+  }
+  EXPECT_GT(accepted, 0);
+}
+
+// A bad value deep in a large trace, in each field the line matcher reads:
+// the error is the one-pass reader's, with the event's path.
+TEST(TraceReaderTest, LineMatcherReportsTheOnePassErrorDeepInATrace) {
+  std::mt19937_64 rng(23);
+  Capture capture = RandomRichCapture(rng, 4000);
+  const std::string json = TraceToJson(capture);
+  const size_t deep = json.find("{\"ph\":\"X\"", json.size() * 9 / 10);
+  ASSERT_NE(deep, std::string::npos);
+  const std::pair<std::string_view, std::string_view> edits[] = {
+      {"\"ts\":", "\"ts\":01"},
+      {"\"dur\":", "\"dur\":1e3,\"x\":"},
+      {"\"span_id\":", "\"span_id\":0"},
+      {"\"parent_id\":", "\"parent_id\":-1"},
+      {"\"depth\":", "\"depth\":4294967296"},
+      {"\"heartbeats\":", "\"heartbeats\":1.0,\"y\":"},
+      {"\"site\":", "\"site\":99"},
+      {"\"thread\":", "\"thread\":77"},
+      {"\"tid\":", "\"tid\":5"},
+      {"\"pid\":", "\"pid\":-"},
+      {"\"name\":\"", "\"name\":\"z"},
+      {"\"cat\":\"", "\"cat\":\"z"},
+      {"}}", "},\"extra\":1}"},
+      {"\"ph\":\"X\"", "\"ph\":\"Y\""},
+  };
+  for (const auto& [from, to] : edits) {
+    std::string bad = json;
+    const size_t at = bad.find(from, deep);
+    ASSERT_NE(at, std::string::npos) << from;
+    bad.replace(at, from.size(), to);
+    absl::StatusOr<Capture> fast = ParseTrace(bad, kSource);
+    absl::StatusOr<Capture> one_pass = ParseTrace(OnePassLayout(bad), kSource);
+    ASSERT_FALSE(fast.ok()) << to;
+    ASSERT_FALSE(one_pass.ok()) << to;
+    EXPECT_EQ(fast.status(), one_pass.status()) << to;
+    EXPECT_THAT(std::string(fast.status().message()),
+                HasSubstr("$.traceEvents["))
+        << to;
   }
 }
 
