@@ -155,53 +155,69 @@ bool MayHaveCrossThreadParents(const Capture& capture) {
   return false;
 }
 
-struct EventKey {
-  int64_t ts;
-  int64_t neg_dur;
-  uint32_t depth;
-  uint32_t index;
-  uint64_t id;
-
-  bool operator<(const EventKey& other) const {
-    if (ts != other.ts) return ts < other.ts;
-    if (neg_dur != other.neg_dur) return neg_dur < other.neg_dur;
-    if (depth != other.depth) return depth < other.depth;
-    if (id != other.id) return id < other.id;
-    return index < other.index;
-  }
-};
-
-// Sorts `keys` by merging their ascending runs: O(n log r) for r runs. The
-// collector's capture is sorted per thread, so a trace has about one run per
-// thread and this is a few linear merges instead of an O(n log n) sort.
-void SortEvents(std::vector<EventKey>& keys) {
-  std::vector<size_t> bounds = {0};
-  for (size_t i = 1; i < keys.size(); ++i) {
-    if (keys[i] < keys[i - 1]) bounds.push_back(i);
-  }
-  bounds.push_back(keys.size());
-  if (bounds.size() <= 2) return;
-  std::vector<EventKey> buffer(keys.size());
-  std::vector<size_t> merged;
-  while (bounds.size() > 2) {
-    merged.assign(1, 0);
-    for (size_t r = 0; r + 1 < bounds.size(); r += 2) {
-      const auto first = keys.begin() + static_cast<ptrdiff_t>(bounds[r]);
-      const auto middle = keys.begin() + static_cast<ptrdiff_t>(bounds[r + 1]);
-      const auto out = buffer.begin() + static_cast<ptrdiff_t>(bounds[r]);
-      if (r + 2 < bounds.size()) {
-        const auto last = keys.begin() + static_cast<ptrdiff_t>(bounds[r + 2]);
-        std::merge(first, middle, middle, last, out);
-        merged.push_back(bounds[r + 2]);
-      } else {
-        std::copy(first, middle, out);
-        merged.push_back(bounds[r + 1]);
+// The order of the X events: by ts, then longer first, then depth, then id,
+// then array index (a total order, so the output is deterministic).
+//
+// The events are yielded by merging the ascending runs of the span array
+// with a heap of run heads: O(n log r) for r runs and O(r) memory. The
+// collector's capture is sorted per thread, so a trace has about one run
+// per thread, and no per-span key array (32 bytes a span) is needed.
+class EventOrder {
+ public:
+  explicit EventOrder(const std::vector<Span>& spans) : spans_(spans) {
+    const size_t n = spans.size();
+    size_t begin = 0;
+    for (size_t i = 1; i <= n; ++i) {
+      if (i == n || Less(i, i - 1)) {
+        heap_.push_back(Run{begin, i});
+        begin = i;
       }
     }
-    keys.swap(buffer);
-    bounds.swap(merged);
+    std::make_heap(heap_.begin(), heap_.end(), Later{this});
   }
-}
+
+  // The next event's span index; false when every event was yielded.
+  bool Next(size_t* index) {
+    if (heap_.empty()) return false;
+    std::pop_heap(heap_.begin(), heap_.end(), Later{this});
+    Run& run = heap_.back();
+    *index = run.next++;
+    if (run.next == run.end) {
+      heap_.pop_back();
+    } else {
+      std::push_heap(heap_.begin(), heap_.end(), Later{this});
+    }
+    return true;
+  }
+
+ private:
+  struct Run {
+    size_t next;
+    size_t end;
+  };
+  // Heap order: the run whose head comes later sinks.
+  struct Later {
+    const EventOrder* order;
+    bool operator()(const Run& a, const Run& b) const {
+      return order->Less(b.next, a.next);
+    }
+  };
+
+  bool Less(size_t a, size_t b) const {
+    const Span& x = spans_[a];
+    const Span& y = spans_[b];
+    if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
+    const int64_t x_neg_dur = SatSub(x.start_ns, x.end_ns);
+    const int64_t y_neg_dur = SatSub(y.start_ns, y.end_ns);
+    if (x_neg_dur != y_neg_dur) return x_neg_dur < y_neg_dur;
+    if (x.depth != y.depth) return x.depth < y.depth;
+    if (x.id != y.id) return x.id < y.id;
+    return a < b;
+  }
+
+  const std::vector<Span>& spans_;
+  std::vector<Run> heap_;
+};
 
 void WriteSiteFields(JsonWriter& w, const Site& site) {
   w.Key("name");
@@ -329,14 +345,6 @@ absl::Status RenderTrace(
                                          ? PlanFlows(capture, Forest(capture))
                                          : std::vector<uint8_t>(n, kNoFlow);
 
-  std::vector<EventKey> keys(n);
-  for (size_t i = 0; i < n; ++i) {
-    const Span& span = spans[i];
-    keys[i] = EventKey{span.start_ns, SatSub(span.start_ns, span.end_ns),
-                       span.depth, static_cast<uint32_t>(i), span.id};
-  }
-  SortEvents(keys);
-
   // Per-site and per-thread fragments, rendered once.
   std::vector<std::string> site_head(capture.sites.size() + 1);
   std::vector<std::string> site_tags(capture.sites.size() + 1);
@@ -432,8 +440,9 @@ absl::Status RenderTrace(
 
   const size_t invalid_site = capture.sites.size();
   const size_t invalid_thread = capture.threads.size();
-  for (const EventKey& key : keys) {
-    const Span& span = spans[key.index];
+  EventOrder order(spans);
+  for (size_t index = 0; order.Next(&index);) {
+    const Span& span = spans[index];
     const size_t site = span.site < invalid_site ? span.site : invalid_site;
     const size_t thread =
         span.thread < invalid_thread ? span.thread : invalid_thread;
@@ -444,7 +453,7 @@ absl::Status RenderTrace(
     AppendMicros(o, span.start_ns);
     o->append(",\"dur\":");
     AppendMicros(o, SatSub(span.end_ns, span.start_ns));
-    switch (flows[key.index]) {
+    switch (flows[index]) {
       case kFlowIn:
         o->append(",\"bind_id\":");
         AppendUint(o, span.parent_id);
