@@ -363,7 +363,8 @@ class TraceReader {
     const char* p;
     const char* end;
 
-    bool Literal(std::string_view text) {
+    // Inlined, so that each constant literal is compared without a call.
+    [[gnu::always_inline]] bool Literal(std::string_view text) {
       if (static_cast<size_t>(end - p) < text.size() ||
           std::memcmp(p, text.data(), text.size()) != 0) {
         return false;
@@ -375,7 +376,7 @@ class TraceReader {
     static bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
     // `-?(0|[1-9][0-9]*)` in [0, max] (no sign) or [-max - 1, max] (signed).
-    bool Unsigned(uint64_t max, uint64_t* out) {
+    [[gnu::always_inline]] bool Unsigned(uint64_t max, uint64_t* out) {
       if (p == end || !IsDigit(*p)) return false;
       if (*p == '0') {
         ++p;
@@ -409,7 +410,7 @@ class TraceReader {
       return true;
     }
     // What `ReadMicros()` accepts, up to the next ','.
-    bool Micros(int64_t* ns) {
+    [[gnu::always_inline]] bool Micros(int64_t* ns) {
       const char* start = p;
       while (p != end && (IsDigit(*p) || *p == '.' || *p == '-')) ++p;
       return ParseMicros(
