@@ -141,5 +141,59 @@ TEST(PercentileTest, SummaryPercentilesWithTiesAndRandomData) {
   }
 }
 
+// Large groups (4096 samples and up) take the radix selection: check it
+// against a sort on the shapes that exercise its passes: values within one
+// 4 Ki-wide range (one pass), a narrow cluster with far outliers (several
+// passes narrowing into one bucket), values spread over 44 bits, all equal,
+// two values, and ranks that fall on bucket edges.
+TEST(PercentileTest, LargeGroupsMatchASortOnEveryShape) {
+  std::mt19937_64 rng(17);
+  auto check = [](std::vector<int64_t> durations, const char* shape) {
+    // One thread of back-to-back roots, built directly (CaptureBuilder::Add
+    // looks up parents linearly).
+    Capture capture;
+    capture.threads.push_back(ThreadInfo{1, "main", 0});
+    capture.sites.push_back(Site{"work", "", "", ""});
+    int64_t at = 0;
+    for (int64_t d : durations) {
+      Span& span = capture.spans.emplace_back();
+      span.id = capture.spans.size();
+      span.start_ns = at;
+      span.end_ns = at + d;
+      at += d + 1;
+    }
+    const Summary summary = Summarize(capture);
+    ASSERT_EQ(summary.rows.size(), 1u) << shape;
+    ASSERT_TRUE(summary.validation_issues.empty()) << shape;
+    const Row& row = summary.rows[0];
+    std::sort(durations.begin(), durations.end());
+    EXPECT_EQ(row.median_ns, NearestRankPercentile(durations, 5000)) << shape;
+    EXPECT_EQ(row.p95_ns, NearestRankPercentile(durations, 9500)) << shape;
+    EXPECT_EQ(row.p99_ns, NearestRankPercentile(durations, 9900)) << shape;
+    EXPECT_EQ(row.min_ns, durations.front()) << shape;
+    EXPECT_EQ(row.max_ns, durations.back()) << shape;
+  };
+  for (size_t n : {4096u, 5000u, 20011u}) {
+    std::vector<int64_t> d(n);
+    for (int64_t& x : d) x = 20 + static_cast<int64_t>(rng() % 50);
+    check(d, "narrow");
+    for (size_t i = 0; i < n; i += 97) {
+      d[i] = static_cast<int64_t>(rng() % 1'000'000'000'000);
+    }
+    check(d, "cluster with outliers");
+    for (int64_t& x : d) x = static_cast<int64_t>(rng() >> 20);
+    check(d, "44-bit spread");
+    std::fill(d.begin(), d.end(), 12345);
+    check(d, "all equal");
+    for (size_t i = 0; i < n; ++i) d[i] = i % 3 == 0 ? 7 : 1'000'000'007;
+    check(d, "two values");
+    // 4096-wide buckets at the first pass: values on both sides of edges.
+    for (size_t i = 0; i < n; ++i) {
+      d[i] = static_cast<int64_t>((i % 8) * 4096 + (i % 2 == 0 ? 4095 : 0));
+    }
+    check(d, "bucket edges");
+  }
+}
+
 }  // namespace
 }  // namespace spanprof::analysis
