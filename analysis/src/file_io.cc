@@ -60,6 +60,18 @@ int WriteAll(int fd, std::string_view bytes) {
   return 0;
 }
 
+// Hands zlib the next chunk of input (at most kZlibChunk bytes, its avail_in
+// is 32 bits) once it has consumed the previous one.
+void FeedInput(z_stream& stream, const unsigned char*& next, size_t& left) {
+  if (stream.avail_in != 0 || left == 0) return;
+  const size_t chunk = std::min(left, kZlibChunk);
+  // zlib's API takes a non-const pointer but does not write through it.
+  stream.next_in = const_cast<unsigned char*>(next);
+  stream.avail_in = static_cast<uInt>(chunk);
+  next += chunk;
+  left -= chunk;
+}
+
 bool IsGzip(std::string_view bytes) {
   return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
          static_cast<unsigned char>(bytes[1]) == 0x8b;
@@ -81,14 +93,7 @@ absl::StatusOr<std::string> Gunzip(std::string_view bytes,
   int result = Z_OK;
   char buffer[1 << 16];
   for (;;) {
-    if (stream.avail_in == 0 && left > 0) {
-      const size_t chunk = std::min(left, kZlibChunk);
-      // zlib's API takes a non-const pointer but does not write through it.
-      stream.next_in = const_cast<unsigned char*>(next);
-      stream.avail_in = static_cast<uInt>(chunk);
-      next += chunk;
-      left -= chunk;
-    }
+    FeedInput(stream, next, left);
     stream.next_out = reinterpret_cast<unsigned char*>(buffer);
     stream.avail_out = sizeof(buffer);
     result = inflate(&stream, Z_NO_FLUSH);
@@ -149,14 +154,7 @@ absl::Status GzipStream::Compress(std::string_view bytes, bool finish,
       reinterpret_cast<const unsigned char*>(bytes.data());
   size_t left = bytes.size();
   for (;;) {
-    if (stream.avail_in == 0 && left > 0) {
-      const size_t chunk = std::min(left, kZlibChunk);
-      // zlib's API takes a non-const pointer but does not write through it.
-      stream.next_in = const_cast<unsigned char*>(next);
-      stream.avail_in = static_cast<uInt>(chunk);
-      next += chunk;
-      left -= chunk;
-    }
+    FeedInput(stream, next, left);
     const size_t produced = out->size();
     const size_t room = std::max<size_t>(
         64 * 1024, std::min<size_t>(stream.avail_in / 2, kZlibChunk));
