@@ -17,7 +17,7 @@
 #include "spanprof/session.h"
 
 // Private to the runtime component (runtime/src is a private include dir).
-#include "recorder_internal.h"
+#include "recorder/recorder_internal.h"
 
 namespace spanprof::internal {
 namespace {

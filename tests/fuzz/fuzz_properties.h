@@ -1,6 +1,6 @@
 // fuzz_properties.h — what every fuzz input must satisfy, shared by the
 // libFuzzer targets (which abort when a property fails) and by
-// tests/analysis/io/fuzz_regression_test.cc (which checks the seed corpus and
+// tests/analysis/fuzz_regression_test.cc (which checks the seed corpus and
 // every input a fuzzer ever crashed on, in every build, without clang).
 #ifndef SPANPROF_TESTS_FUZZ_FUZZ_PROPERTIES_H_
 #define SPANPROF_TESTS_FUZZ_FUZZ_PROPERTIES_H_

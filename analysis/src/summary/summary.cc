@@ -1,0 +1,730 @@
+// Summarize(): validation, timing, grouping by key, exact percentiles, totals;
+// and the summary writer. (The strict reader is summary_reader.cc.)
+//
+// Two paths compute the same summary. The general path builds a `Forest`,
+// computes per-span timings and validates the forest; it handles any capture.
+// The canonical path is one streaming pass with a per-thread stack of open
+// spans, for the captures the collector produces (sorted by thread and start,
+// dense ids, a valid forest); it gives up at the first irregularity of any
+// kind, and the general path then recomputes everything, so issues and
+// numbers always come from the reference semantics. A randomized test checks
+// that both paths agree.
+#include "spanprof/analysis/summary.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "absl/numeric/int128.h"
+#include "absl/status/status.h"
+#include "io/file_io_internal.h"
+#include "json/json_writer.h"
+#include "spanprof/analysis/file_io.h"
+#include "spanprof/analysis/forest.h"
+#include "spanprof/analysis/status_macros.h"
+#include "spanprof/analysis/timing.h"
+#include "spanprof/capture.h"
+#include "summary/summary_internal.h"
+
+namespace spanprof::analysis {
+namespace {
+
+constexpr uint32_t kNone = UINT32_MAX;
+
+// The key of spans whose site index is out of range (a validation issue):
+// they still count, so that the rows add up to the event count.
+constexpr std::string_view kInvalidSiteName = "(invalid site)";
+
+// Sums saturate instead of overflowing on corrupt captures.
+void SatAccumulate(int64_t& sum, int64_t value) {
+  if (__builtin_add_overflow(sum, value, &sum)) {
+    sum = value > 0 ? INT64_MAX : INT64_MIN;
+  }
+}
+
+// A span's inclusive time, as ComputeTimings() defines it: its interval is
+// [start, max(start, end)].
+int64_t InclusiveNs(const Span& span) {
+  int64_t inclusive;
+  if (__builtin_sub_overflow(std::max(span.start_ns, span.end_ns),
+                             span.start_ns, &inclusive)) {
+    return INT64_MAX;
+  }
+  return inclusive;
+}
+
+// Below this many values, SelectSorted() uses nth_element directly.
+constexpr size_t kRadixSelectMin = 4096;
+constexpr int kDigitBits = 12;
+
+// Writes to out[i] the value at 0-based position nth[i] of the sorted order
+// of values[0, n), exactly, for k nondecreasing positions. Instead of
+// nth_element (~13 ns a value for three positions), a few read-only passes:
+// each narrows the range [lo, hi] that holds a position by a 12-bit radix
+// histogram of value - lo, until the range is one value wide. Durations
+// within 4 Ki ns of each other take one pass; each further pass divides the
+// range by 4096. Positions that share a range share the pass.
+void SelectSorted(int64_t* values, size_t n, const size_t* nth, int64_t* out,
+                  size_t k) {
+  if (n == 0 || k == 0) return;
+  if (n < kRadixSelectMin) {
+    size_t from = 0;
+    for (size_t i = 0; i < k; ++i) {
+      if (nth[i] >= from) {
+        std::nth_element(values + from, values + nth[i], values + n);
+        from = nth[i] + 1;
+      }
+      out[i] = values[nth[i]];
+    }
+    return;
+  }
+  int64_t lo = values[0];
+  int64_t hi = values[0];
+  for (size_t i = 1; i < n; ++i) {
+    lo = std::min(lo, values[i]);
+    hi = std::max(hi, values[i]);
+  }
+  // Positions [first, last) whose value lies in [range_lo, range_hi], with
+  // `below` values under range_lo.
+  struct Range {
+    size_t first;
+    size_t last;
+    int64_t lo;
+    int64_t hi;
+    size_t below;
+  };
+  std::vector<Range> pending = {{0, k, lo, hi, 0}};
+  std::vector<size_t> counts(size_t{1} << kDigitBits);
+  while (!pending.empty()) {
+    const Range range = pending.back();
+    pending.pop_back();
+    const auto base = static_cast<uint64_t>(range.lo);
+    const uint64_t width_range = static_cast<uint64_t>(range.hi) - base;
+    if (width_range == 0) {
+      for (size_t i = range.first; i < range.last; ++i) out[i] = range.lo;
+      continue;
+    }
+    const int width = 64 - __builtin_clzll(width_range);
+    const int shift = width > kDigitBits ? width - kDigitBits : 0;
+    const size_t buckets = static_cast<size_t>(width_range >> shift) + 1;
+    std::fill_n(counts.begin(), buckets, 0);
+    size_t below = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t v = values[i];
+      if (v < range.lo) {
+        ++below;
+      } else if (v <= range.hi) {
+        ++counts[(static_cast<uint64_t>(v) - base) >> shift];
+      }
+    }
+    size_t bucket = 0;
+    size_t under = below;
+    for (size_t i = range.first; i < range.last;) {
+      while (under + counts[bucket] <= nth[i]) under += counts[bucket++];
+      const auto bucket_lo =
+          static_cast<int64_t>(base + (static_cast<uint64_t>(bucket) << shift));
+      size_t j = i;
+      while (j < range.last && nth[j] < under + counts[bucket]) ++j;
+      if (shift == 0) {
+        for (size_t m = i; m < j; ++m) out[m] = bucket_lo;
+      } else {
+        const int64_t bucket_hi = static_cast<int64_t>(
+            static_cast<uint64_t>(bucket_lo) + ((uint64_t{1} << shift) - 1));
+        pending.push_back(
+            Range{i, j, bucket_lo, std::min(bucket_hi, range.hi), under});
+      }
+      i = j;
+    }
+  }
+}
+
+// Accumulates rows and totals from finished spans, in any order.
+class RowAccumulator {
+ public:
+  explicit RowAccumulator(const Capture& capture)
+      : capture_(capture), row_of_site_(capture.sites.size(), kNone) {}
+
+  uint32_t RowForSite(uint32_t site) {
+    if (site < row_of_site_.size() && row_of_site_[site] != kNone) {
+      return row_of_site_[site];
+    }
+    return NewRowForSite(site);
+  }
+
+  uint32_t NewRowForSite(uint32_t site) {
+    if (site >= row_of_site_.size()) {
+      return RowForKey(RowKey{std::string(kInvalidSiteName), "", "", ""});
+    }
+    uint32_t& row = row_of_site_[site];
+    if (row == kNone) {
+      const Site& s = capture_.sites[site];
+      row = RowForKey(RowKey{s.name, s.phase, s.module, s.activity});
+    }
+    return row;
+  }
+
+  // Adds one span with its timing to row `row`.
+  [[gnu::always_inline]] void Add(const Span& span, uint32_t row,
+                                  int64_t inclusive_ns, int64_t self_ns,
+                                  uint64_t self_heartbeats) {
+    State& state = states_[row];
+    Row& r = state.row;
+    ++r.calls;
+    SatAccumulate(r.total_ns, inclusive_ns);
+    SatAccumulate(r.self_ns, self_ns);
+    r.min_ns = std::min(r.min_ns, inclusive_ns);
+    r.max_ns = std::max(r.max_ns, inclusive_ns);
+    r.total_heartbeats += span.heartbeats;
+    r.self_heartbeats += self_heartbeats;
+    if (capture_.alloc_measured) {
+      SatAccumulate(*r.alloc_count, span.alloc_count);
+      SatAccumulate(*r.alloc_bytes, span.alloc_bytes);
+    }
+    if (span.flags & kSpanException) ++r.exceptions;
+    if (span.flags & kSpanUnfinished) {
+      ++r.unfinished;
+      ++unfinished_;
+    }
+    if (span.thread != state.last_thread) {
+      state.last_thread = span.thread;
+      state.threads.push_back(span.thread);
+    }
+    max_depth_ = std::max(max_depth_, span.depth);
+    SatAccumulate(recorded_ns_, self_ns);
+    recorded_heartbeats_ += self_heartbeats;
+  }
+
+  // Writes rows and totals into `summary` (the capture-copied fields and the
+  // validation issues must already be there).
+  void Finish(Summary& summary) {
+    for (const SiteDrops& drops : capture_.dropped_by_site) {
+      if (drops.count == 0) continue;
+      states_[RowForSite(drops.site)].row.dropped += drops.count;
+    }
+    summary.event_count = capture_.spans.size();
+    summary.max_depth = max_depth_;
+    summary.recorded_thread_time_ns = recorded_ns_;
+    summary.recorded_heartbeats = recorded_heartbeats_;
+    summary.unfinished_events = unfinished_;
+    summary.complete = capture_.finished_normally &&
+                       capture_.dropped_events == 0 && unfinished_ == 0 &&
+                       summary.validation_issues.empty();
+
+    // Group the durations by row (a counting sort), read again from the
+    // spans: a second sequential read of the capture costs less than keeping
+    // a duration and a row per span in fresh memory.
+    std::vector<size_t> begin(states_.size() + 1, 0);
+    for (size_t r = 0; r < states_.size(); ++r) {
+      begin[r + 1] = begin[r] + states_[r].row.calls;
+    }
+    std::vector<int64_t> grouped(begin.back());
+    {
+      std::vector<size_t> fill(begin.begin(), begin.end() - 1);
+      for (const Span& span : capture_.spans) {
+        grouped[fill[RowForSite(span.site)]++] = InclusiveNs(span);
+      }
+    }
+    std::vector<uint32_t> all_threads;
+    std::vector<Row> rows;
+    rows.reserve(states_.size());
+    for (size_t r = 0; r < states_.size(); ++r) {
+      State& state = states_[r];
+      Row& row = state.row;
+      std::sort(state.threads.begin(), state.threads.end());
+      state.threads.erase(
+          std::unique(state.threads.begin(), state.threads.end()),
+          state.threads.end());
+      row.threads = state.threads.size();
+      all_threads.insert(all_threads.end(), state.threads.begin(),
+                         state.threads.end());
+      row.label = RowLabel(row.key);
+      if (row.calls == 0) {
+        row.min_ns = 0;
+      } else {
+        row.mean_ns = row.total_ns / static_cast<int64_t>(row.calls);
+        int64_t* const d = grouped.data() + begin[r];
+        const size_t nth[3] = {
+            static_cast<size_t>(NearestRank(row.calls, 5000) - 1),
+            static_cast<size_t>(NearestRank(row.calls, 9500) - 1),
+            static_cast<size_t>(NearestRank(row.calls, 9900) - 1)};
+        int64_t values[3];
+        SelectSorted(d, row.calls, nth, values, 3);
+        row.median_ns = values[0];
+        row.p95_ns = values[1];
+        row.p99_ns = values[2];
+        row.share_permille =
+            recorded_ns_ == 0 ? 0
+                              : static_cast<int64_t>(absl::int128(row.self_ns) *
+                                                     1000 / recorded_ns_);
+      }
+      rows.push_back(std::move(row));
+    }
+    std::sort(all_threads.begin(), all_threads.end());
+    summary.thread_count = static_cast<uint64_t>(
+        std::unique(all_threads.begin(), all_threads.end()) -
+        all_threads.begin());
+    std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+      if (a.self_ns != b.self_ns) return a.self_ns > b.self_ns;
+      return a.key < b.key;
+    });
+    summary.rows = std::move(rows);
+  }
+
+ private:
+  struct State {
+    Row row;
+    uint32_t last_thread = kNone;
+    std::vector<uint32_t> threads;  // one entry per run of equal threads
+  };
+
+  uint32_t RowForKey(RowKey key) {
+    auto [it, inserted] = row_of_key_.emplace(
+        std::move(key), static_cast<uint32_t>(states_.size()));
+    if (inserted) {
+      State& state = states_.emplace_back();
+      state.row.key = it->first;
+      state.row.min_ns = INT64_MAX;
+      if (capture_.alloc_measured) {
+        state.row.alloc_count = 0;
+        state.row.alloc_bytes = 0;
+      }
+    }
+    return it->second;
+  }
+
+  const Capture& capture_;
+  std::vector<uint32_t> row_of_site_;
+  std::map<RowKey, uint32_t> row_of_key_;
+  std::vector<State> states_;
+  uint32_t max_depth_ = 0;
+  uint64_t unfinished_ = 0;
+  int64_t recorded_ns_ = 0;
+  uint64_t recorded_heartbeats_ = 0;
+};
+
+// The reference: forest, timings, validation, then rows.
+void SummarizeGeneral(const Capture& capture, Summary& summary) {
+  const Forest forest(capture);
+  const std::vector<SpanTiming> timings = ComputeTimings(capture, forest);
+  summary.validation_issues = ValidateForest(capture, forest);
+  RowAccumulator rows(capture);
+  for (size_t i = 0; i < capture.spans.size(); ++i) {
+    const Span& span = capture.spans[i];
+    const SpanTiming& timing = timings[i];
+    rows.Add(span, rows.RowForSite(span.site), timing.inclusive_ns,
+             timing.self_ns, timing.self_heartbeats);
+  }
+  rows.Finish(summary);
+}
+
+// Ids up to this many times the span count past the smallest one use the
+// dense index; the runtime numbers spans consecutively.
+constexpr uint64_t kDenseFactor = 4;
+constexpr uint64_t kDenseSlack = 1024;
+
+enum class Canonical { kDone, kNotCanonical, kIdOutsideWindow };
+
+// The streaming path, with the dense id index covering ids
+// [id_base, id_base + id_window); with `id_window` 0, the ids must be
+// id_base, id_base + 1, ... in order (what the collector writes), and no
+// index is needed. Returns kNotCanonical, having written nothing to
+// `summary`, as soon as the capture is not a canonical valid forest:
+// unsorted, duplicate ids, any validation issue, or a sum that would
+// overflow; kIdOutsideWindow when an id does not fit the index (or is not
+// the next consecutive one).
+Canonical SummarizeCanonical(const Capture& capture, Summary& summary,
+                             uint64_t id_base, size_t id_window) {
+  const std::vector<Span>& spans = capture.spans;
+  const size_t n = spans.size();
+  const bool consecutive = id_window == 0;
+  std::unique_ptr<uint32_t[]> index;
+  if (!consecutive) {
+    index.reset(new uint32_t[id_window]);
+    std::fill_n(index.get(), id_window, kNone);
+  }
+  auto find = [&](uint64_t id) -> uint32_t {
+    if (consecutive) {
+      return id >= id_base && id - id_base < n
+                 ? static_cast<uint32_t>(id - id_base)
+                 : kNone;
+    }
+    if (id < id_base || id - id_base >= id_window) return kNone;
+    return index[static_cast<size_t>(id - id_base)];
+  };
+
+  // Pass 2: per thread, a stack of the spans that may still get children.
+  // In a valid forest a same-thread parent is always on the stack when its
+  // child starts; self time is then inclusive minus the children's inclusive
+  // times (valid siblings do not overlap and lie inside their parent).
+  struct Open {
+    uint64_t id;
+    uint32_t depth;
+    uint32_t index;
+    uint32_t row;
+    int64_t end;
+    int64_t inclusive;
+    int64_t covered;  // sum of same-thread children's inclusive time
+    int64_t sib_end;  // furthest end of the same-thread children so far
+    uint64_t child_heartbeats;
+  };
+  std::vector<Open> stack;
+  stack.reserve(64);
+  // Spans whose parent is not on their thread's stack: cross-thread children
+  // (fine), or irregular captures (found out below).
+  std::vector<uint32_t> deferred;
+  RowAccumulator rows(capture);
+  bool overflow = false;
+
+  auto finish = [&](const Open& open) {
+    const Span& span = spans[open.index];
+    const uint64_t self_heartbeats =
+        open.child_heartbeats >= span.heartbeats
+            ? 0
+            : span.heartbeats - open.child_heartbeats;
+    rows.Add(span, open.row, open.inclusive, open.inclusive - open.covered,
+             self_heartbeats);
+  };
+
+  constexpr Canonical kNo = Canonical::kNotCanonical;
+  const size_t site_count = capture.sites.size();
+  const size_t thread_count = capture.threads.size();
+  uint32_t thread = kNone;
+  int64_t roots_end = INT64_MIN;
+  for (uint32_t i = 0; i < n; ++i) {
+    const Span& s = spans[i];
+    if (i > 0) {
+      const Span& prev = spans[i - 1];
+      if (std::tie(s.thread, s.start_ns, s.depth) <
+          std::tie(prev.thread, prev.start_ns, prev.depth)) {
+        return kNo;
+      }
+    }
+    if (s.id == 0 || s.end_ns < s.start_ns || s.site >= site_count ||
+        s.thread >= thread_count || (s.parent_id == 0) != (s.depth == 0)) {
+      return kNo;
+    }
+    if (consecutive) {
+      if (s.id != id_base + i) return Canonical::kIdOutsideWindow;
+    } else {
+      if (s.id < id_base || s.id - id_base >= id_window) {
+        return Canonical::kIdOutsideWindow;
+      }
+      uint32_t& slot = index[static_cast<size_t>(s.id - id_base)];
+      if (slot != kNone) return kNo;  // duplicate id
+      slot = i;
+    }
+    if (s.thread != thread) {
+      for (const Open& open : stack) finish(open);
+      stack.clear();
+      thread = s.thread;
+      roots_end = INT64_MIN;
+    }
+
+    // Spans that ended before this one starts cannot be its parents.
+    while (!stack.empty() && stack.back().end < s.start_ns) {
+      finish(stack.back());
+      stack.pop_back();
+    }
+    int64_t inclusive;
+    if (__builtin_sub_overflow(s.end_ns, s.start_ns, &inclusive)) return kNo;
+    if (s.parent_id == 0) {
+      if (s.start_ns < roots_end) return kNo;  // overlapping roots
+      roots_end = std::max(roots_end, s.end_ns);
+    } else {
+      size_t k = stack.size();
+      while (k > 0 && stack[k - 1].id != s.parent_id) --k;
+      if (k == 0) {
+        deferred.push_back(i);
+      } else {
+        while (stack.size() > k) {
+          finish(stack.back());
+          stack.pop_back();
+        }
+        Open& parent = stack.back();
+        if (s.end_ns > parent.end || s.depth != parent.depth + 1 ||
+            s.start_ns < parent.sib_end) {
+          return kNo;  // outside its parent, bad depth, or overlap
+        }
+        parent.sib_end = s.end_ns;
+        overflow |=
+            __builtin_add_overflow(parent.covered, inclusive, &parent.covered);
+        overflow |= __builtin_add_overflow(
+            parent.child_heartbeats, s.heartbeats, &parent.child_heartbeats);
+      }
+    }
+    stack.push_back(Open{s.id, s.depth, i, rows.RowForSite(s.site), s.end_ns,
+                         inclusive, 0, INT64_MIN, 0});
+  }
+  for (const Open& open : stack) finish(open);
+  if (overflow) return kNo;
+
+  // Deferred spans must be cross-thread children with a consistent depth, and
+  // cross-thread children of one parent on one thread must not overlap.
+  struct CrossChild {
+    uint32_t parent;
+    uint32_t thread;
+    int64_t start;
+    int64_t end;
+  };
+  std::vector<CrossChild> cross;
+  cross.reserve(deferred.size());
+  for (uint32_t i : deferred) {
+    const Span& s = spans[i];
+    const uint32_t p = find(s.parent_id);
+    if (p == kNone || spans[p].thread == s.thread ||
+        s.depth != spans[p].depth + 1) {
+      return kNo;
+    }
+    cross.push_back(CrossChild{p, s.thread, s.start_ns, s.end_ns});
+  }
+  std::sort(cross.begin(), cross.end(),
+            [](const CrossChild& a, const CrossChild& b) {
+              return std::tie(a.parent, a.thread, a.start) <
+                     std::tie(b.parent, b.thread, b.start);
+            });
+  // Sorted by start: a sibling overlaps an earlier one when it starts before
+  // the furthest end seen so far on the same (parent, thread).
+  int64_t reach = INT64_MIN;
+  for (size_t k = 0; k < cross.size(); ++k) {
+    if (k > 0 && (cross[k].parent != cross[k - 1].parent ||
+                  cross[k].thread != cross[k - 1].thread)) {
+      reach = INT64_MIN;
+    }
+    if (cross[k].start < reach) return kNo;
+    reach = std::max(reach, cross[k].end);
+  }
+
+  rows.Finish(summary);
+  return Canonical::kDone;
+}
+
+void CopyCaptureFields(const Capture& capture, Summary& summary) {
+  summary.clock = capture.clock;
+  summary.process_name = capture.process_name;
+  summary.window_ns = capture.window_ns;
+  summary.event_limit = capture.event_limit;
+  summary.overflow_policy = capture.overflow_policy;
+  summary.dropped_events = capture.dropped_events;
+  summary.overhead_ns_per_span = capture.overhead_ns_per_span;
+  summary.process_resources = capture.process_resources;
+}
+
+}  // namespace
+
+namespace internal {
+
+Summary SummarizeWithPath(const Capture& capture, SummaryPath path,
+                          bool* used_canonical) {
+  Summary summary;
+  CopyCaptureFields(capture, summary);
+  bool canonical = false;
+  const std::vector<Span>& spans = capture.spans;
+  const size_t n = spans.size();
+  if (path == SummaryPath::kAny && n < kNone) {
+    // The runtime numbers spans consecutively, so a window of ids around the
+    // first span's id usually holds them all and saves a pass; otherwise
+    // measure the id range and try once more.
+    const size_t window = static_cast<size_t>(kDenseFactor * n + kDenseSlack);
+    const size_t guess = static_cast<size_t>(2 * n + kDenseSlack);
+    const uint64_t first = n == 0 ? 0 : spans[0].id;
+    const uint64_t base = first - std::min<uint64_t>(first, guess / 4);
+    Summary attempt = summary;
+    // Consecutive ids first (the collector's), then a window around them.
+    Canonical outcome = SummarizeCanonical(capture, attempt, first, 0);
+    if (outcome == Canonical::kIdOutsideWindow) {
+      attempt = summary;
+      outcome = SummarizeCanonical(capture, attempt, base, guess);
+    }
+    if (outcome == Canonical::kIdOutsideWindow) {
+      uint64_t min_id = UINT64_MAX;
+      uint64_t max_id = 0;
+      for (const Span& s : spans) {
+        min_id = std::min(min_id, s.id);
+        max_id = std::max(max_id, s.id);
+      }
+      if (max_id - min_id < window) {
+        attempt = summary;
+        outcome = SummarizeCanonical(capture, attempt, min_id, window);
+      }
+    }
+    canonical = outcome == Canonical::kDone;
+    if (canonical) summary = std::move(attempt);
+  }
+  if (!canonical) SummarizeGeneral(capture, summary);
+  if (used_canonical != nullptr) *used_canonical = canonical;
+  return summary;
+}
+
+}  // namespace internal
+
+std::string RowLabel(const RowKey& key) {
+  std::string label = key.name;
+  const std::pair<std::string_view, const std::string*> tags[] = {
+      {"phase", &key.phase},
+      {"module", &key.module},
+      {"activity", &key.activity}};
+  bool first = true;
+  for (const auto& [tag, value] : tags) {
+    if (value->empty()) continue;
+    label += first ? " [" : ", ";
+    first = false;
+    label.append(tag.data(), tag.size());
+    label += '=';
+    label += *value;
+  }
+  if (!first) label += ']';
+  return label;
+}
+
+Summary Summarize(const Capture& capture) {
+  return internal::SummarizeWithPath(capture, internal::SummaryPath::kAny,
+                                     nullptr);
+}
+
+std::string SummaryToJson(const Summary& summary) {
+  std::string out;
+  out.reserve(1024 + summary.rows.size() * 700 +
+              summary.validation_issues.size() * 120);
+  JsonWriter w(&out, {.indent = 2});
+  w.BeginObject();
+  w.Key("schema");
+  w.String(summary.schema);
+  w.Key("schema_version");
+  w.Int(summary.schema_version);
+  w.Key("clock");
+  w.String(summary.clock);
+  w.Key("process_name");
+  w.String(summary.process_name);
+  w.Key("event_count");
+  w.Uint(summary.event_count);
+  w.Key("thread_count");
+  w.Uint(summary.thread_count);
+  w.Key("max_depth");
+  w.Uint(summary.max_depth);
+  w.Key("window_ns");
+  w.Int(summary.window_ns);
+  w.Key("recorded_thread_time_ns");
+  w.Int(summary.recorded_thread_time_ns);
+  w.Key("recorded_heartbeats");
+  w.Uint(summary.recorded_heartbeats);
+  w.Key("event_limit");
+  w.Uint(summary.event_limit);
+  w.Key("overflow_policy");
+  w.String(summary.overflow_policy);
+  w.Key("dropped_events");
+  w.Uint(summary.dropped_events);
+  w.Key("unfinished_events");
+  w.Uint(summary.unfinished_events);
+  w.Key("complete");
+  w.Bool(summary.complete);
+  w.Key("overhead_ns_per_span");
+  w.Int(summary.overhead_ns_per_span);
+
+  const ProcessResources& res = summary.process_resources;
+  w.Key("process_resources");
+  w.BeginObject();
+  w.Key("user_cpu_ns");
+  w.Int(res.user_cpu_ns);
+  w.Key("system_cpu_ns");
+  w.Int(res.system_cpu_ns);
+  w.Key("peak_rss_kib");
+  w.Int(res.peak_rss_kib);
+  w.Key("minor_page_faults");
+  w.Int(res.minor_page_faults);
+  w.Key("major_page_faults");
+  w.Int(res.major_page_faults);
+  w.Key("voluntary_context_switches");
+  w.Int(res.voluntary_context_switches);
+  w.Key("involuntary_context_switches");
+  w.Int(res.involuntary_context_switches);
+  w.EndObject();
+
+  w.Key("validation_issues");
+  w.BeginArray();
+  for (const ValidationIssue& issue : summary.validation_issues) {
+    w.BeginObject();
+    w.Key("span");
+    w.Uint(issue.span);
+    w.Key("message");
+    w.String(issue.message);
+    w.EndObject();
+  }
+  w.EndArray();
+
+  w.Key("rows");
+  w.BeginArray();
+  for (const Row& row : summary.rows) {
+    w.BeginObject();
+    w.Key("key");
+    w.BeginObject();
+    w.Key("name");
+    w.String(row.key.name);
+    w.Key("phase");
+    w.String(row.key.phase);
+    w.Key("module");
+    w.String(row.key.module);
+    w.Key("activity");
+    w.String(row.key.activity);
+    w.EndObject();
+    w.Key("label");
+    w.String(row.label);
+    w.Key("calls");
+    w.Uint(row.calls);
+    w.Key("total_ns");
+    w.Int(row.total_ns);
+    w.Key("self_ns");
+    w.Int(row.self_ns);
+    w.Key("min_ns");
+    w.Int(row.min_ns);
+    w.Key("mean_ns");
+    w.Int(row.mean_ns);
+    w.Key("median_ns");
+    w.Int(row.median_ns);
+    w.Key("p95_ns");
+    w.Int(row.p95_ns);
+    w.Key("p99_ns");
+    w.Int(row.p99_ns);
+    w.Key("max_ns");
+    w.Int(row.max_ns);
+    w.Key("total_heartbeats");
+    w.Uint(row.total_heartbeats);
+    w.Key("self_heartbeats");
+    w.Uint(row.self_heartbeats);
+    w.Key("alloc_count");
+    w.OptionalInt(row.alloc_count);
+    w.Key("alloc_bytes");
+    w.OptionalInt(row.alloc_bytes);
+    w.Key("share_permille");
+    w.Int(row.share_permille);
+    w.Key("threads");
+    w.Uint(row.threads);
+    w.Key("exceptions");
+    w.Uint(row.exceptions);
+    w.Key("unfinished");
+    w.Uint(row.unfinished);
+    w.Key("dropped");
+    w.Uint(row.dropped);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  w.Newline();
+  return out;
+}
+
+absl::Status WriteSummary(const Summary& summary, const std::string& path) {
+  SPANPROF_ASSIGN_OR_RETURN(
+      std::unique_ptr<internal::OutputFile> file,
+      internal::OutputFile::Create(path, internal::EndsWithGz(path)));
+  SPANPROF_RETURN_IF_ERROR(file->Write(SummaryToJson(summary)));
+  return file->Commit();
+}
+
+}  // namespace spanprof::analysis

@@ -1,0 +1,619 @@
+// The strict `spanprof.summary` v1 reader.
+//
+// Reading happens in two passes over one parsed document: first the root's
+// `schema` and `schema_version` are checked (so a trace or a future version is
+// named as such rather than as "unknown field"), then every field is read
+// with exact types, and finally the cross-field invariants of DESIGN.md §3 are
+// checked on the result.
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/numeric/int128.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "spanprof/analysis/file_io.h"
+#include "spanprof/analysis/status_macros.h"
+#include "spanprof/analysis/summary.h"
+#include "json/strict_json.h"
+
+namespace spanprof::analysis {
+namespace {
+
+using internal::Cat;
+using internal::FieldSpec;
+using internal::JsonPath;
+using internal::StrictJson;
+using simdjson::ondemand::array;
+using simdjson::ondemand::object;
+using simdjson::ondemand::value;
+
+enum RootField : size_t {
+  kSchema,
+  kSchemaVersion,
+  kClock,
+  kProcessName,
+  kEventCount,
+  kThreadCount,
+  kMaxDepth,
+  kWindowNs,
+  kRecordedThreadTimeNs,
+  kRecordedHeartbeats,
+  kEventLimit,
+  kOverflowPolicy,
+  kDroppedEvents,
+  kUnfinishedEvents,
+  kComplete,
+  kOverheadNsPerSpan,
+  kProcessResources,
+  kValidationIssues,
+  kRows,
+};
+constexpr std::array<FieldSpec, 19> kRootFields = {{
+    {"schema"},
+    {"schema_version"},
+    {"clock"},
+    {"process_name"},
+    {"event_count"},
+    {"thread_count"},
+    {"max_depth"},
+    {"window_ns"},
+    {"recorded_thread_time_ns"},
+    {"recorded_heartbeats"},
+    {"event_limit"},
+    {"overflow_policy"},
+    {"dropped_events"},
+    {"unfinished_events"},
+    {"complete"},
+    {"overhead_ns_per_span"},
+    {"process_resources"},
+    {"validation_issues"},
+    {"rows"},
+}};
+
+constexpr std::array<FieldSpec, 7> kResourceFields = {{
+    {"user_cpu_ns"},
+    {"system_cpu_ns"},
+    {"peak_rss_kib"},
+    {"minor_page_faults"},
+    {"major_page_faults"},
+    {"voluntary_context_switches"},
+    {"involuntary_context_switches"},
+}};
+
+constexpr std::array<FieldSpec, 2> kIssueFields = {{{"span"}, {"message"}}};
+
+constexpr std::array<FieldSpec, 4> kKeyFields = {
+    {{"name"}, {"phase"}, {"module"}, {"activity"}}};
+
+enum RowField : size_t {
+  kKey,
+  kLabel,
+  kCalls,
+  kTotalNs,
+  kSelfNs,
+  kMinNs,
+  kMeanNs,
+  kMedianNs,
+  kP95Ns,
+  kP99Ns,
+  kMaxNs,
+  kTotalHeartbeats,
+  kSelfHeartbeats,
+  kAllocCount,
+  kAllocBytes,
+  kSharePermille,
+  kThreads,
+  kExceptions,
+  kUnfinished,
+  kDropped,
+};
+constexpr std::array<FieldSpec, 20> kRowFields = {{
+    {"key"},
+    {"label"},
+    {"calls"},
+    {"total_ns"},
+    {"self_ns"},
+    {"min_ns"},
+    {"mean_ns"},
+    {"median_ns"},
+    {"p95_ns"},
+    {"p99_ns"},
+    {"max_ns"},
+    {"total_heartbeats"},
+    {"self_heartbeats"},
+    {"alloc_count"},
+    {"alloc_bytes"},
+    {"share_permille"},
+    {"threads"},
+    {"exceptions"},
+    {"unfinished"},
+    {"dropped"},
+}};
+
+class SummaryReader {
+ public:
+  explicit SummaryReader(std::string_view source) : json_(source) {}
+
+  // A document that reads cleanly with the right schema and version would
+  // have passed `CheckSchema()`, so that pass (a walk over every row) is only
+  // made when the single pass fails: then the document is read again from
+  // scratch, schema first, so that the error is the one that comes first.
+  absl::StatusOr<Summary> Read(std::string_view text) {
+    {
+      internal::ParsedDocument document(text);
+      SPANPROF_ASSIGN_OR_RETURN(object root, document.Start(json_));
+      Summary summary;
+      if (ReadFields(root, summary).ok() && document.Finish(json_).ok() &&
+          summary.schema == kSummarySchema &&
+          summary.schema_version == kSummarySchemaVersion) {
+        SPANPROF_RETURN_IF_ERROR(CheckInvariants(summary));
+        return summary;
+      }
+    }
+    internal::ParsedDocument document(text);
+    SPANPROF_ASSIGN_OR_RETURN(object root, document.Start(json_));
+    SPANPROF_RETURN_IF_ERROR(CheckSchema(root));
+    SPANPROF_ASSIGN_OR_RETURN(root, document.Rewind(json_));
+    Summary summary;
+    SPANPROF_RETURN_IF_ERROR(ReadFields(root, summary));
+    SPANPROF_RETURN_IF_ERROR(document.Finish(json_));
+    SPANPROF_RETURN_IF_ERROR(CheckInvariants(summary));
+    return summary;
+  }
+
+ private:
+  absl::Status ReadFields(object& root, Summary& summary) {
+    return json_.ReadObject(root, JsonPath::Root(), kRootFields,
+                            [&](size_t field, value& v, const JsonPath& p) {
+                              return ReadRootField(field, v, p, summary);
+                            });
+  }
+
+  // Looks at `schema` and `schema_version` before anything else.
+  absl::Status CheckSchema(object& root) {
+    const JsonPath path = JsonPath::Root();
+    bool has_schema = false;
+    bool has_version = false;
+    for (auto field_result : root) {
+      simdjson::ondemand::field field;
+      simdjson::error_code error = std::move(field_result).get(field);
+      if (error != simdjson::SUCCESS) return json_.Simdjson(error, path);
+      std::string_view key;
+      error = field.unescaped_key().get(key);
+      if (error != simdjson::SUCCESS) return json_.Simdjson(error, path);
+      value v = field.value();
+      if (key == "schema" && !has_schema) {
+        has_schema = true;
+        SPANPROF_ASSIGN_OR_RETURN(std::string_view schema,
+                                  json_.String(v, path.Field("schema")));
+        if (schema != kSummarySchema) {
+          return json_.Error(path.Field("schema"),
+                             Cat("expected \"", kSummarySchema, "\", got ",
+                                 internal::Quote(schema)));
+        }
+      } else if (key == "schema_version" && !has_version) {
+        has_version = true;
+        const JsonPath version_path = path.Field("schema_version");
+        SPANPROF_ASSIGN_OR_RETURN(
+            int64_t version, json_.Int(v, version_path, INT64_MIN, INT64_MAX));
+        if (version != kSummarySchemaVersion) {
+          return json_.Error(
+              version_path,
+              Cat("unsupported schema_version ", version,
+                  " (this reader reads version ", kSummarySchemaVersion, ")"));
+        }
+      } else if (key == "traceEvents") {
+        return json_.Error(path,
+                           "this is a trace, not a spanprof summary (it has "
+                           "\"traceEvents\")");
+      }
+    }
+    if (!has_schema) {
+      return json_.Error(path,
+                         "missing field \"schema\" (not a spanprof summary)");
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status ReadRootField(size_t field, value& v, const JsonPath& p,
+                             Summary& s) {
+    switch (static_cast<RootField>(field)) {
+      case kSchema: {
+        SPANPROF_ASSIGN_OR_RETURN(std::string_view text, json_.String(v, p));
+        s.schema = std::string(text);
+        return absl::OkStatus();
+      }
+      case kSchemaVersion: {
+        SPANPROF_ASSIGN_OR_RETURN(s.schema_version,
+                                  json_.Int(v, p, INT64_MIN, INT64_MAX));
+        return absl::OkStatus();
+      }
+      case kClock: {
+        SPANPROF_ASSIGN_OR_RETURN(std::string_view text, json_.String(v, p));
+        if (text != "tsc" && text != "monotonic") {
+          return json_.Error(p, Cat("expected \"tsc\" or "
+                                    "\"monotonic\", got ",
+                                    internal::Quote(text)));
+        }
+        s.clock = std::string(text);
+        return absl::OkStatus();
+      }
+      case kProcessName: {
+        SPANPROF_ASSIGN_OR_RETURN(std::string_view text, json_.String(v, p));
+        s.process_name = std::string(text);
+        return absl::OkStatus();
+      }
+      case kEventCount:
+        return Assign(json_.Unsigned(v, p), s.event_count);
+      case kThreadCount:
+        return Assign(json_.Unsigned(v, p), s.thread_count);
+      case kMaxDepth:
+        return Assign(json_.Unsigned(v, p), s.max_depth);
+      case kWindowNs:
+        return Assign(json_.NonNegative(v, p), s.window_ns);
+      case kRecordedThreadTimeNs:
+        return Assign(json_.NonNegative(v, p), s.recorded_thread_time_ns);
+      case kRecordedHeartbeats:
+        return Assign(json_.Unsigned(v, p), s.recorded_heartbeats);
+      case kEventLimit:
+        return Assign(json_.Unsigned(v, p), s.event_limit);
+      case kOverflowPolicy: {
+        SPANPROF_ASSIGN_OR_RETURN(std::string_view text, json_.String(v, p));
+        if (text != "drop" && text != "ring") {
+          return json_.Error(p, Cat("expected \"drop\" or \"ring\", got ",
+                                    internal::Quote(text)));
+        }
+        s.overflow_policy = std::string(text);
+        return absl::OkStatus();
+      }
+      case kDroppedEvents:
+        return Assign(json_.Unsigned(v, p), s.dropped_events);
+      case kUnfinishedEvents:
+        return Assign(json_.Unsigned(v, p), s.unfinished_events);
+      case kComplete:
+        return Assign(json_.Bool(v, p), s.complete);
+      case kOverheadNsPerSpan:
+        return Assign(json_.NonNegative(v, p), s.overhead_ns_per_span);
+      case kProcessResources:
+        return ReadResources(v, p, s.process_resources);
+      case kValidationIssues:
+        return ReadIssues(v, p, s.validation_issues);
+      case kRows:
+        return ReadRows(v, p, s.rows);
+    }
+    return absl::InternalError("unhandled summary field");
+  }
+
+  template <typename T, typename U>
+  static absl::Status Assign(absl::StatusOr<T> result, U& out) {
+    if (!result.ok()) return result.status();
+    out = *std::move(result);
+    return absl::OkStatus();
+  }
+
+  absl::Status ReadResources(value& v, const JsonPath& p, ProcessResources& r) {
+    SPANPROF_ASSIGN_OR_RETURN(object o, json_.Object(v, p));
+    int64_t* const targets[] = {&r.user_cpu_ns,
+                                &r.system_cpu_ns,
+                                &r.peak_rss_kib,
+                                &r.minor_page_faults,
+                                &r.major_page_faults,
+                                &r.voluntary_context_switches,
+                                &r.involuntary_context_switches};
+    return json_.ReadObject(o, p, kResourceFields,
+                            [&](size_t field, value& fv, const JsonPath& fp) {
+                              return Assign(json_.NonNegative(fv, fp),
+                                            *targets[field]);
+                            });
+  }
+
+  absl::Status ReadIssues(value& v, const JsonPath& p,
+                          std::vector<ValidationIssue>& issues) {
+    SPANPROF_ASSIGN_OR_RETURN(array a, json_.Array(v, p));
+    return json_.ForEachElement(
+        a, p, [&](size_t, value& ev, const JsonPath& ep) -> absl::Status {
+          SPANPROF_ASSIGN_OR_RETURN(object o, json_.Object(ev, ep));
+          ValidationIssue& issue = issues.emplace_back();
+          return json_.ReadObject(
+              o, ep, kIssueFields,
+              [&](size_t field, value& fv, const JsonPath& fp) -> absl::Status {
+                if (field == 0)
+                  return Assign(json_.Unsigned(fv, fp), issue.span);
+                SPANPROF_ASSIGN_OR_RETURN(std::string_view text,
+                                          json_.String(fv, fp));
+                issue.message = std::string(text);
+                return absl::OkStatus();
+              });
+        });
+  }
+
+  absl::Status ReadKey(value& v, const JsonPath& p, RowKey& key) {
+    SPANPROF_ASSIGN_OR_RETURN(object o, json_.Object(v, p));
+    std::string* const targets[] = {&key.name, &key.phase, &key.module,
+                                    &key.activity};
+    return json_.ReadObject(
+        o, p, kKeyFields,
+        [&](size_t field, value& fv, const JsonPath& fp) -> absl::Status {
+          SPANPROF_ASSIGN_OR_RETURN(std::string_view text,
+                                    json_.String(fv, fp));
+          *targets[field] = std::string(text);
+          return absl::OkStatus();
+        });
+  }
+
+  absl::Status ReadRows(value& v, const JsonPath& p, std::vector<Row>& rows) {
+    SPANPROF_ASSIGN_OR_RETURN(array a, json_.Array(v, p));
+    return json_.ForEachElement(
+        a, p, [&](size_t, value& ev, const JsonPath& ep) -> absl::Status {
+          SPANPROF_ASSIGN_OR_RETURN(object o, json_.Object(ev, ep));
+          Row& row = rows.emplace_back();
+          return json_.ReadObject(
+              o, ep, kRowFields,
+              [&](size_t field, value& fv, const JsonPath& fp) {
+                return ReadRowField(field, fv, fp, row);
+              });
+        });
+  }
+
+  absl::Status ReadRowField(size_t field, value& v, const JsonPath& p,
+                            Row& row) {
+    switch (static_cast<RowField>(field)) {
+      case kKey:
+        return ReadKey(v, p, row.key);
+      case kLabel: {
+        SPANPROF_ASSIGN_OR_RETURN(std::string_view text, json_.String(v, p));
+        row.label = std::string(text);
+        return absl::OkStatus();
+      }
+      case kCalls:
+        return Assign(json_.Unsigned(v, p), row.calls);
+      case kTotalNs:
+        return Assign(json_.NonNegative(v, p), row.total_ns);
+      case kSelfNs:
+        return Assign(json_.NonNegative(v, p), row.self_ns);
+      case kMinNs:
+        return Assign(json_.NonNegative(v, p), row.min_ns);
+      case kMeanNs:
+        return Assign(json_.NonNegative(v, p), row.mean_ns);
+      case kMedianNs:
+        return Assign(json_.NonNegative(v, p), row.median_ns);
+      case kP95Ns:
+        return Assign(json_.NonNegative(v, p), row.p95_ns);
+      case kP99Ns:
+        return Assign(json_.NonNegative(v, p), row.p99_ns);
+      case kMaxNs:
+        return Assign(json_.NonNegative(v, p), row.max_ns);
+      case kTotalHeartbeats:
+        return Assign(json_.Unsigned(v, p), row.total_heartbeats);
+      case kSelfHeartbeats:
+        return Assign(json_.Unsigned(v, p), row.self_heartbeats);
+      case kAllocCount:
+        return Assign(json_.NullableNonNegative(v, p), row.alloc_count);
+      case kAllocBytes:
+        return Assign(json_.NullableNonNegative(v, p), row.alloc_bytes);
+      case kSharePermille:
+        return Assign(json_.Int(v, p, 0, 1000), row.share_permille);
+      case kThreads:
+        return Assign(json_.Unsigned(v, p), row.threads);
+      case kExceptions:
+        return Assign(json_.Unsigned(v, p), row.exceptions);
+      case kUnfinished:
+        return Assign(json_.Unsigned(v, p), row.unfinished);
+      case kDropped:
+        return Assign(json_.Unsigned(v, p), row.dropped);
+    }
+    return absl::InternalError("unhandled row field");
+  }
+
+  absl::Status RowError(size_t index, std::string_view message) const {
+    const JsonPath root = JsonPath::Root();
+    const JsonPath rows = root.Field("rows");
+    return json_.Error(rows.Index(index), message);
+  }
+
+  absl::Status CheckRow(size_t index, const Row& row,
+                        const Summary& summary) const {
+    auto order = [&](std::string_view lo_name, int64_t lo,
+                     std::string_view hi_name, int64_t hi) -> absl::Status {
+      if (lo <= hi) return absl::OkStatus();
+      return RowError(index,
+                      Cat(hi_name, " (", hi, ") < ", lo_name, " (", lo, ")"));
+    };
+    if (row.label != RowLabel(row.key)) {
+      return RowError(index, Cat("label ", internal::Quote(row.label),
+                                 " does not match key (expected ",
+                                 internal::Quote(RowLabel(row.key)), ")"));
+    }
+    if (row.alloc_count.has_value() != row.alloc_bytes.has_value()) {
+      return RowError(index,
+                      "alloc_count and alloc_bytes must both be null or both "
+                      "be integers");
+    }
+    if (row.calls == 0) {
+      const bool all_zero =
+          row.total_ns == 0 && row.self_ns == 0 && row.min_ns == 0 &&
+          row.mean_ns == 0 && row.median_ns == 0 && row.p95_ns == 0 &&
+          row.p99_ns == 0 && row.max_ns == 0 && row.total_heartbeats == 0 &&
+          row.self_heartbeats == 0 && row.threads == 0 && row.exceptions == 0 &&
+          row.unfinished == 0 && row.share_permille == 0;
+      if (!all_zero) {
+        return RowError(index,
+                        "a row with calls 0 must have every timing, heartbeat "
+                        "and count field 0");
+      }
+      if (row.dropped == 0) {
+        return RowError(index,
+                        "a row with calls 0 exists only for dropped spans, but "
+                        "dropped is 0");
+      }
+    } else {
+      SPANPROF_RETURN_IF_ERROR(
+          order("min_ns", row.min_ns, "median_ns", row.median_ns));
+      SPANPROF_RETURN_IF_ERROR(
+          order("median_ns", row.median_ns, "p95_ns", row.p95_ns));
+      SPANPROF_RETURN_IF_ERROR(
+          order("p95_ns", row.p95_ns, "p99_ns", row.p99_ns));
+      SPANPROF_RETURN_IF_ERROR(
+          order("p99_ns", row.p99_ns, "max_ns", row.max_ns));
+      const absl::int128 calls = row.calls;
+      if (absl::int128(row.min_ns) * calls > row.total_ns ||
+          absl::int128(row.max_ns) * calls < row.total_ns) {
+        return RowError(index, Cat("total_ns (", row.total_ns,
+                                   ") is not within calls × [min_ns, "
+                                   "max_ns]"));
+      }
+      const int64_t mean =
+          static_cast<int64_t>(absl::int128(row.total_ns) / calls);
+      if (row.mean_ns != mean) {
+        return RowError(index,
+                        Cat("mean_ns (", row.mean_ns,
+                            ") != floor(total_ns / calls) (", mean, ")"));
+      }
+      if (row.threads == 0) {
+        return RowError(index, "threads is 0 but calls > 0");
+      }
+      if (row.exceptions > row.calls) {
+        return RowError(index, Cat("exceptions (", row.exceptions,
+                                   ") > calls (", row.calls, ")"));
+      }
+      if (row.unfinished > row.calls) {
+        return RowError(index, Cat("unfinished (", row.unfinished,
+                                   ") > calls (", row.calls, ")"));
+      }
+    }
+    SPANPROF_RETURN_IF_ERROR(
+        order("self_ns", row.self_ns, "total_ns", row.total_ns));
+    if (row.self_heartbeats > row.total_heartbeats) {
+      return RowError(index,
+                      Cat("self_heartbeats (", row.self_heartbeats,
+                          ") > total_heartbeats (", row.total_heartbeats, ")"));
+    }
+    if (row.threads > summary.thread_count) {
+      return RowError(index, Cat("threads (", row.threads, ") > thread_count (",
+                                 summary.thread_count, ")"));
+    }
+    return absl::OkStatus();
+  }
+
+  // Needs a verified recorded_thread_time_ns, so it runs after the totals.
+  absl::Status CheckShare(size_t index, const Row& row,
+                          const Summary& summary) const {
+    const int64_t share =
+        summary.recorded_thread_time_ns == 0
+            ? 0
+            : static_cast<int64_t>(absl::int128(row.self_ns) * 1000 /
+                                   summary.recorded_thread_time_ns);
+    if (row.share_permille != share) {
+      return RowError(index, Cat("share_permille (", row.share_permille,
+                                 ") != self_ns * 1000 / "
+                                 "recorded_thread_time_ns (",
+                                 share, ")"));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status CheckInvariants(const Summary& s) const {
+    const JsonPath root = JsonPath::Root();
+    absl::int128 calls = 0;
+    absl::int128 self_ns = 0;
+    absl::int128 unfinished = 0;
+    absl::int128 self_heartbeats = 0;
+    absl::flat_hash_map<std::tuple<std::string_view, std::string_view,
+                                   std::string_view, std::string_view>,
+                        size_t>
+        seen;
+    seen.reserve(s.rows.size());
+    for (size_t i = 0; i < s.rows.size(); ++i) {
+      const Row& row = s.rows[i];
+      SPANPROF_RETURN_IF_ERROR(CheckRow(i, row, s));
+      auto [it, inserted] = seen.emplace(
+          std::tuple<std::string_view, std::string_view, std::string_view,
+                     std::string_view>(row.key.name, row.key.phase,
+                                       row.key.module, row.key.activity),
+          i);
+      if (!inserted) {
+        return RowError(i, Cat("duplicate key ", internal::Quote(row.label),
+                               " (also $.rows[", it->second, "])"));
+      }
+      if (i > 0) {
+        const Row& prev = s.rows[i - 1];
+        const bool ordered =
+            prev.self_ns > row.self_ns ||
+            (prev.self_ns == row.self_ns && prev.key < row.key);
+        if (!ordered) {
+          return RowError(i,
+                          "rows are not sorted by self_ns descending, then "
+                          "key");
+        }
+      }
+      if (i > 0 &&
+          row.alloc_count.has_value() != s.rows[0].alloc_count.has_value()) {
+        return RowError(i,
+                        "alloc counters are null in some rows and integers in "
+                        "others");
+      }
+      calls += row.calls;
+      self_ns += row.self_ns;
+      unfinished += row.unfinished;
+      self_heartbeats += row.self_heartbeats;
+    }
+    if (calls != absl::int128(s.event_count)) {
+      return json_.Error(root.Field("event_count"),
+                         Cat(s.event_count, " != sum of rows[].calls (",
+                             static_cast<uint64_t>(calls), ")"));
+    }
+    if (self_ns != s.recorded_thread_time_ns) {
+      return json_.Error(
+          root.Field("recorded_thread_time_ns"),
+          Cat(s.recorded_thread_time_ns, " != sum of rows[].self_ns (",
+              static_cast<int64_t>(self_ns), ")"));
+    }
+    if (unfinished != absl::int128(s.unfinished_events)) {
+      return json_.Error(
+          root.Field("unfinished_events"),
+          Cat(s.unfinished_events, " != sum of rows[].unfinished (",
+              static_cast<uint64_t>(unfinished), ")"));
+    }
+    if (self_heartbeats != absl::int128(s.recorded_heartbeats)) {
+      return json_.Error(
+          root.Field("recorded_heartbeats"),
+          Cat(s.recorded_heartbeats, " != sum of rows[].self_heartbeats (",
+              static_cast<uint64_t>(self_heartbeats), ")"));
+    }
+    for (size_t i = 0; i < s.rows.size(); ++i) {
+      SPANPROF_RETURN_IF_ERROR(CheckShare(i, s.rows[i], s));
+    }
+    if (s.complete && (s.dropped_events != 0 || s.unfinished_events != 0 ||
+                       !s.validation_issues.empty())) {
+      return json_.Error(root.Field("complete"),
+                         Cat("true, but the capture has ", s.dropped_events,
+                             " dropped events, ", s.unfinished_events,
+                             " unfinished events and ",
+                             s.validation_issues.size(), " validation issues"));
+    }
+    return absl::OkStatus();
+  }
+
+  StrictJson json_;
+};
+
+}  // namespace
+
+absl::StatusOr<Summary> ParseSummary(std::string_view json,
+                                     std::string_view source) {
+  return SummaryReader(source).Read(json);
+}
+
+absl::StatusOr<Summary> ReadSummary(const std::string& path) {
+  SPANPROF_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  return ParseSummary(text, path);
+}
+
+}  // namespace spanprof::analysis

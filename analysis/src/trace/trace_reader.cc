@@ -1,0 +1,1526 @@
+// The strict trace reader: reads what `TraceToJson()` writes back into the
+// exact `Capture`.
+//
+// `metadata` (threads, sites, caps, resources) is read first, with a forward
+// search, so that each X event can be checked against it as it streams by:
+// its name, category and tags must be those of its site, its tid that of its
+// thread. `ts` and `dur` are parsed from their decimal text into integer
+// nanoseconds, never through a double.
+#include "trace/trace_reader.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "json/json_writer.h"
+#include "spanprof/analysis/file_io.h"
+#include "spanprof/analysis/status_macros.h"
+#include "spanprof/analysis/trace.h"
+#include "spanprof/capture.h"
+#include "json/strict_json.h"
+
+namespace spanprof::analysis {
+namespace internal {
+namespace {
+
+using simdjson::ondemand::array;
+using simdjson::ondemand::object;
+using simdjson::ondemand::value;
+
+constexpr std::string_view kTraceSchema = "spanprof.trace";
+constexpr int64_t kTraceSchemaVersion = 1;
+
+enum MetadataField : size_t {
+  kMetaSchema,
+  kMetaSchemaVersion,
+  kMetaSpanprofVersion,
+  kMetaProcessName,
+  kMetaPid,
+  kMetaClock,
+  kMetaWallClockAnchorNs,
+  kMetaWindowNs,
+  kMetaEventLimit,
+  kMetaOverflowPolicy,
+  kMetaDroppedEvents,
+  kMetaDroppedBySite,
+  kMetaFinishedNormally,
+  kMetaOverheadNsPerSpan,
+  kMetaAllocMeasured,
+  kMetaProcessResources,
+  kMetaThreads,
+  kMetaSites,
+};
+constexpr std::array<FieldSpec, 18> kMetadataFields = {{
+    {"schema"},
+    {"schema_version"},
+    {"spanprof_version"},
+    {"process_name"},
+    {"pid"},
+    {"clock"},
+    {"wall_clock_anchor_ns"},
+    {"window_ns"},
+    {"event_limit"},
+    {"overflow_policy"},
+    {"dropped_events"},
+    {"dropped_by_site"},
+    {"finished_normally"},
+    {"overhead_ns_per_span"},
+    {"alloc_measured"},
+    {"process_resources"},
+    {"threads"},
+    {"sites"},
+}};
+
+constexpr std::array<FieldSpec, 7> kResourceFields = {{
+    {"user_cpu_ns"},
+    {"system_cpu_ns"},
+    {"peak_rss_kib"},
+    {"minor_page_faults"},
+    {"major_page_faults"},
+    {"voluntary_context_switches"},
+    {"involuntary_context_switches"},
+}};
+
+constexpr std::array<FieldSpec, 3> kThreadFields = {
+    {{"tid"}, {"name"}, {"sort_index"}}};
+constexpr std::array<FieldSpec, 4> kSiteFields = {
+    {{"name"}, {"phase"}, {"module"}, {"activity"}}};
+constexpr std::array<FieldSpec, 6> kDropFields = {
+    {{"site"}, {"name"}, {"phase"}, {"module"}, {"activity"}, {"count"}}};
+
+constexpr std::array<FieldSpec, 3> kRootFields = {
+    {{"traceEvents"}, {"displayTimeUnit"}, {"metadata"}}};
+
+constexpr std::array<FieldSpec, 6> kMetaEventFields = {
+    {{"ph"}, {"name"}, {"pid"}, {"tid"}, {"ts"}, {"args"}}};
+
+enum SpanEventField : size_t {
+  kEvPh,
+  kEvName,
+  kEvCat,
+  kEvPid,
+  kEvTid,
+  kEvTs,
+  kEvDur,
+  kEvBindId,
+  kEvFlowIn,
+  kEvFlowOut,
+  kEvArgs,
+};
+constexpr std::array<FieldSpec, 11> kSpanEventFields = {{
+    {"ph"},
+    {"name"},
+    {"cat"},
+    {"pid"},
+    {"tid"},
+    {"ts"},
+    {"dur"},
+    {"bind_id", false},
+    {"flow_in", false},
+    {"flow_out", false},
+    {"args"},
+}};
+
+enum SpanArgField : size_t {
+  kArgSpanId,
+  kArgParentId,
+  kArgDepth,
+  kArgHeartbeats,
+  kArgSite,
+  kArgThread,
+  kArgPhase,
+  kArgModule,
+  kArgActivity,
+  kArgAllocCount,
+  kArgAllocBytes,
+  kArgFlags,
+  kArgUserArgs,
+};
+constexpr std::array<FieldSpec, 13> kSpanArgFields = {{
+    {"span_id"},
+    {"parent_id"},
+    {"depth"},
+    {"heartbeats"},
+    {"site"},
+    {"thread"},
+    {"phase", false},
+    {"module", false},
+    {"activity", false},
+    {"alloc_count", false},
+    {"alloc_bytes", false},
+    {"flags", false},
+    {"args", false},
+}};
+
+constexpr std::pair<std::string_view, uint32_t> kFlagNames[] = {
+    {"unfinished", kSpanUnfinished},
+    {"exception", kSpanException},
+    {"rerooted", kSpanRerooted},
+};
+
+template <typename T, typename U>
+absl::Status Assign(absl::StatusOr<T> result, U& out) {
+  if (!result.ok()) return result.status();
+  out = static_cast<U>(*std::move(result));
+  return absl::OkStatus();
+}
+
+// One X event's span before the capture is assembled. What it repeats of
+// `metadata` (which comes last in the file) is kept to be checked once
+// metadata is read; the strings point into the parser's string buffer, which
+// lives as long as the document.
+struct PendingSpan {
+  Span span;
+  size_t event = 0;  // index into the events
+  std::vector<SpanArg> args;
+  std::string_view name;
+  std::string_view cat;
+  int64_t site = 0;    // unchecked index into metadata.sites
+  int64_t thread = 0;  // unchecked index into metadata.threads
+  // Which optional tags the event carried.
+  std::optional<std::string_view> phase;
+  std::optional<std::string_view> module;
+  std::optional<std::string_view> activity;
+  bool has_alloc_count = false;
+  bool has_alloc_bytes = false;
+};
+
+class TraceReader {
+ public:
+  explicit TraceReader(std::string_view source) : json_(source) {}
+
+  // `keep_events` false leaves `ParsedTrace::events` empty.
+  absl::StatusOr<ParsedTrace> Read(std::string_view text, bool keep_events) {
+    if (ReadInChunks(text, keep_events)) return AssembleInOrder();
+    capture_ = Capture();
+    fast_spans_ = std::vector<Span>();
+    fast_args_ = std::vector<SpanArg>();
+    events_ = std::vector<TraceEvent>();
+    absl::Status status;
+    {
+      ParsedDocument document(text);
+      status = ReadDocument(document);
+    }
+    if (!status.ok()) return Diagnose(text, std::move(status));
+    return Assemble();
+  }
+
+ private:
+  // The fast path, for a trace laid out as `TraceToJson()` writes it: one
+  // event per line between `{\n"traceEvents":[\n` and a line that starts
+  // with `],`. The events are parsed in chunks of whole lines, each wrapped
+  // as `[...]` in one reused buffer, and `{` + the rest (displayTimeUnit and
+  // metadata) is parsed first, so each event is checked against metadata as
+  // it is read and only its `Span` is kept. Memory stays at one chunk's
+  // worth instead of a padded copy, structural index and string buffer the
+  // size of the whole trace.
+  //
+  // It is sound because a raw newline cannot occur inside a valid JSON
+  // string: every cut is between values, and a cut inside a string (invalid
+  // JSON) leaves a chunk with an unclosed string, which fails. Any failure,
+  // or any other layout, returns false, and the trace is read again by the
+  // one-pass reader below, which gives the error exactly as before.
+  bool ReadInChunks(std::string_view text, bool keep_events) {
+    constexpr std::string_view kHead = "{\n\"traceEvents\":[\n";
+    constexpr size_t kChunk = size_t{256} << 10;
+    if (text.size() > simdjson::SIMDJSON_MAXSIZE_BYTES ||
+        text.substr(0, kHead.size()) != kHead) {
+      return false;
+    }
+    // The line that closes traceEvents: the last one that starts with "],".
+    size_t end = text.size();
+    size_t events_end = std::string_view::npos;
+    while (end > kHead.size()) {
+      const void* nl = memrchr(text.data(), '\n', end);
+      if (nl == nullptr) return false;
+      const size_t at =
+          static_cast<size_t>(static_cast<const char*>(nl) - text.data());
+      if (text.substr(at + 1, 2) == "],") {
+        events_end = at;
+        break;
+      }
+      end = at;
+    }
+    if (events_end == std::string_view::npos || events_end <= kHead.size()) {
+      return false;
+    }
+    ChunkDocument chunk;
+    if (!chunk.Load("{", text.substr(events_end + 3), "") ||
+        !ReadTail(chunk).ok()) {
+      return false;
+    }
+    sorted_tids_.clear();
+    for (const ThreadInfo& thread : capture_.threads) {
+      sorted_tids_.push_back(thread.os_tid);
+    }
+    std::sort(sorted_tids_.begin(), sorted_tids_.end());
+    RenderExpectedText();
+    // An X event is at least ~100 bytes: reserving by that bound touches
+    // no memory that is not used.
+    fast_spans_.reserve((events_end - kHead.size()) / 100);
+    // The M events come first: read them with On Demand, in chunks.
+    constexpr std::string_view kMetaHead = "{\"ph\":\"M\"";
+    size_t spans_begin = kHead.size();
+    while (spans_begin < events_end &&
+           text.compare(spans_begin, kMetaHead.size(), kMetaHead) == 0) {
+      const size_t nl = text.find(",\n", spans_begin);
+      spans_begin = nl == std::string_view::npos || nl >= events_end
+                        ? events_end + 2
+                        : nl + 2;
+    }
+    const size_t meta_end = spans_begin - 2;  // where its ",\n" starts
+    size_t pos = kHead.size();
+    size_t index = 0;
+    while (pos < meta_end) {
+      size_t cut = meta_end;  // one past the chunk's last byte
+      if (meta_end - pos > kChunk) {
+        // The last ",\n" at or before pos + kChunk, else the next one.
+        std::string_view window = text.substr(pos, kChunk);
+        size_t nl = window.rfind(",\n");
+        if (nl == std::string_view::npos || nl == 0) {
+          nl = text.substr(0, meta_end).find(",\n", pos + kChunk);
+          if (nl == std::string_view::npos) {
+            nl = meta_end;
+          } else {
+            nl -= pos;
+          }
+        }
+        cut = pos + nl;
+      }
+      if (!chunk.Load("[", text.substr(pos, cut - pos), "]") ||
+          !ReadEventChunk(chunk, index, keep_events).ok()) {
+        return false;
+      }
+      pos = cut + 2;  // past ",\n"
+    }
+    // The X events, one line each, matched against the writer's layout.
+    if (spans_begin >= events_end) return spans_begin == events_end + 2;
+    const char* p = text.data() + spans_begin;
+    const char* const spans_end = text.data() + events_end;
+    while (true) {
+      if (!ReadSpanLine(p, spans_end, index, keep_events)) return false;
+      ++index;
+      if (p == spans_end) return true;
+      if (spans_end - p < 2 || p[0] != ',' || p[1] != '\n') return false;
+      p += 2;
+    }
+  }
+
+  // What `TraceToJson()` writes for metadata's sites and threads: an X
+  // event's text up to the end of "cat", its tags in args, and its pid and
+  // tid. Each X line is compared with these, byte for byte.
+  void RenderExpectedText() {
+    site_heads_.resize(capture_.sites.size());
+    site_tags_.resize(capture_.sites.size());
+    for (size_t s = 0; s < capture_.sites.size(); ++s) {
+      const Site& site = capture_.sites[s];
+      std::string& head = site_heads_[s];
+      head = "{\"ph\":\"X\",\"name\":";
+      AppendJsonString(&head, site.name);
+      head += ",\"cat\":";
+      AppendJsonString(&head, site.phase.empty() ? "spanprof" : site.phase);
+      std::string& tags = site_tags_[s];
+      tags.clear();
+      const std::pair<std::string_view, const std::string*> tag_fields[] = {
+          {"phase", &site.phase},
+          {"module", &site.module},
+          {"activity", &site.activity}};
+      for (const auto& [key, tag] : tag_fields) {
+        if (tag->empty()) continue;
+        tags += ",\"";
+        tags.append(key);
+        tags += "\":";
+        AppendJsonString(&tags, *tag);
+      }
+    }
+    std::string pid_text;
+    AppendInt(&pid_text, capture_.pid);
+    thread_ids_.resize(capture_.threads.size());
+    for (size_t t = 0; t < capture_.threads.size(); ++t) {
+      std::string& ids = thread_ids_[t];
+      ids = ",\"pid\":" + pid_text + ",\"tid\":";
+      AppendUint(&ids, capture_.threads[t].os_tid);
+    }
+  }
+
+  // `LineCursor` matches the writer's text from `p` on; every function
+  // returns false (the cursor then is anywhere) on the first byte that is
+  // not the writer's layout.
+  struct LineCursor {
+    const char* p;
+    const char* end;
+
+    // Inlined, so that each constant literal is compared without a call.
+    [[gnu::always_inline]] bool Literal(std::string_view text) {
+      if (static_cast<size_t>(end - p) < text.size() ||
+          std::memcmp(p, text.data(), text.size()) != 0) {
+        return false;
+      }
+      p += text.size();
+      return true;
+    }
+    bool Peek(char c) const { return p != end && *p == c; }
+    static bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+    // `-?(0|[1-9][0-9]*)` in [0, max] (no sign) or [-max - 1, max] (signed).
+    [[gnu::always_inline]] bool Unsigned(uint64_t max, uint64_t* out) {
+      if (p == end || !IsDigit(*p)) return false;
+      if (*p == '0') {
+        ++p;
+        *out = 0;
+        return p == end || !IsDigit(*p);
+      }
+      uint64_t value = 0;
+      for (; p != end && IsDigit(*p); ++p) {
+        const auto digit = static_cast<uint64_t>(*p - '0');
+        if (value > (max - digit) / 10) return false;
+        value = value * 10 + digit;
+      }
+      *out = value;
+      return true;
+    }
+    bool Signed(int64_t* out) {
+      const bool negative = Peek('-');
+      if (negative) ++p;
+      constexpr auto kMax = static_cast<uint64_t>(INT64_MAX);
+      uint64_t magnitude = 0;
+      if (!Unsigned(negative ? kMax + 1 : kMax, &magnitude)) return false;
+      *out = negative ? static_cast<int64_t>(0 - magnitude)
+                      : static_cast<int64_t>(magnitude);
+      return true;
+    }
+    template <typename T>
+    bool Index(T* out) {
+      uint64_t value = 0;
+      if (!Unsigned(UINT32_MAX, &value)) return false;
+      *out = static_cast<T>(value);
+      return true;
+    }
+    // What `ReadMicros()` accepts, up to the next ','.
+    [[gnu::always_inline]] bool Micros(int64_t* ns) {
+      const char* start = p;
+      while (p != end && (IsDigit(*p) || *p == '.' || *p == '-')) ++p;
+      return ParseMicros(
+          std::string_view(start, static_cast<size_t>(p - start)), ns);
+    }
+    // Past a string's closing quote, from just after its opening one. The
+    // bytes skipped are checked later against the expected text.
+    bool SkipString() {
+      while (p != end) {
+        const char c = *p++;
+        if (c == '"') return true;
+        if (c == '\\') {
+          if (p == end) return false;
+          ++p;
+        }
+      }
+      return false;
+    }
+    // Digits and a sign, checked later against the expected text.
+    void SkipInteger() {
+      while (p != end && (IsDigit(*p) || *p == '-')) ++p;
+    }
+  };
+
+  // One X event in the writer's layout into a span (and, with
+  // `keep_events`, its `TraceEvent`), with the checks of `ResolveSpan()`.
+  // Only what the strict reader would read to the same values is accepted.
+  bool ReadSpanLine(const char*& line, const char* end, size_t index,
+                    bool keep_events) {
+    LineCursor in{line, end};
+    Span span;
+    TraceEvent event;
+    if (!in.Literal("{\"ph\":\"X\",\"name\":\"") || !in.SkipString() ||
+        !in.Literal(",\"cat\":\"") || !in.SkipString()) {
+      return false;
+    }
+    const std::string_view head(line, static_cast<size_t>(in.p - line));
+    const char* const ids_begin = in.p;
+    if (!in.Literal(",\"pid\":")) return false;
+    in.SkipInteger();
+    if (!in.Literal(",\"tid\":")) return false;
+    in.SkipInteger();
+    const std::string_view ids(ids_begin,
+                               static_cast<size_t>(in.p - ids_begin));
+    if (!in.Literal(",\"ts\":") || !in.Micros(&event.ts_ns) ||
+        !in.Literal(",\"dur\":") || !in.Micros(&event.dur_ns)) {
+      return false;
+    }
+    constexpr auto kMax = static_cast<uint64_t>(INT64_MAX);
+    if (in.Literal(",\"bind_id\":")) {
+      event.has_bind_id = true;
+      if (!in.Unsigned(kMax, &event.bind_id)) return false;
+      if (in.Literal(",\"flow_in\":true")) {
+        event.flow_in = true;
+      } else if (in.Literal(",\"flow_out\":true")) {
+        event.flow_out = true;
+      } else {
+        return false;
+      }
+    }
+    if (!in.Literal(",\"args\":{\"span_id\":") ||
+        !in.Unsigned(kMax, &span.id) || span.id == 0 ||
+        !in.Literal(",\"parent_id\":") || !in.Unsigned(kMax, &span.parent_id) ||
+        !in.Literal(",\"depth\":") || !in.Index(&span.depth) ||
+        !in.Literal(",\"heartbeats\":") ||
+        !in.Unsigned(kMax, &span.heartbeats) || !in.Literal(",\"site\":") ||
+        !in.Index(&span.site) || !in.Literal(",\"thread\":") ||
+        !in.Index(&span.thread)) {
+      return false;
+    }
+    if (span.site >= capture_.sites.size() ||
+        span.thread >= capture_.threads.size() ||
+        head != site_heads_[span.site] || ids != thread_ids_[span.thread] ||
+        !in.Literal(site_tags_[span.site])) {
+      return false;
+    }
+    if (capture_.alloc_measured &&
+        (!in.Literal(",\"alloc_count\":") || !in.Signed(&span.alloc_count) ||
+         !in.Literal(",\"alloc_bytes\":") || !in.Signed(&span.alloc_bytes))) {
+      return false;
+    }
+    if (in.Literal(",\"flags\":[") && !ReadFlagList(in, span.flags)) {
+      return false;
+    }
+    const size_t first_arg = fast_args_.size();
+    if (in.Literal(",\"args\":{") && !ReadArgList(in)) {
+      fast_args_.resize(first_arg);
+      return false;
+    }
+    if (!in.Literal("}}") ||
+        __builtin_add_overflow(event.ts_ns, event.dur_ns, &span.end_ns)) {
+      return false;
+    }
+    span.start_ns = event.ts_ns;
+    if (fast_args_.size() != first_arg) {
+      if (fast_args_.size() > UINT32_MAX) return false;
+      span.first_arg = static_cast<uint32_t>(first_arg);
+      span.arg_count = static_cast<uint32_t>(fast_args_.size() - first_arg);
+    }
+    fast_spans_.push_back(span);
+    if (keep_events) {
+      event.index = index;
+      event.is_span = true;
+      event.pid = capture_.pid;
+      event.tid = static_cast<int64_t>(capture_.threads[span.thread].os_tid);
+      event.span_id = span.id;
+      events_.push_back(event);
+    }
+    line = in.p;
+    return true;
+  }
+
+  // After `"flags":[`: the flag names, none twice, and `]`.
+  static bool ReadFlagList(LineCursor& in, uint32_t& flags) {
+    if (in.Literal("]")) return true;
+    do {
+      bool known = false;
+      for (const auto& [name, bit] : kFlagNames) {
+        if (in.Peek('"') &&
+            in.end - in.p > static_cast<ptrdiff_t>(name.size()) + 1 &&
+            std::memcmp(in.p + 1, name.data(), name.size()) == 0 &&
+            in.p[name.size() + 1] == '"') {
+          if ((flags & bit) != 0) return false;
+          flags |= bit;
+          in.p += name.size() + 2;
+          known = true;
+          break;
+        }
+      }
+      if (!known) return false;
+    } while (in.Literal(","));
+    return in.Literal("]");
+  }
+
+  // After the user `"args":{`: keys and values as `ReadUserArgs()` reads
+  // them, and `}`. Keys with an escape go to the strict reader.
+  bool ReadArgList(LineCursor& in) {
+    if (in.Literal("}")) return true;
+    do {
+      if (!in.Literal("\"")) return false;
+      const char* key = in.p;
+      bool ascii = true;
+      while (in.p != in.end && *in.p != '"') {
+        const auto c = static_cast<unsigned char>(*in.p);
+        if (c < 0x20 || c == '\\') return false;
+        ascii &= c < 0x80;
+        ++in.p;
+      }
+      const std::string_view key_text(key, static_cast<size_t>(in.p - key));
+      if (!in.Literal("\":")) return false;
+      if (!ascii &&
+          !simdjson::validate_utf8(key_text.data(), key_text.size())) {
+        return false;
+      }
+      SpanArg& arg = fast_args_.emplace_back();
+      arg.key.assign(key_text.data(), key_text.size());
+      if (in.Literal("null")) {
+        arg.is_double = true;
+        arg.double_value = std::numeric_limits<double>::quiet_NaN();
+        continue;
+      }
+      const char* start = in.p;
+      while (in.p != in.end && *in.p != ',' && *in.p != '}') ++in.p;
+      const std::string_view raw(start, static_cast<size_t>(in.p - start));
+      if (!StrictJson::IsJsonNumber(raw)) return false;
+      if (raw.find_first_of(".eE") == std::string_view::npos) {
+        if (StrictJson::ParseInteger(raw, &arg.int_value) !=
+            StrictJson::IntegerForm::kOk) {
+          return false;
+        }
+        continue;
+      }
+      arg.is_double = true;
+      const auto [last, ec] = std::from_chars(
+          raw.data(), raw.data() + raw.size(), arg.double_value);
+      if (ec != std::errc() || last != raw.data() + raw.size()) return false;
+    } while (in.Literal(","));
+    return in.Literal("}");
+  }
+
+  // `ChunkDocument` is one reused padded buffer and parser.
+  class ChunkDocument {
+   public:
+    bool Load(std::string_view open, std::string_view body,
+              std::string_view close) {
+      const size_t size = open.size() + body.size() + close.size();
+      if (size + simdjson::SIMDJSON_PADDING > capacity_) {
+        capacity_ = size + simdjson::SIMDJSON_PADDING;
+        buffer_ = std::make_unique<char[]>(capacity_);
+      }
+      char* out = buffer_.get();
+      std::memcpy(out, open.data(), open.size());
+      std::memcpy(out + open.size(), body.data(), body.size());
+      std::memcpy(out + open.size() + body.size(), close.data(), close.size());
+      std::memset(out + size, 0, simdjson::SIMDJSON_PADDING);
+      return parser_.iterate(out, size, capacity_).get(document_) ==
+             simdjson::SUCCESS;
+    }
+    simdjson::ondemand::document& document() { return document_; }
+
+   private:
+    std::unique_ptr<char[]> buffer_;
+    size_t capacity_ = 0;
+    simdjson::ondemand::parser parser_;
+    simdjson::ondemand::document document_;
+  };
+
+  static bool AtEnd(simdjson::ondemand::document& document) {
+    const char* location = nullptr;
+    return document.current_location().get(location) != simdjson::SUCCESS;
+  }
+
+  // `{` + what follows traceEvents: displayTimeUnit and metadata.
+  absl::Status ReadTail(ChunkDocument& chunk) {
+    object root;
+    if (chunk.document().get_object().get(root) != simdjson::SUCCESS) {
+      return absl::InvalidArgumentError("not an object");
+    }
+    const JsonPath path = JsonPath::Root();
+    constexpr std::array<FieldSpec, 2> kTailFields = {
+        {{"displayTimeUnit"}, {"metadata"}}};
+    // Not SPANPROF_RETURN_IF_ERROR: the lambdas use it too (-Wshadow).
+    if (absl::Status read =
+            json_.ReadObject(root, path, kTailFields,
+                             [&](size_t field, value& v, const JsonPath& p) {
+                               return ReadRootField(field + 1, v, p);
+                             });
+        !read.ok())
+      return read;
+    if (!AtEnd(chunk.document())) {
+      return absl::InvalidArgumentError("content after the object");
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status ReadEventChunk(ChunkDocument& chunk, size_t& index,
+                              bool keep_events) {
+    array events;
+    if (chunk.document().get_array().get(events) != simdjson::SUCCESS) {
+      return absl::InvalidArgumentError("not an array");
+    }
+    const JsonPath root = JsonPath::Root();
+    const JsonPath path = root.Field("traceEvents");
+    PendingSpan pending;
+    // Not SPANPROF_RETURN_IF_ERROR: the lambdas use it too (-Wshadow).
+    if (absl::Status read = json_.ForEachElement(
+            events, path,
+            [&](size_t, value& ev, const JsonPath& ep) -> absl::Status {
+              TraceEvent event;
+              bool is_span = false;
+              std::vector<SpanArg> args = std::move(pending.args);
+              args.clear();  // keeps its capacity for the next span
+              pending = PendingSpan();
+              pending.args = std::move(args);
+              SPANPROF_RETURN_IF_ERROR(
+                  ReadEvent(index, ev, ep, event, pending, is_span));
+              if (is_span) {
+                SPANPROF_RETURN_IF_ERROR(ResolveSpan(path, pending, event));
+                Span& span = fast_spans_.emplace_back(pending.span);
+                if (!pending.args.empty()) {
+                  span.first_arg = static_cast<uint32_t>(fast_args_.size());
+                  span.arg_count = static_cast<uint32_t>(pending.args.size());
+                  for (SpanArg& arg : pending.args) {
+                    fast_args_.push_back(std::move(arg));
+                  }
+                  if (fast_args_.size() > UINT32_MAX) {
+                    return absl::InvalidArgumentError("too many arguments");
+                  }
+                }
+              } else {
+                SPANPROF_RETURN_IF_ERROR(ResolveMetaEvent(path, event));
+              }
+              if (keep_events) events_.push_back(event);
+              ++index;
+              return absl::OkStatus();
+            });
+        !read.ok())
+      return read;
+    if (!AtEnd(chunk.document())) {
+      return absl::InvalidArgumentError("content after the array");
+    }
+    return absl::OkStatus();
+  }
+
+  // The fast path's result: the spans were read in file order; the capture
+  // wants (thread, start_ns, depth), ties by id, then file order.
+  ParsedTrace AssembleInOrder() {
+    auto before = [&](const Span& x, const Span& y) {
+      return std::tie(x.thread, x.start_ns, x.depth, x.id) <
+             std::tie(y.thread, y.start_ns, y.depth, y.id);
+    };
+    ParsedTrace out;
+    out.capture = std::move(capture_);
+    Capture& c = out.capture;
+    if (std::is_sorted(fast_spans_.begin(), fast_spans_.end(), before)) {
+      c.spans = std::move(fast_spans_);
+      c.args = std::move(fast_args_);
+    } else {
+      std::stable_sort(fast_spans_.begin(), fast_spans_.end(), before);
+      c.spans = std::move(fast_spans_);
+      c.args.reserve(fast_args_.size());
+      for (Span& span : c.spans) {
+        if (span.arg_count == 0) continue;
+        const uint32_t first = span.first_arg;
+        span.first_arg = static_cast<uint32_t>(c.args.size());
+        for (uint32_t a = 0; a < span.arg_count; ++a) {
+          c.args.push_back(std::move(fast_args_[first + a]));
+        }
+      }
+    }
+    out.events = std::move(events_);
+    return out;
+  }
+
+  // One pass over the document; then the checks that need metadata, while
+  // the document (and so every string view) is still alive.
+  absl::Status ReadDocument(ParsedDocument& document) {
+    SPANPROF_ASSIGN_OR_RETURN(object root, document.Start(json_));
+    const JsonPath path = JsonPath::Root();
+    // Not SPANPROF_RETURN_IF_ERROR: the lambdas use it too (-Wshadow).
+    if (absl::Status read =
+            json_.ReadObject(root, path, kRootFields,
+                             [&](size_t field, value& v, const JsonPath& p) {
+                               return ReadRootField(field, v, p);
+                             });
+        !read.ok())
+      return read;
+    SPANPROF_RETURN_IF_ERROR(document.Finish(json_));
+    return Resolve();
+  }
+
+  absl::Status ReadRootField(size_t field, value& v, const JsonPath& p) {
+    if (field == 0) return ReadEvents(v, p);
+    if (field == 2) return ReadMetadata(v, p);
+    SPANPROF_ASSIGN_OR_RETURN(std::string_view unit, json_.String(v, p));
+    if (unit != "ns") {
+      return json_.Error(p, Cat("expected \"ns\", got ", Quote(unit)));
+    }
+    return absl::OkStatus();
+  }
+
+  // After a failure, a second look at the top level names a summary, or
+  // another tool's trace, as such (rather than by its first odd field).
+  absl::Status Diagnose(std::string_view text, absl::Status error) const {
+    ParsedDocument document(text);
+    absl::StatusOr<object> root = document.Start(json_);
+    if (!root.ok()) return error;
+    const JsonPath path = JsonPath::Root();
+    bool has_events = false;
+    bool has_schema = false;
+    bool has_metadata = false;
+    std::optional<std::string_view> schema;
+    bool walked = true;
+    for (auto field_result : *root) {
+      simdjson::ondemand::field field;
+      std::string_view key;
+      if (std::move(field_result).get(field) != simdjson::SUCCESS ||
+          field.unescaped_key().get(key) != simdjson::SUCCESS) {
+        walked = false;
+        break;
+      }
+      has_events |= key == "traceEvents";
+      has_schema |= key == "schema";
+      if (key != "metadata") continue;
+      has_metadata = true;
+      object metadata;
+      std::string_view found;
+      if (field.value().get_object().get(metadata) == simdjson::SUCCESS &&
+          metadata.find_field_unordered("schema").get_string().get(found) ==
+              simdjson::SUCCESS) {
+        schema = found;
+      }
+      walked = false;  // stop here: metadata comes last in our traces
+      break;
+    }
+    if (walked && !has_events && has_schema) {
+      return json_.Error(path,
+                         "this is a spanprof summary, not a trace (it has "
+                         "\"schema\" and no \"traceEvents\")");
+    }
+    if (walked && !has_events) {
+      return json_.Error(path, "missing field \"traceEvents\" (not a trace)");
+    }
+    if (walked && !has_metadata) {
+      return json_.Error(path,
+                         "missing field \"metadata\" (not a spanprof trace)");
+    }
+    if (has_metadata && !schema.has_value()) {
+      return json_.Error(path.Field("metadata"),
+                         "no \"schema\" string (not a spanprof trace; "
+                         "spanprof reads the traces it writes)");
+    }
+    if (schema.has_value() && *schema != kTraceSchema) {
+      const JsonPath metadata = path.Field("metadata");
+      return json_.Error(
+          metadata.Field("schema"),
+          Cat("expected \"", kTraceSchema, "\", got ", Quote(*schema)));
+    }
+    return error;
+  }
+
+  // The checks against metadata: every index in range, every repeated name,
+  // category, tag, pid and tid equal to what metadata says.
+  absl::Status Resolve() {
+    const JsonPath root = JsonPath::Root();
+    const JsonPath events = root.Field("traceEvents");
+    std::vector<uint64_t> tids;
+    for (const ThreadInfo& thread : capture_.threads) {
+      tids.push_back(thread.os_tid);
+    }
+    std::sort(tids.begin(), tids.end());
+    sorted_tids_ = std::move(tids);
+    for (const TraceEvent& event : events_) {
+      if (event.is_span) continue;
+      SPANPROF_RETURN_IF_ERROR(ResolveMetaEvent(events, event));
+    }
+    for (PendingSpan& pending : spans_) {
+      SPANPROF_RETURN_IF_ERROR(
+          ResolveSpan(events, pending, events_[pending.event]));
+    }
+    return absl::OkStatus();
+  }
+
+  // Needs `sorted_tids_`.
+  absl::Status ResolveMetaEvent(const JsonPath& events,
+                                const TraceEvent& event) const {
+    const JsonPath p = events.Index(event.index);
+    if (event.pid != capture_.pid) {
+      return json_.Error(p.Field("pid"), Cat(event.pid, " != metadata.pid (",
+                                             capture_.pid, ")"));
+    }
+    if (event.is_process_name) {
+      if (event.tid != event.pid) {
+        return json_.Error(p.Field("tid"), Cat("expected the pid (", event.pid,
+                                               "), got ", event.tid));
+      }
+    } else if (event.tid < 0 ||
+               !std::binary_search(sorted_tids_.begin(), sorted_tids_.end(),
+                                   static_cast<uint64_t>(event.tid))) {
+      return json_.Error(
+          p.Field("tid"),
+          Cat(event.tid, " is not the tid of any thread in metadata.threads"));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status ResolveSpan(const JsonPath& events, PendingSpan& pending,
+                           const TraceEvent& event) {
+    const JsonPath p = events.Index(event.index);
+    const JsonPath args_path = p.Field("args");
+    Span& span = pending.span;
+    if (static_cast<uint64_t>(pending.site) >= capture_.sites.size()) {
+      return json_.Error(args_path.Field("site"),
+                         Cat("site index ", pending.site, " out of range (",
+                             capture_.sites.size(), " sites)"));
+    }
+    if (static_cast<uint64_t>(pending.thread) >= capture_.threads.size()) {
+      return json_.Error(args_path.Field("thread"),
+                         Cat("thread index ", pending.thread, " out of range (",
+                             capture_.threads.size(), " threads)"));
+    }
+    span.site = static_cast<uint32_t>(pending.site);
+    span.thread = static_cast<uint32_t>(pending.thread);
+    if (event.pid != capture_.pid) {
+      return json_.Error(p.Field("pid"), Cat(event.pid, " != metadata.pid (",
+                                             capture_.pid, ")"));
+    }
+    const Site& site = capture_.sites[span.site];
+    if (pending.name != site.name) {
+      return json_.Error(p.Field("name"),
+                         Cat(Quote(pending.name), " != metadata.sites[",
+                             span.site, "].name ", Quote(site.name)));
+    }
+    const std::string_view expected_cat = site.phase.empty()
+                                              ? std::string_view("spanprof")
+                                              : std::string_view(site.phase);
+    if (pending.cat != expected_cat) {
+      return json_.Error(p.Field("cat"),
+                         Cat("expected ", Quote(expected_cat),
+                             " (the site's phase), got ", Quote(pending.cat)));
+    }
+    const std::pair<std::string_view, const std::optional<std::string_view>*>
+        tags[] = {{"phase", &pending.phase},
+                  {"module", &pending.module},
+                  {"activity", &pending.activity}};
+    const std::string* site_tags[] = {&site.phase, &site.module,
+                                      &site.activity};
+    for (size_t t = 0; t < 3; ++t) {
+      const std::optional<std::string_view>& got = *tags[t].second;
+      const std::string& want = *site_tags[t];
+      const bool match =
+          want.empty() ? !got.has_value() : (got.has_value() && *got == want);
+      if (!match) {
+        return json_.Error(
+            args_path.Field(tags[t].first),
+            Cat("does not match metadata.sites[", span.site, "].",
+                tags[t].first, " ", Quote(want),
+                want.empty() ? " (an unset tag is left out)" : ""));
+      }
+    }
+    if (pending.has_alloc_count != capture_.alloc_measured ||
+        pending.has_alloc_bytes != capture_.alloc_measured) {
+      return json_.Error(
+          args_path, capture_.alloc_measured
+                         ? "alloc_count and alloc_bytes are required when "
+                           "metadata.alloc_measured is true"
+                         : "alloc_count and alloc_bytes must be left out when "
+                           "metadata.alloc_measured is false");
+    }
+    const uint64_t thread_tid = capture_.threads[span.thread].os_tid;
+    if (event.tid < 0 || static_cast<uint64_t>(event.tid) != thread_tid) {
+      return json_.Error(p.Field("tid"),
+                         Cat(event.tid, " != metadata.threads[", span.thread,
+                             "].tid (", thread_tid, ")"));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status ReadMetadata(value& v, const JsonPath& p) {
+    SPANPROF_ASSIGN_OR_RETURN(object o, json_.Object(v, p));
+    struct RawDrop {
+      int64_t site = 0;
+      Site names;
+      uint64_t count = 0;
+    };
+    std::vector<RawDrop> drops;
+    Capture& c = capture_;
+    // Not SPANPROF_RETURN_IF_ERROR: the lambdas use it too (-Wshadow).
+    if (absl::Status read = json_.ReadObject(
+            o, p, kMetadataFields,
+            [&](size_t field, value& fv, const JsonPath& fp) -> absl::Status {
+              switch (static_cast<MetadataField>(field)) {
+                case kMetaSchema: {
+                  SPANPROF_ASSIGN_OR_RETURN(std::string_view s,
+                                            json_.String(fv, fp));
+                  if (s != kTraceSchema) {
+                    return json_.Error(fp, Cat("expected \"", kTraceSchema,
+                                               "\", got ", Quote(s)));
+                  }
+                  return absl::OkStatus();
+                }
+                case kMetaSchemaVersion: {
+                  SPANPROF_ASSIGN_OR_RETURN(
+                      int64_t version, json_.Int(fv, fp, INT64_MIN, INT64_MAX));
+                  if (version != kTraceSchemaVersion) {
+                    return json_.Error(
+                        fp, Cat("unsupported schema_version ", version,
+                                " (this reader reads version ",
+                                kTraceSchemaVersion, ")"));
+                  }
+                  return absl::OkStatus();
+                }
+                case kMetaSpanprofVersion:
+                  return ReadString(fv, fp, c.spanprof_version);
+                case kMetaProcessName:
+                  return ReadString(fv, fp, c.process_name);
+                case kMetaPid:
+                  return Assign(json_.NonNegative(fv, fp), c.pid);
+                case kMetaClock: {
+                  SPANPROF_RETURN_IF_ERROR(ReadString(fv, fp, c.clock));
+                  if (c.clock != "tsc" && c.clock != "monotonic") {
+                    return json_.Error(fp, Cat("expected \"tsc\" or "
+                                               "\"monotonic\", got ",
+                                               Quote(c.clock)));
+                  }
+                  return absl::OkStatus();
+                }
+                case kMetaWallClockAnchorNs:
+                  return Assign(json_.Int(fv, fp, INT64_MIN, INT64_MAX),
+                                c.wall_clock_anchor_ns);
+                case kMetaWindowNs:
+                  return Assign(json_.NonNegative(fv, fp), c.window_ns);
+                case kMetaEventLimit:
+                  return Assign(json_.Unsigned(fv, fp), c.event_limit);
+                case kMetaOverflowPolicy: {
+                  SPANPROF_RETURN_IF_ERROR(
+                      ReadString(fv, fp, c.overflow_policy));
+                  if (c.overflow_policy != "drop" &&
+                      c.overflow_policy != "ring") {
+                    return json_.Error(fp, Cat("expected \"drop\" or \"ring\", "
+                                               "got ",
+                                               Quote(c.overflow_policy)));
+                  }
+                  return absl::OkStatus();
+                }
+                case kMetaDroppedEvents:
+                  return Assign(json_.Unsigned(fv, fp), c.dropped_events);
+                case kMetaDroppedBySite: {
+                  SPANPROF_ASSIGN_OR_RETURN(array a, json_.Array(fv, fp));
+                  return json_.ForEachElement(
+                      a, fp,
+                      [&](size_t, value& ev,
+                          const JsonPath& ep) -> absl::Status {
+                        SPANPROF_ASSIGN_OR_RETURN(object eo,
+                                                  json_.Object(ev, ep));
+                        RawDrop& drop = drops.emplace_back();
+                        return json_.ReadObject(
+                            eo, ep, kDropFields,
+                            [&](size_t df, value& dv,
+                                const JsonPath& dp) -> absl::Status {
+                              switch (df) {
+                                case 0:
+                                  return Assign(json_.NonNegative(dv, dp),
+                                                drop.site);
+                                case 1:
+                                  return ReadString(dv, dp, drop.names.name);
+                                case 2:
+                                  return ReadString(dv, dp, drop.names.phase);
+                                case 3:
+                                  return ReadString(dv, dp, drop.names.module);
+                                case 4:
+                                  return ReadString(dv, dp,
+                                                    drop.names.activity);
+                                default:
+                                  return Assign(json_.Unsigned(dv, dp),
+                                                drop.count);
+                              }
+                            });
+                      });
+                }
+                case kMetaFinishedNormally:
+                  return Assign(json_.Bool(fv, fp), c.finished_normally);
+                case kMetaOverheadNsPerSpan:
+                  return Assign(json_.NonNegative(fv, fp),
+                                c.overhead_ns_per_span);
+                case kMetaAllocMeasured:
+                  return Assign(json_.Bool(fv, fp), c.alloc_measured);
+                case kMetaProcessResources:
+                  return ReadResources(fv, fp, c.process_resources);
+                case kMetaThreads:
+                  return ReadThreads(fv, fp);
+                case kMetaSites:
+                  return ReadSites(fv, fp);
+              }
+              return absl::InternalError("unhandled metadata field");
+            });
+        !read.ok())
+      return read;
+    // Drops name their site twice (index and names): both must agree.
+    const JsonPath drops_path = p.Field("dropped_by_site");
+    for (size_t i = 0; i < drops.size(); ++i) {
+      const RawDrop& drop = drops[i];
+      const JsonPath drop_path = drops_path.Index(i);
+      if (static_cast<uint64_t>(drop.site) >= c.sites.size()) {
+        return json_.Error(drop_path.Field("site"),
+                           Cat("site index ", drop.site, " out of range (",
+                               c.sites.size(), " sites)"));
+      }
+      if (!(drop.names == c.sites[static_cast<size_t>(drop.site)])) {
+        return json_.Error(drop_path, Cat("names do not match metadata.sites[",
+                                          drop.site, "]"));
+      }
+      c.dropped_by_site.push_back(
+          SiteDrops{static_cast<uint32_t>(drop.site), drop.count});
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status ReadString(value& v, const JsonPath& p, std::string& out) {
+    SPANPROF_ASSIGN_OR_RETURN(std::string_view s, json_.String(v, p));
+    out.assign(s.data(), s.size());
+    return absl::OkStatus();
+  }
+
+  absl::Status ReadResources(value& v, const JsonPath& p, ProcessResources& r) {
+    SPANPROF_ASSIGN_OR_RETURN(object o, json_.Object(v, p));
+    int64_t* const targets[] = {&r.user_cpu_ns,
+                                &r.system_cpu_ns,
+                                &r.peak_rss_kib,
+                                &r.minor_page_faults,
+                                &r.major_page_faults,
+                                &r.voluntary_context_switches,
+                                &r.involuntary_context_switches};
+    return json_.ReadObject(o, p, kResourceFields,
+                            [&](size_t field, value& fv, const JsonPath& fp) {
+                              return Assign(json_.NonNegative(fv, fp),
+                                            *targets[field]);
+                            });
+  }
+
+  absl::Status ReadThreads(value& v, const JsonPath& p) {
+    SPANPROF_ASSIGN_OR_RETURN(array a, json_.Array(v, p));
+    return json_.ForEachElement(
+        a, p, [&](size_t, value& ev, const JsonPath& ep) -> absl::Status {
+          SPANPROF_ASSIGN_OR_RETURN(object o, json_.Object(ev, ep));
+          ThreadInfo& thread = capture_.threads.emplace_back();
+          return json_.ReadObject(
+              o, ep, kThreadFields,
+              [&](size_t field, value& fv, const JsonPath& fp) {
+                if (field == 0)
+                  return Assign(json_.Unsigned(fv, fp), thread.os_tid);
+                if (field == 1) return ReadString(fv, fp, thread.name);
+                return Assign(json_.Int(fv, fp, 0, UINT32_MAX),
+                              thread.sort_index);
+              });
+        });
+  }
+
+  absl::Status ReadSites(value& v, const JsonPath& p) {
+    SPANPROF_ASSIGN_OR_RETURN(array a, json_.Array(v, p));
+    return json_.ForEachElement(
+        a, p, [&](size_t, value& ev, const JsonPath& ep) -> absl::Status {
+          SPANPROF_ASSIGN_OR_RETURN(object o, json_.Object(ev, ep));
+          Site& site = capture_.sites.emplace_back();
+          std::string* const targets[] = {&site.name, &site.phase, &site.module,
+                                          &site.activity};
+          return json_.ReadObject(
+              o, ep, kSiteFields,
+              [&](size_t field, value& fv, const JsonPath& fp) {
+                return ReadString(fv, fp, *targets[field]);
+              });
+        });
+  }
+
+  absl::Status ReadEvents(value& v, const JsonPath& p) {
+    SPANPROF_ASSIGN_OR_RETURN(array a, json_.Array(v, p));
+    return json_.ForEachElement(
+        a, p, [&](size_t index, value& ev, const JsonPath& ep) -> absl::Status {
+          TraceEvent& event = events_.emplace_back();
+          PendingSpan pending;
+          bool is_span = false;
+          SPANPROF_RETURN_IF_ERROR(
+              ReadEvent(index, ev, ep, event, pending, is_span));
+          if (is_span) {
+            pending.event = events_.size() - 1;
+            spans_.push_back(std::move(pending));
+          }
+          return absl::OkStatus();
+        });
+  }
+
+  // One element of traceEvents into `event` and, for an X event (then
+  // `is_span`), `pending`.
+  absl::Status ReadEvent(size_t index, value& ev, const JsonPath& ep,
+                         TraceEvent& event, PendingSpan& pending,
+                         bool& is_span) {
+    SPANPROF_ASSIGN_OR_RETURN(object o, json_.Object(ev, ep));
+    // "ph" decides the schema of the rest: look it up first.
+    value ph_value;
+    simdjson::error_code error = o.find_field_unordered("ph").get(ph_value);
+    if (error == simdjson::NO_SUCH_FIELD) {
+      return json_.Error(ep, "missing field \"ph\"");
+    }
+    if (error != simdjson::SUCCESS) return json_.Simdjson(error, ep);
+    const JsonPath ph_path = ep.Field("ph");
+    SPANPROF_ASSIGN_OR_RETURN(std::string_view ph,
+                              json_.String(ph_value, ph_path));
+    is_span = ph == "X";
+    if (!is_span && ph != "M") {
+      return json_.Error(ph_path,
+                         Cat("expected \"X\" or \"M\", got ", Quote(ph)));
+    }
+    bool reset = false;
+    error = o.reset().get(reset);
+    if (error != simdjson::SUCCESS) return json_.Simdjson(error, ep);
+    event.index = index;
+    event.is_span = is_span;
+    return is_span ? ReadSpanEvent(o, ep, event, pending)
+                   : ReadMetaEvent(o, ep, event);
+  }
+
+  absl::Status ReadMicros(value& v, const JsonPath& p, int64_t* ns) {
+    simdjson::ondemand::json_type type;
+    if (v.type().get(type) != simdjson::SUCCESS ||
+        type != simdjson::ondemand::json_type::number) {
+      return json_.Expected(v, p, "microseconds (a number)");
+    }
+    const std::string_view raw = StrictJson::TrimRight(v.raw_json_token());
+    if (!ParseMicros(raw, ns)) {
+      return json_.Error(p, Cat("expected microseconds written as "
+                                "<integer>.<up to 3 digits> within int64 ns, "
+                                "got ",
+                                StrictJson::Describe(v)));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status ReadMetaEvent(object& o, const JsonPath& p, TraceEvent& event) {
+    std::string name;
+    // "name" decides the schema of "args": find it first as well.
+    value name_value;
+    simdjson::error_code error = o.find_field_unordered("name").get(name_value);
+    if (error == simdjson::NO_SUCH_FIELD) {
+      return json_.Error(p, "missing field \"name\"");
+    }
+    if (error != simdjson::SUCCESS) return json_.Simdjson(error, p);
+    SPANPROF_RETURN_IF_ERROR(ReadString(name_value, p.Field("name"), name));
+    if (name != "process_name" && name != "thread_name" &&
+        name != "thread_sort_index") {
+      return json_.Error(p.Field("name"),
+                         Cat("expected \"process_name\", \"thread_name\" or "
+                             "\"thread_sort_index\", got ",
+                             Quote(name)));
+    }
+    bool reset = false;
+    error = o.reset().get(reset);
+    if (error != simdjson::SUCCESS) return json_.Simdjson(error, p);
+    const absl::Status read = json_.ReadObject(
+        o, p, kMetaEventFields,
+        [&](size_t field, value& v, const JsonPath& fp) -> absl::Status {
+          switch (field) {
+            case 2:
+              return Assign(json_.Int(v, fp, INT64_MIN, INT64_MAX), event.pid);
+            case 3:
+              return Assign(json_.Int(v, fp, INT64_MIN, INT64_MAX), event.tid);
+            case 4:
+              return ReadMicros(v, fp, &event.ts_ns);
+            case 5: {
+              SPANPROF_ASSIGN_OR_RETURN(object args, json_.Object(v, fp));
+              const bool sort_index = name == "thread_sort_index";
+              const std::array<FieldSpec, 1> spec = {
+                  {{sort_index ? "sort_index" : "name"}}};
+              return json_.ReadObject(
+                  args, fp, spec,
+                  [&](size_t, value& av, const JsonPath& ap) -> absl::Status {
+                    if (sort_index) {
+                      return json_.Int(av, ap, 0, UINT32_MAX).status();
+                    }
+                    return json_.String(av, ap).status();
+                  });
+            }
+            default:
+              return absl::OkStatus();  // ph and name: already read
+          }
+        });
+    if (!read.ok()) return read;
+    event.is_process_name = name == "process_name";
+    return absl::OkStatus();
+  }
+
+  absl::Status ReadSpanEvent(object& o, const JsonPath& p, TraceEvent& event,
+                             PendingSpan& pending) {
+    Span& span = pending.span;
+    // Not SPANPROF_RETURN_IF_ERROR: the lambdas use it too (-Wshadow).
+    if (absl::Status read = json_.ReadObject(
+            o, p, kSpanEventFields,
+            [&](size_t field, value& v, const JsonPath& fp) -> absl::Status {
+              switch (static_cast<SpanEventField>(field)) {
+                case kEvPh:
+                  return absl::OkStatus();
+                case kEvName:
+                  return Assign(json_.String(v, fp), pending.name);
+                case kEvCat:
+                  return Assign(json_.String(v, fp), pending.cat);
+                case kEvPid:
+                  return Assign(json_.Int(v, fp, INT64_MIN, INT64_MAX),
+                                event.pid);
+                case kEvTid:
+                  return Assign(json_.Int(v, fp, INT64_MIN, INT64_MAX),
+                                event.tid);
+                case kEvTs:
+                  return ReadMicros(v, fp, &event.ts_ns);
+                case kEvDur:
+                  return ReadMicros(v, fp, &event.dur_ns);
+                case kEvBindId:
+                  event.has_bind_id = true;
+                  return Assign(json_.Unsigned(v, fp), event.bind_id);
+                case kEvFlowIn:
+                  return Assign(json_.Bool(v, fp), event.flow_in);
+                case kEvFlowOut:
+                  return Assign(json_.Bool(v, fp), event.flow_out);
+                case kEvArgs:
+                  return ReadSpanArgs(v, fp, pending);
+              }
+              return absl::InternalError("unhandled event field");
+            });
+        !read.ok())
+      return read;
+    span.start_ns = event.ts_ns;
+    if (__builtin_add_overflow(event.ts_ns, event.dur_ns, &span.end_ns)) {
+      return json_.Error(p.Field("dur"), "ts + dur overflows int64 ns");
+    }
+    event.span_id = span.id;
+    return absl::OkStatus();
+  }
+
+  absl::Status ReadSpanArgs(value& v, const JsonPath& p, PendingSpan& pending) {
+    SPANPROF_ASSIGN_OR_RETURN(object o, json_.Object(v, p));
+    Span& span = pending.span;
+    return json_.ReadObject(
+        o, p, kSpanArgFields,
+        [&](size_t field, value& fv, const JsonPath& fp) -> absl::Status {
+          switch (static_cast<SpanArgField>(field)) {
+            case kArgSpanId:
+              SPANPROF_RETURN_IF_ERROR(Assign(json_.Unsigned(fv, fp), span.id));
+              if (span.id == 0) {
+                return json_.Error(fp, "span ids start at 1");
+              }
+              return absl::OkStatus();
+            case kArgParentId:
+              return Assign(json_.Unsigned(fv, fp), span.parent_id);
+            case kArgDepth:
+              return Assign(json_.Int(fv, fp, 0, UINT32_MAX), span.depth);
+            case kArgHeartbeats:
+              return Assign(json_.Unsigned(fv, fp), span.heartbeats);
+            case kArgSite:
+              return Assign(json_.Int(fv, fp, 0, UINT32_MAX), pending.site);
+            case kArgThread:
+              return Assign(json_.Int(fv, fp, 0, UINT32_MAX), pending.thread);
+            case kArgPhase:
+              return ReadTag(fv, fp, pending.phase);
+            case kArgModule:
+              return ReadTag(fv, fp, pending.module);
+            case kArgActivity:
+              return ReadTag(fv, fp, pending.activity);
+            case kArgAllocCount:
+              pending.has_alloc_count = true;
+              return Assign(json_.Int(fv, fp, INT64_MIN, INT64_MAX),
+                            span.alloc_count);
+            case kArgAllocBytes:
+              pending.has_alloc_bytes = true;
+              return Assign(json_.Int(fv, fp, INT64_MIN, INT64_MAX),
+                            span.alloc_bytes);
+            case kArgFlags:
+              return ReadFlags(fv, fp, span.flags);
+            case kArgUserArgs:
+              return ReadUserArgs(fv, fp, pending.args);
+          }
+          return absl::InternalError("unhandled args field");
+        });
+  }
+
+  absl::Status ReadTag(value& v, const JsonPath& p,
+                       std::optional<std::string_view>& out) {
+    SPANPROF_ASSIGN_OR_RETURN(std::string_view s, json_.String(v, p));
+    out.emplace(s);
+    return absl::OkStatus();
+  }
+
+  absl::Status ReadFlags(value& v, const JsonPath& p, uint32_t& flags) {
+    SPANPROF_ASSIGN_OR_RETURN(array a, json_.Array(v, p));
+    return json_.ForEachElement(
+        a, p, [&](size_t, value& ev, const JsonPath& ep) -> absl::Status {
+          SPANPROF_ASSIGN_OR_RETURN(std::string_view name,
+                                    json_.String(ev, ep));
+          for (const auto& [flag_name, bit] : kFlagNames) {
+            if (flag_name != name) continue;
+            if ((flags & bit) != 0) {
+              return json_.Error(ep, Cat("duplicate flag ", Quote(name)));
+            }
+            flags |= bit;
+            return absl::OkStatus();
+          }
+          return json_.Error(ep, Cat("unknown flag ", Quote(name),
+                                     " (expected \"unfinished\", "
+                                     "\"exception\" or \"rerooted\")"));
+        });
+  }
+
+  // User arguments: key → integer, or a number with '.' or an exponent
+  // (double), or null (a double that was NaN or infinite). Repeated keys are
+  // kept: a span may record one key twice.
+  absl::Status ReadUserArgs(value& v, const JsonPath& p,
+                            std::vector<SpanArg>& out) {
+    SPANPROF_ASSIGN_OR_RETURN(object o, json_.Object(v, p));
+    for (auto field_result : o) {
+      simdjson::ondemand::field field;
+      simdjson::error_code error = std::move(field_result).get(field);
+      if (error != simdjson::SUCCESS) return json_.Simdjson(error, p);
+      std::string_view key;
+      error = field.unescaped_key().get(key);
+      if (error != simdjson::SUCCESS) return json_.Simdjson(error, p);
+      SpanArg& arg = out.emplace_back();
+      arg.key = std::string(key);
+      value av = field.value();
+      const JsonPath ap = p.Field(arg.key);
+      simdjson::ondemand::json_type type;
+      if (av.type().get(type) != simdjson::SUCCESS) {
+        return json_.Expected(av, ap, "a number or null");
+      }
+      if (type == simdjson::ondemand::json_type::null) {
+        bool is_null = false;
+        if (av.is_null().get(is_null) != simdjson::SUCCESS || !is_null) {
+          return json_.Expected(av, ap, "a number or null");
+        }
+        arg.is_double = true;
+        arg.double_value = std::numeric_limits<double>::quiet_NaN();
+        continue;
+      }
+      if (type != simdjson::ondemand::json_type::number) {
+        return json_.Expected(av, ap, "a number or null");
+      }
+      const std::string_view raw = StrictJson::TrimRight(av.raw_json_token());
+      if (!StrictJson::IsJsonNumber(raw)) {
+        return json_.Error(ap,
+                           Cat("invalid number ", StrictJson::Describe(av)));
+      }
+      if (raw.find_first_of(".eE") == std::string_view::npos) {
+        if (StrictJson::ParseInteger(raw, &arg.int_value) !=
+            StrictJson::IntegerForm::kOk) {
+          return json_.Error(ap, Cat("integer out of range (beyond int64): ",
+                                     StrictJson::Describe(av)));
+        }
+        continue;
+      }
+      arg.is_double = true;
+      const auto [end, ec] = std::from_chars(
+          raw.data(), raw.data() + raw.size(), arg.double_value);
+      if (ec != std::errc() || end != raw.data() + raw.size()) {
+        return json_.Error(
+            ap, Cat("number out of double range: ", StrictJson::Describe(av)));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<ParsedTrace> Assemble() {
+    std::vector<size_t> order(spans_.size());
+    std::iota(order.begin(), order.end(), size_t{0});
+    // The collector's order: (thread, start_ns, depth), ties by id.
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      const Span& x = spans_[a].span;
+      const Span& y = spans_[b].span;
+      return std::tie(x.thread, x.start_ns, x.depth, x.id, a) <
+             std::tie(y.thread, y.start_ns, y.depth, y.id, b);
+    });
+    ParsedTrace out;
+    out.capture = std::move(capture_);
+    Capture& c = out.capture;
+    c.spans.reserve(spans_.size());
+    for (size_t i : order) {
+      PendingSpan& pending = spans_[i];
+      Span& span = c.spans.emplace_back(pending.span);
+      if (!pending.args.empty()) {
+        if (c.args.size() + pending.args.size() > UINT32_MAX) {
+          return json_.Error(JsonPath::Root(), "too many span arguments");
+        }
+        span.first_arg = static_cast<uint32_t>(c.args.size());
+        span.arg_count = static_cast<uint32_t>(pending.args.size());
+        for (SpanArg& arg : pending.args) c.args.push_back(std::move(arg));
+      }
+    }
+    out.events = std::move(events_);
+    return out;
+  }
+
+  StrictJson json_;
+  Capture capture_;
+  std::vector<uint64_t> sorted_tids_;    // metadata.threads' tids
+  std::vector<PendingSpan> spans_;       // the one-pass reader's
+  std::vector<Span> fast_spans_;         // the fast path's, file order
+  std::vector<SpanArg> fast_args_;       // the fast path's, file order
+  std::vector<std::string> site_heads_;  // RenderExpectedText()'s
+  std::vector<std::string> site_tags_;
+  std::vector<std::string> thread_ids_;
+  std::vector<TraceEvent> events_;
+};
+
+}  // namespace
+
+bool ParseMicros(std::string_view text, int64_t* ns) {
+  size_t i = 0;
+  const bool negative = !text.empty() && text[0] == '-';
+  if (negative) ++i;
+  const size_t int_start = i;
+  while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+  const size_t int_end = i;
+  if (int_end == int_start) return false;
+  if (text[int_start] == '0' && int_end - int_start > 1) return false;
+  int64_t fraction = 0;
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    size_t digits = 0;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9' && digits < 3) {
+      fraction = fraction * 10 + (text[i] - '0');
+      ++i;
+      ++digits;
+    }
+    if (digits == 0) return false;
+    for (; digits < 3; ++digits) fraction *= 10;
+  }
+  if (i != text.size()) return false;  // a 4th decimal, an exponent, junk
+  // Accumulate negatively so that the most negative value is representable.
+  int64_t value = 0;
+  for (size_t k = int_start; k < int_end; ++k) {
+    if (__builtin_mul_overflow(value, 10, &value) ||
+        __builtin_sub_overflow(value, text[k] - '0', &value)) {
+      return false;
+    }
+  }
+  if (__builtin_mul_overflow(value, 1000, &value) ||
+      __builtin_sub_overflow(value, fraction, &value)) {
+    return false;
+  }
+  if (!negative) {
+    if (value == INT64_MIN) return false;
+    value = -value;
+  }
+  *ns = value;
+  return true;
+}
+
+absl::StatusOr<ParsedTrace> ParseTraceDocument(std::string_view json,
+                                               std::string_view source) {
+  return TraceReader(source).Read(json, /*keep_events=*/true);
+}
+
+}  // namespace internal
+
+absl::StatusOr<Capture> ParseTrace(std::string_view json,
+                                   std::string_view source) {
+  SPANPROF_ASSIGN_OR_RETURN(
+      internal::ParsedTrace parsed,
+      internal::TraceReader(source).Read(json, /*keep_events=*/false));
+  return std::move(parsed.capture);
+}
+
+absl::StatusOr<Capture> ReadTrace(const std::string& path) {
+  SPANPROF_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  return ParseTrace(text, path);
+}
+
+}  // namespace spanprof::analysis

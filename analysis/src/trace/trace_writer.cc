@@ -1,0 +1,564 @@
+// The Chrome Trace Event writer: see docs/formats.md ("Trace") for the format
+// and the reasons behind the flow encoding.
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "io/file_io_internal.h"
+#include "json/json_writer.h"
+#include "spanprof/analysis/file_io.h"
+#include "spanprof/analysis/forest.h"
+#include "spanprof/analysis/status_macros.h"
+#include "spanprof/analysis/trace.h"
+#include "spanprof/capture.h"
+
+namespace spanprof::analysis {
+namespace {
+
+constexpr std::string_view kTraceSchema = "spanprof.trace";
+constexpr int64_t kTraceSchemaVersion = 1;
+constexpr std::string_view kInvalidSiteName = "(invalid site)";
+
+constexpr std::pair<uint32_t, std::string_view> kFlagNames[] = {
+    {kSpanUnfinished, "\"unfinished\""},
+    {kSpanException, "\"exception\""},
+    {kSpanRerooted, "\"rerooted\""}};
+
+// Durations of corrupt captures (say start_ns = INT64_MIN) saturate instead of
+// overflowing.
+int64_t SatSub(int64_t a, int64_t b) {
+  int64_t result;
+  if (__builtin_sub_overflow(a, b, &result)) {
+    return b < 0 ? INT64_MAX : INT64_MIN;
+  }
+  return result;
+}
+
+void AppendMicros(std::string* out, int64_t ns) {
+  // Magnitude in unsigned arithmetic, so INT64_MIN has one too.
+  uint64_t magnitude = static_cast<uint64_t>(ns);
+  if (ns < 0) {
+    out->push_back('-');
+    magnitude = ~magnitude + 1;
+  }
+  char buffer[32];
+  char* end = std::to_chars(buffer, buffer + 24, magnitude / 1000).ptr;
+  const unsigned fraction = static_cast<unsigned>(magnitude % 1000);
+  end[0] = '.';
+  end[1] = static_cast<char>('0' + fraction / 100);
+  end[2] = static_cast<char>('0' + fraction / 10 % 10);
+  end[3] = static_cast<char>('0' + fraction % 10);
+  out->append(buffer, static_cast<size_t>(end + 4 - buffer));
+}
+
+// How a span's X event takes part in a cross-thread flow.
+enum FlowRole : uint8_t { kNoFlow, kFlowIn, kFlowOut };
+
+// Chooses, per span, at most one flow binding (an X event carries one
+// `bind_id`): a cross-thread parent binds `flow_out` with its own id and its
+// cross-thread children bind `flow_in` with that id, which Perfetto draws as
+// one arrow per child. A span that is both a cross-thread child and a
+// cross-thread parent can take only one role; a tree dynamic program picks
+// the roles that draw the most arrows (ties favour the incoming arrow).
+std::vector<uint8_t> PlanFlows(const Capture& capture, const Forest& forest) {
+  const std::vector<Span>& spans = capture.spans;
+  const size_t n = spans.size();
+  std::vector<uint8_t> role(n, kNoFlow);
+
+  // A link is drawable when Perfetto imports the parent before the child: it
+  // sorts X events by ts, then longer first, then file order (which is ours).
+  auto drawable = [&](size_t child) {
+    const uint32_t p = forest.parent(child);
+    if (p == Forest::kNone) return false;
+    const Span& parent = spans[p];
+    const Span& span = spans[child];
+    if (parent.thread == span.thread) return false;
+    if (parent.start_ns != span.start_ns) {
+      return parent.start_ns < span.start_ns;
+    }
+    return SatSub(parent.end_ns, parent.start_ns) >=
+           SatSub(span.end_ns, span.start_ns);
+  };
+  bool any = false;
+  std::vector<uint8_t> linked(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    if (drawable(i)) {
+      linked[i] = 1;
+      any = true;
+    }
+  }
+  if (!any) return role;
+
+  // Parents before children: breadth-first from the roots.
+  std::vector<uint32_t> topo(forest.roots().begin(), forest.roots().end());
+  topo.reserve(n);
+  for (size_t k = 0; k < topo.size(); ++k) {
+    for (uint32_t c : forest.children(topo[k])) topo.push_back(c);
+  }
+
+  // gain_out[v]: arrows drawable in v's cross-thread subtree when v binds
+  // flow_out; gain_in[v]: the same when v binds flow_in (so its children
+  // cannot bind to it).
+  std::vector<uint64_t> gain_out(n, 0);
+  std::vector<uint64_t> gain_in(n, 0);
+  for (size_t k = topo.size(); k-- > 0;) {
+    const uint32_t v = topo[k];
+    for (uint32_t c : forest.children(v)) {
+      if (!linked[c]) continue;
+      gain_out[v] += std::max(gain_in[c] + 1, gain_out[c]);
+      gain_in[v] += gain_out[c];
+    }
+  }
+  std::vector<uint32_t> in_children(n, 0);
+  for (uint32_t v : topo) {
+    const uint32_t p = forest.parent(v);
+    if (linked[v] && role[p] == kFlowOut && gain_in[v] + 1 >= gain_out[v]) {
+      role[v] = kFlowIn;
+      ++in_children[p];
+    } else if (gain_out[v] > 0) {
+      role[v] = kFlowOut;
+    }
+  }
+  // A flow_out that no child binds to would start a flow with no arrow.
+  for (size_t v = 0; v < n; ++v) {
+    if (role[v] == kFlowOut && in_children[v] == 0) role[v] = kNoFlow;
+  }
+  return role;
+}
+
+// False when no span can have a parent on another thread, proven in one pass
+// without building a Forest (~24 bytes per span): the ids are consecutive (as
+// the collector writes them), so a parent id is an index, and every parent
+// found that way is on its child's thread. Otherwise true: PlanFlows decides.
+bool MayHaveCrossThreadParents(const Capture& capture) {
+  const std::vector<Span>& spans = capture.spans;
+  if (spans.empty()) return false;
+  const uint64_t first = spans[0].id;
+  const size_t n = spans.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (spans[i].id != first + i) return true;
+  }
+  for (const Span& span : spans) {
+    if (span.parent_id < first || span.parent_id - first >= n) continue;
+    if (spans[static_cast<size_t>(span.parent_id - first)].thread !=
+        span.thread) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The order of the X events: by ts, then longer first, then depth, then id,
+// then array index (a total order, so the output is deterministic).
+//
+// The events are yielded by merging the ascending runs of the span array
+// with a heap of run heads: O(n log r) for r runs and O(r) memory. The
+// collector's capture is sorted per thread, so a trace has about one run
+// per thread, and no per-span key array (32 bytes a span) is needed.
+class EventOrder {
+ public:
+  explicit EventOrder(const std::vector<Span>& spans) : spans_(spans) {
+    const size_t n = spans.size();
+    size_t begin = 0;
+    for (size_t i = 1; i <= n; ++i) {
+      if (i == n || Less(i, i - 1)) {
+        heap_.push_back(Run{begin, i});
+        begin = i;
+      }
+    }
+    std::make_heap(heap_.begin(), heap_.end(), Later{this});
+  }
+
+  // The next event's span index; false when every event was yielded.
+  bool Next(size_t* index) {
+    if (heap_.empty()) return false;
+    std::pop_heap(heap_.begin(), heap_.end(), Later{this});
+    Run& run = heap_.back();
+    *index = run.next++;
+    if (run.next == run.end) {
+      heap_.pop_back();
+    } else {
+      std::push_heap(heap_.begin(), heap_.end(), Later{this});
+    }
+    return true;
+  }
+
+ private:
+  struct Run {
+    size_t next;
+    size_t end;
+  };
+  // Heap order: the run whose head comes later sinks.
+  struct Later {
+    const EventOrder* order;
+    bool operator()(const Run& a, const Run& b) const {
+      return order->Less(b.next, a.next);
+    }
+  };
+
+  bool Less(size_t a, size_t b) const {
+    const Span& x = spans_[a];
+    const Span& y = spans_[b];
+    if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
+    const int64_t x_neg_dur = SatSub(x.start_ns, x.end_ns);
+    const int64_t y_neg_dur = SatSub(y.start_ns, y.end_ns);
+    if (x_neg_dur != y_neg_dur) return x_neg_dur < y_neg_dur;
+    if (x.depth != y.depth) return x.depth < y.depth;
+    if (x.id != y.id) return x.id < y.id;
+    return a < b;
+  }
+
+  const std::vector<Span>& spans_;
+  std::vector<Run> heap_;
+};
+
+void WriteSiteFields(JsonWriter& w, const Site& site) {
+  w.Key("name");
+  w.String(site.name);
+  w.Key("phase");
+  w.String(site.phase);
+  w.Key("module");
+  w.String(site.module);
+  w.Key("activity");
+  w.String(site.activity);
+}
+
+void WriteMetadata(JsonWriter& w, const Capture& capture) {
+  w.BeginObject();
+  w.Key("schema");
+  w.String(kTraceSchema);
+  w.Key("schema_version");
+  w.Int(kTraceSchemaVersion);
+  w.Key("spanprof_version");
+  w.String(capture.spanprof_version);
+  w.Key("process_name");
+  w.String(capture.process_name);
+  w.Key("pid");
+  w.Int(capture.pid);
+  w.Key("clock");
+  w.String(capture.clock);
+  w.Key("wall_clock_anchor_ns");
+  w.Int(capture.wall_clock_anchor_ns);
+  w.Key("window_ns");
+  w.Int(capture.window_ns);
+  w.Key("event_limit");
+  w.Uint(capture.event_limit);
+  w.Key("overflow_policy");
+  w.String(capture.overflow_policy);
+  w.Key("dropped_events");
+  w.Uint(capture.dropped_events);
+  w.Key("dropped_by_site");
+  w.BeginArray();
+  for (const SiteDrops& drops : capture.dropped_by_site) {
+    const Site fallback{std::string(kInvalidSiteName), "", "", ""};
+    const Site& site = drops.site < capture.sites.size()
+                           ? capture.sites[drops.site]
+                           : fallback;
+    w.BeginObject();
+    w.Key("site");
+    w.Uint(drops.site);
+    WriteSiteFields(w, site);
+    w.Key("count");
+    w.Uint(drops.count);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("finished_normally");
+  w.Bool(capture.finished_normally);
+  w.Key("overhead_ns_per_span");
+  w.Int(capture.overhead_ns_per_span);
+  w.Key("alloc_measured");
+  w.Bool(capture.alloc_measured);
+  const ProcessResources& res = capture.process_resources;
+  w.Key("process_resources");
+  w.BeginObject();
+  w.Key("user_cpu_ns");
+  w.Int(res.user_cpu_ns);
+  w.Key("system_cpu_ns");
+  w.Int(res.system_cpu_ns);
+  w.Key("peak_rss_kib");
+  w.Int(res.peak_rss_kib);
+  w.Key("minor_page_faults");
+  w.Int(res.minor_page_faults);
+  w.Key("major_page_faults");
+  w.Int(res.major_page_faults);
+  w.Key("voluntary_context_switches");
+  w.Int(res.voluntary_context_switches);
+  w.Key("involuntary_context_switches");
+  w.Int(res.involuntary_context_switches);
+  w.EndObject();
+  w.Key("threads");
+  w.BeginArray();
+  for (const ThreadInfo& thread : capture.threads) {
+    w.BeginObject();
+    w.Key("tid");
+    w.Uint(thread.os_tid);
+    w.Key("name");
+    w.String(thread.name);
+    w.Key("sort_index");
+    w.Uint(thread.sort_index);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("sites");
+  w.BeginArray();
+  for (const Site& site : capture.sites) {
+    w.BeginObject();
+    WriteSiteFields(w, site);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
+std::string ThreadLabel(const ThreadInfo& thread) {
+  if (!thread.name.empty()) return thread.name;
+  return "thread-" + std::to_string(thread.os_tid);
+}
+
+}  // namespace
+
+std::string FormatMicros(int64_t ns) {
+  std::string out;
+  AppendMicros(&out, ns);
+  return out;
+}
+
+namespace {
+
+// Renders the trace into `*out`. Whenever `*out` holds at least `chunk` bytes
+// it is handed to `flush` and cleared, so a caller that streams to a file
+// keeps one chunk in memory. Returns the first error of `flush`.
+absl::Status RenderTrace(
+    const Capture& capture, std::string* out, size_t chunk,
+    const std::function<absl::Status(std::string_view)>& flush) {
+  const std::vector<Span>& spans = capture.spans;
+  const size_t n = spans.size();
+  const std::vector<uint8_t> flows = MayHaveCrossThreadParents(capture)
+                                         ? PlanFlows(capture, Forest(capture))
+                                         : std::vector<uint8_t>(n, kNoFlow);
+
+  // Per-site and per-thread fragments, rendered once.
+  std::vector<std::string> site_head(capture.sites.size() + 1);
+  std::vector<std::string> site_tags(capture.sites.size() + 1);
+  for (size_t s = 0; s <= capture.sites.size(); ++s) {
+    const Site fallback{std::string(kInvalidSiteName), "", "", ""};
+    const Site& site = s < capture.sites.size() ? capture.sites[s] : fallback;
+    std::string& head = site_head[s];
+    head = "{\"ph\":\"X\",\"name\":";
+    AppendJsonString(&head, site.name);
+    head += ",\"cat\":";
+    AppendJsonString(&head, site.phase.empty() ? "spanprof" : site.phase);
+    std::string& tags = site_tags[s];
+    const std::pair<std::string_view, const std::string*> tag_fields[] = {
+        {"phase", &site.phase},
+        {"module", &site.module},
+        {"activity", &site.activity}};
+    for (const auto& [key, value] : tag_fields) {
+      if (value->empty()) continue;
+      tags += ",\"";
+      tags.append(key);
+      tags += "\":";
+      AppendJsonString(&tags, *value);
+    }
+  }
+  std::string pid_text;
+  AppendInt(&pid_text, capture.pid);
+  std::vector<std::string> thread_ids(capture.threads.size() + 1);
+  for (size_t t = 0; t <= capture.threads.size(); ++t) {
+    std::string& text = thread_ids[t];
+    text = ",\"pid\":" + pid_text + ",\"tid\":";
+    AppendUint(&text, t < capture.threads.size() ? capture.threads[t].os_tid
+                                                 : uint64_t{0});
+  }
+
+  JsonWriter w(out, {.indent = 0, .line_depth = 2});
+  w.BeginObject();
+  w.Key("traceEvents");
+  w.BeginArray();
+
+  w.BeginObject();
+  w.Key("ph");
+  w.String("M");
+  w.Key("name");
+  w.String("process_name");
+  w.Key("pid");
+  w.Int(capture.pid);
+  w.Key("tid");
+  w.Int(capture.pid);
+  w.Key("ts");
+  w.Int(0);
+  w.Key("args");
+  w.BeginObject();
+  w.Key("name");
+  w.String(capture.process_name);
+  w.EndObject();
+  w.EndObject();
+  for (const ThreadInfo& thread : capture.threads) {
+    w.BeginObject();
+    w.Key("ph");
+    w.String("M");
+    w.Key("name");
+    w.String("thread_name");
+    w.Key("pid");
+    w.Int(capture.pid);
+    w.Key("tid");
+    w.Uint(thread.os_tid);
+    w.Key("ts");
+    w.Int(0);
+    w.Key("args");
+    w.BeginObject();
+    w.Key("name");
+    w.String(ThreadLabel(thread));
+    w.EndObject();
+    w.EndObject();
+    w.BeginObject();
+    w.Key("ph");
+    w.String("M");
+    w.Key("name");
+    w.String("thread_sort_index");
+    w.Key("pid");
+    w.Int(capture.pid);
+    w.Key("tid");
+    w.Uint(thread.os_tid);
+    w.Key("ts");
+    w.Int(0);
+    w.Key("args");
+    w.BeginObject();
+    w.Key("sort_index");
+    w.Uint(thread.sort_index);
+    w.EndObject();
+    w.EndObject();
+  }
+
+  const size_t invalid_site = capture.sites.size();
+  const size_t invalid_thread = capture.threads.size();
+  EventOrder order(spans);
+  for (size_t index = 0; order.Next(&index);) {
+    const Span& span = spans[index];
+    const size_t site = span.site < invalid_site ? span.site : invalid_site;
+    const size_t thread =
+        span.thread < invalid_thread ? span.thread : invalid_thread;
+    std::string* o = w.RawValue();
+    o->append(site_head[site]);
+    o->append(thread_ids[thread]);
+    o->append(",\"ts\":");
+    AppendMicros(o, span.start_ns);
+    o->append(",\"dur\":");
+    AppendMicros(o, SatSub(span.end_ns, span.start_ns));
+    switch (flows[index]) {
+      case kFlowIn:
+        o->append(",\"bind_id\":");
+        AppendUint(o, span.parent_id);
+        o->append(",\"flow_in\":true");
+        break;
+      case kFlowOut:
+        o->append(",\"bind_id\":");
+        AppendUint(o, span.id);
+        o->append(",\"flow_out\":true");
+        break;
+      default:
+        break;
+    }
+    o->append(",\"args\":{\"span_id\":");
+    AppendUint(o, span.id);
+    o->append(",\"parent_id\":");
+    AppendUint(o, span.parent_id);
+    o->append(",\"depth\":");
+    AppendUint(o, span.depth);
+    o->append(",\"heartbeats\":");
+    AppendUint(o, span.heartbeats);
+    o->append(",\"site\":");
+    AppendUint(o, span.site);
+    o->append(",\"thread\":");
+    AppendUint(o, span.thread);
+    o->append(site_tags[site]);
+    if (capture.alloc_measured) {
+      o->append(",\"alloc_count\":");
+      AppendInt(o, span.alloc_count);
+      o->append(",\"alloc_bytes\":");
+      AppendInt(o, span.alloc_bytes);
+    }
+    if ((span.flags & (kSpanUnfinished | kSpanException | kSpanRerooted)) !=
+        0) {
+      o->append(",\"flags\":[");
+      bool first = true;
+      for (const auto& [bit, name] : kFlagNames) {
+        if ((span.flags & bit) == 0) continue;
+        if (!first) o->push_back(',');
+        first = false;
+        o->append(name);
+      }
+      o->push_back(']');
+    }
+    const size_t args_begin =
+        std::min<size_t>(span.first_arg, capture.args.size());
+    const size_t args_end =
+        std::min<size_t>(args_begin + span.arg_count, capture.args.size());
+    if (args_end > args_begin) {
+      o->append(",\"args\":{");
+      for (size_t a = args_begin; a < args_end; ++a) {
+        const SpanArg& arg = capture.args[a];
+        if (a != args_begin) o->push_back(',');
+        AppendJsonString(o, arg.key);
+        o->push_back(':');
+        if (arg.is_double) {
+          AppendDouble(o, arg.double_value);
+        } else {
+          AppendInt(o, arg.int_value);
+        }
+      }
+      o->push_back('}');
+    }
+    o->append("}}");
+    if (out->size() >= chunk) {
+      SPANPROF_RETURN_IF_ERROR(flush(*out));
+      out->clear();
+    }
+  }
+  w.EndArray();
+  w.Key("displayTimeUnit");
+  w.String("ns");
+  w.Key("metadata");
+  WriteMetadata(w, capture);
+  w.EndObject();
+  w.Newline();
+  return flush(*out);
+}
+
+}  // namespace
+
+std::string TraceToJson(const Capture& capture) {
+  std::string out;
+  out.reserve(4096 + capture.threads.size() * 160 + capture.sites.size() * 96 +
+              capture.spans.size() * 220);
+  // Rendering into one string cannot fail.
+  RenderTrace(capture, &out, SIZE_MAX, [](std::string_view) {
+    return absl::OkStatus();
+  }).IgnoreError();
+  return out;
+}
+
+absl::Status WriteTrace(const Capture& capture, const std::string& path) {
+  // Streams 1 MiB chunks to the file (through gzip for `.gz`), so memory does
+  // not grow with the trace.
+  constexpr size_t kChunk = size_t{1} << 20;
+  SPANPROF_ASSIGN_OR_RETURN(
+      std::unique_ptr<internal::OutputFile> file,
+      internal::OutputFile::Create(path, internal::EndsWithGz(path)));
+  std::string buffer;
+  buffer.reserve(kChunk + 64 * 1024);
+  SPANPROF_RETURN_IF_ERROR(
+      RenderTrace(capture, &buffer, kChunk,
+                  [&](std::string_view bytes) { return file->Write(bytes); }));
+  return file->Commit();
+}
+
+}  // namespace spanprof::analysis

@@ -1,0 +1,178 @@
+// Private state of the recorder, shared by recorder.cc, collector.cc and
+// context.cc. Nothing here is visible to users.
+#ifndef SPANPROF_RUNTIME_SRC_RECORDER_RECORDER_INTERNAL_H_
+#define SPANPROF_RUNTIME_SRC_RECORDER_RECORDER_INTERNAL_H_
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "spanprof/internal/recorder.h"
+#include "spanprof/recording.h"
+
+namespace spanprof::internal {
+
+// Returned by BeginSlow for a span the cap dropped: non-zero so that its end
+// takes the slow path (which keeps the dropped-depth count), and never a real
+// epoch (real epochs are far smaller).
+inline constexpr uint32_t kDroppedEpoch = 0xFFFFFFFFu;
+
+// A contiguous block of records in one thread's stream.
+struct Chunk {
+  Record* records = nullptr;
+  uint64_t capacity = 0;       // records
+  uint64_t used = 0;           // records written (set when the chunk closes)
+  uint64_t base_position = 0;  // stream position of records[0]
+};
+
+// Side records: arguments and context pushes/pops, ordered against the main
+// stream by `position` (the main stream position when they were written).
+enum SideKind : uint32_t {
+  kSideArgInt = 1,
+  kSideArgDouble = 2,
+  kSideContextPush = 3,  // key = parent thread slot, value = parent position,
+                         // side = parent side index
+  kSideContextPop = 4,   // value = side index of the matching push
+};
+
+struct SideRecord {
+  uint64_t position;
+  uint32_t kind;
+  uint32_t key;    // arg key site id, or parent thread slot
+  uint64_t value;  // arg bits, or parent position
+  // Context pushes: the parent thread's side index when the context was
+  // taken (how many side records it had written), which says which of its
+  // own context scopes was active then.
+  uint64_t side;
+};
+
+// `ThreadRing` is one thread's recorder: the hot `ThreadState` plus what the
+// slow path and the collector need. The owner thread writes the hot part
+// without locks; `mu` guards chunk switches against the collector.
+struct ThreadRing : ThreadState {
+  std::mutex mu;
+  uint32_t slot = 0;  // index in the session's ring list
+  uint64_t os_tid = 0;
+  char name[64] = {};
+
+  // Main stream: closed chunks in order; the current chunk is the last one.
+  std::vector<Chunk> chunks;
+  Record* chunk_begin = nullptr;
+  Record* chunk_end = nullptr;
+  uint64_t chunk_base = 0;  // stream position of chunk_begin (owner's copy)
+
+  // Side stream (single owner writer; published like the main cursor).
+  std::vector<SideRecord> side;  // reserved at bind; bounded
+  std::atomic<uint64_t> side_published{0};
+  uint64_t side_capacity = 0;
+  // The side index the last CurrentContext() saw: a context scope pushed at
+  // that index is not elided when it ends empty, because a context taken
+  // inside it refers to it.
+  uint64_t context_side_mark = UINT64_MAX;
+  // The context scopes alive on this thread, innermost last, with the side
+  // index of their push. Ring mode keeps them under `mu`: when the side
+  // buffer wraps, the collector restores the pushes of scopes that are still
+  // alive (a long-lived scope, e.g. a whole worker run under Bind).
+  struct LiveScope {
+    uint64_t index;
+    SideRecord push;
+  };
+  std::vector<LiveScope> live_scopes;
+  // Ring mode: scopes that ended, with the side index of their pop, while
+  // that pop may still be in the side buffer. When the buffer has
+  // overwritten a push but not its pop, the collector restores the push from
+  // here (else every span before the pop would have lost its scope).
+  struct EndedScope {
+    uint64_t index;
+    SideRecord push;
+    uint64_t pop_index;
+  };
+  std::vector<EndedScope> ended_scopes;
+  size_t ended_scopes_head = 0;  // entries before it are overwritten pops
+  bool ring_mode = false;
+  bool side_wrapped = false;  // ring mode: the side buffer overwrites itself
+  uint64_t dropped_args = 0;
+
+  // Drop accounting: by site id; grows on the slow path only.
+  std::vector<uint64_t> drops_by_site;
+  uint64_t dropped_open = 0;  // dropped spans still open on this thread
+  uint64_t next_chunk_spans = 0;
+
+  bool in_session = false;  // registered in the active session's list
+  bool owner_exited = false;
+
+  // Position in the stream of the record at `cursor`.
+  uint64_t Position() const noexcept;
+};
+
+// Per-process recorder state for one session.
+struct SessionState {
+  std::mutex mu;  // guards rings and the site table changes below
+  RecordingOptions options;
+  bool active = false;
+  uint32_t epoch = 0;
+  bool use_tsc = true;
+  bool count_allocs = false;
+  std::vector<ThreadRing*> rings;
+  // Drop mode: spans not yet handed to any thread.
+  std::atomic<int64_t> span_budget{0};
+  // Ring mode: spans of chunk memory not yet handed to any thread.
+  std::atomic<int64_t> ring_budget{0};
+  std::atomic<uint64_t> side_budget{0};
+  uint64_t start_tsc = 0;
+  uint64_t start_mono_ns = 0;
+  int64_t start_wall_ns = 0;
+  int64_t pid = 0;
+};
+
+SessionState& Session();
+
+// The interned sites (process-wide, append-only). Id 0 is unused.
+struct SiteTable {
+  std::mutex mu;
+  std::vector<Site> sites;  // sites[0] is a placeholder
+};
+SiteTable& Sites();
+std::vector<Site> SnapshotSites();
+
+// Binds the calling thread to the active session (slow path). Returns the
+// ring, or nullptr when not recording. Must be called with `epoch` read from
+// g_epoch.
+ThreadRing* BindThread(uint32_t epoch) noexcept;
+
+// Context support (recorder.cc): the calling thread's stream and side
+// positions, and side records that make a context the parent of the spans
+// opened next.
+bool CurrentPosition(uint32_t* epoch, uint32_t* slot, uint64_t* position,
+                     uint64_t* side) noexcept;
+bool PushContext(uint32_t parent_epoch, uint32_t parent_slot,
+                 uint64_t parent_position, uint64_t parent_side) noexcept;
+void PopContext(uint32_t epoch) noexcept;
+
+// Fork support (the session layer installs the pthread_atfork handlers):
+// take and release the recorder's process-wide locks around fork(), and in
+// the child stop recording, leave the parent's rings alone and detach the
+// forking thread's state so that spans it had open end as no-ops.
+void LockForFork() noexcept;
+void UnlockAfterFork() noexcept;
+void ResetInForkedChild() noexcept;
+
+// Frees a chunk's memory.
+void FreeChunk(Chunk& chunk) noexcept;
+
+// Allocation counting hook (spanprof::alloc sets it before main).
+extern std::atomic<bool> g_alloc_counting_linked;
+
+// Clock helpers (clock.cc).
+bool TscIsInvariant() noexcept;
+struct ClockPair {
+  uint64_t tsc;
+  uint64_t mono_ns;
+};
+ClockPair ReadClockPair() noexcept;
+
+}  // namespace spanprof::internal
+
+#endif  // SPANPROF_RUNTIME_SRC_RECORDER_RECORDER_INTERNAL_H_
