@@ -13,11 +13,11 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "json/strict_json.h"
 #include "spanprof/analysis/forest.h"
 #include "spanprof/analysis/status_macros.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
-#include "json/strict_json.h"
 #include "trace/trace_reader.h"
 
 namespace spanprof::analysis {

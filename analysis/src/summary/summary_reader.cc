@@ -18,10 +18,10 @@
 #include "absl/numeric/int128.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "json/strict_json.h"
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/status_macros.h"
 #include "spanprof/analysis/summary.h"
-#include "json/strict_json.h"
 
 namespace spanprof::analysis {
 namespace {

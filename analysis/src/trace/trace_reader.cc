@@ -26,11 +26,11 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "json/json_writer.h"
+#include "json/strict_json.h"
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/status_macros.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
-#include "json/strict_json.h"
 
 namespace spanprof::analysis {
 namespace internal {
