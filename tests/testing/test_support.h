@@ -125,6 +125,25 @@ inline ProcessResult RunProcess(
   return result;
 }
 
+// True when the run is CI's (`CI=true`, as CI sets it): there a check whose
+// tool or file is missing must fail, never skip unseen.
+inline bool InCi() {
+  const char* ci = std::getenv("CI");
+  return ci != nullptr && std::string(ci) == "true";
+}
+
 }  // namespace spanprof::testing
+
+// Skips the current test with `message` when a prerequisite is missing on a
+// developer's machine; fails it instead under CI=true. Use in a test body or
+// a void SetUp().
+#define SPANPROF_SKIP_UNLESS_CI(message)                                  \
+  do {                                                                    \
+    if (::spanprof::testing::InCi()) {                                    \
+      GTEST_FAIL() << "CI=true, so a missing prerequisite fails: "        \
+                   << message;                                            \
+    }                                                                     \
+    GTEST_SKIP() << message;                                              \
+  } while (false)
 
 #endif  // SPANPROF_TESTS_TESTING_TEST_SUPPORT_H_
