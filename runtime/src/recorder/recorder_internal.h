@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "spanprof/internal/recorder.h"
@@ -136,6 +137,12 @@ struct SiteTable {
 };
 SiteTable& Sites();
 std::vector<Site> SnapshotSites();
+
+// The site of a session's root span named `name`, interned by content (not by
+// address, as spanprof::Run's sites are): `name` need only live for the call.
+// One entry per distinct root name, kept for the process's life. Takes a
+// mutex; session start only.
+SiteStatic* InternRootSite(std::string_view name);
 
 // Binds the calling thread to the active session (slow path). Returns the
 // ring, or nullptr when not recording. Must be called with `epoch` read from
