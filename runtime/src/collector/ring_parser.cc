@@ -121,7 +121,7 @@ void Collector::ApplySide(ThreadParse& p, uint64_t position) {
     switch (s.kind) {
       case kSideArgInt:
       case kSideArgDouble:
-        AddArg(s);
+        ApplyArg(s);
         break;
       case kSideContextPush:
         PushScope(p, s, index);
@@ -138,7 +138,7 @@ void Collector::ApplySide(ThreadParse& p, uint64_t position) {
 }
 
 // An argument of the innermost open span.
-void Collector::AddArg(const SideRecord& s) {
+void Collector::ApplyArg(const SideRecord& s) {
   if (open_.empty() || s.key >= sites_.size()) return;
   SpanArg arg;
   arg.key = sites_[s.key].name;
@@ -307,7 +307,6 @@ bool Collector::ResolveContexts(const std::vector<uint32_t>& slot_to_thread) {
   return changed;
 }
 
-// The innermost span of `ts` open at stream position `pos`, or -1.
 int64_t Collector::InnermostSpan(const ThreadStreams& ts, uint64_t pos) const {
   // The last span of the thread that began before `pos`...
   size_t lo = ts.first_span;
@@ -331,7 +330,6 @@ int64_t Collector::InnermostSpan(const ThreadStreams& ts, uint64_t pos) const {
   return candidate;
 }
 
-// The innermost scope of `ts` active after `side` side records, or -1.
 int64_t Collector::InnermostScope(const ThreadStreams& ts, uint64_t side) {
   const auto it = std::partition_point(
       ts.frames.begin(), ts.frames.end(),
@@ -343,10 +341,6 @@ int64_t Collector::InnermostScope(const ThreadStreams& ts, uint64_t side) {
   return frame;
 }
 
-// Follows a context to its span. `*thread` is the parent's thread when it
-// is known (also when the parent itself was overwritten), else UINT32_MAX:
-// when a thread's history was overwritten at the context's point, whether
-// a span was open there, or which scope was active, is unknown.
 int64_t Collector::Resolve(const std::vector<uint32_t>& slot_to_thread,
                            uint32_t slot, uint64_t pos, uint64_t side,
                            bool* lost, uint32_t* thread) const {

@@ -184,7 +184,7 @@ class Collector {
   void ApplySide(ThreadParse& p, uint64_t position);
   void PushScope(ThreadParse& p, const SideRecord& s, uint64_t index);
   void PopScope(ThreadParse& p, const SideRecord& s, uint64_t index);
-  void AddArg(const SideRecord& s);
+  void ApplyArg(const SideRecord& s);
   void OnAlloc(ThreadParse& p, const Record& rec);
   void OnBegin(ThreadParse& p, const Record& rec, uint64_t position,
                uint64_t raw);

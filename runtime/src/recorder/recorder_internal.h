@@ -1,5 +1,6 @@
-// Private state of the recorder, shared by recorder.cc, collector.cc and
-// context.cc. Nothing here is visible to users.
+// Private state of the recorder, shared by src/recorder/ (recorder.cc,
+// session_start.cc, context.cc), src/collector/ and the session glue
+// (runtime/session/). Nothing here is visible to users.
 #ifndef SPANPROF_RUNTIME_SRC_RECORDER_RECORDER_INTERNAL_H_
 #define SPANPROF_RUNTIME_SRC_RECORDER_RECORDER_INTERNAL_H_
 
