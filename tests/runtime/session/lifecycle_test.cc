@@ -120,6 +120,22 @@ TEST(LifecycleTest, ExitFromAWorkerThreadFinishesTheSession) {
   EXPECT_FALSE(summary->complete);
 }
 
+// The version a capture reports is the project's (CMake's PROJECT_VERSION),
+// not a copy of it.
+TEST(LifecycleTest, CaptureReportsTheProjectVersion) {
+  const std::string cmake =
+      testing::ReadText(SPANPROF_TEST_SOURCE_DIR "/CMakeLists.txt");
+  const std::string marker = "project(spanprof VERSION ";
+  const size_t at = cmake.find(marker);
+  ASSERT_NE(at, std::string::npos);
+  const size_t begin = at + marker.size();
+  const std::string version =
+      cmake.substr(begin, cmake.find(' ', begin) - begin);
+  ASSERT_TRUE(StartRecording({}).ok());
+  const Capture capture = StopRecording();
+  EXPECT_EQ(capture.spanprof_version, version);
+}
+
 TEST(LifecycleTest, NormalEndIsComplete) {
   TempDir dir;
   const Config config = QuietConfig(dir);
