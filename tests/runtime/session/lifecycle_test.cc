@@ -97,6 +97,28 @@ TEST(LifecycleTest, ExitInsideASessionWritesAnIncompleteCapture) {
   EXPECT_NE(text.find("\"complete\": false"), std::string::npos) << text;
 }
 
+// exit() inside a session leaves no caller to throw to: the session's output
+// error is printed, once.
+TEST(LifecycleTest, ExitInsideASessionPrintsAnOutputErrorOnce) {
+  TempDir dir;
+  testing::WriteText(dir.File("blocker"), "a file where a directory must be");
+  Config config = QuietConfig(dir);
+  config.trace_path = dir.File("blocker/trace.json");
+  const std::string err_path = dir.File("stderr.txt");
+  const int status = RunInChild([&] {
+    if (std::freopen(err_path.c_str(), "w", stderr) == nullptr) _exit(98);
+    Profile(config, "exit.root", [] { std::exit(3); });
+  });
+  ASSERT_EQ(status, 3);
+  const std::string err = testing::ReadText(err_path);
+  const std::string message = "could not write outputs";
+  const size_t first = err.find(message);
+  ASSERT_NE(first, std::string::npos) << err;
+  EXPECT_EQ(err.find(message, first + message.size()), std::string::npos)
+      << err;
+  EXPECT_NE(err.find("blocker"), std::string::npos) << err;
+}
+
 TEST(LifecycleTest, ExitFromAWorkerThreadFinishesTheSession) {
   TempDir dir;
   const Config config = QuietConfig(dir);
