@@ -22,10 +22,12 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
+#include "spanprof/internal/ring_memory.h"
 #include "spanprof/spanprof.h"
 #include "workload.h"
 
@@ -78,137 +80,194 @@ int Usage(const char* message) {
   return 2;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// The command line.
+struct Args {
   int64_t spans = 10'000'000;
   std::string out_dir;
   bool check = false;
+  bool remove_out = false;  // out_dir is a temporary directory
+};
+
+// Parses the command line; returns an exit code when it is not usable.
+std::optional<int> ParseArgs(int argc, char** argv, Args& args) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--spans" && i + 1 < argc) {
       char* end = nullptr;
-      spans = std::strtoll(argv[++i], &end, 10);
-      if (end == nullptr || *end != '\0' || spans <= 0) {
+      args.spans = std::strtoll(argv[++i], &end, 10);
+      if (end == nullptr || *end != '\0' || args.spans <= 0) {
         return Usage("--spans: expected a positive integer");
       }
     } else if (arg == "--out" && i + 1 < argc) {
-      out_dir = argv[++i];
+      args.out_dir = argv[++i];
     } else if (arg == "--check") {
-      check = true;
+      args.check = true;
     } else {
       return Usage(("unknown argument '" + arg + "'").c_str());
     }
   }
-  bool remove_out = false;
-  if (out_dir.empty()) {
+  if (args.out_dir.empty()) {
     char pattern[] = "/tmp/spanprof-session-end-XXXXXX";
     if (mkdtemp(pattern) == nullptr) return Usage("--out: mkdtemp failed");
-    out_dir = pattern;
-    remove_out = true;
+    args.out_dir = pattern;
+    args.remove_out = true;
   }
+  return std::nullopt;
+}
 
-  spanprof::RecordingOptions options;
-  options.max_events = static_cast<uint64_t>(spans) + 1024;
-  const uint64_t predicted =
-      spanprof::PredictedMemoryBytes(options.max_events, options.overflow);
-  const uint64_t ring_before = spanprof::internal::RingBytesAllocated();
-  const bool peak_reset = ResetPeakRss();
-  const int64_t rss_start = StatusKib("VmRSS");
+// One phase of the session end, timed.
+struct Phase {
+  const char* name;
+  double wall = 0;
+  double cpu = 0;
+};
 
-  const double record_wall = WallSeconds();
-  if (!spanprof::bench::StartAndRecordWorkload(spans)) {
-    std::fprintf(stderr, "session_end_report: StartRecording failed\n");
-    return 1;
-  }
-  const double recorded_wall = WallSeconds() - record_wall;
-  const int64_t rss_recorded = StatusKib("VmRSS");
-  const uint64_t ring_bytes =
-      spanprof::internal::RingBytesAllocated() - ring_before;
+template <typename Fn>
+void Timed(Phase& phase, Fn&& fn) {
+  const double wall = WallSeconds();
+  const double cpu = CpuSeconds();
+  fn();
+  phase.cpu = CpuSeconds() - cpu;
+  phase.wall = WallSeconds() - wall;
+}
 
-  struct Phase {
-    const char* name;
-    double wall = 0;
-    double cpu = 0;
-  };
+// Memory figures of the run, in KiB (RSS) and bytes (ring).
+struct Memory {
+  uint64_t predicted = 0;  // PredictedMemoryBytes for the cap
+  uint64_t ring_bytes = 0;
+  bool peak_reset = false;
+  int64_t rss_start = 0;
+  int64_t rss_recorded = 0;
+  int64_t rss_end = 0;
+  int64_t peak = 0;
+  double growth_kib() const { return static_cast<double>(peak - rss_start); }
+};
+
+// What the session end produced.
+struct SessionEnd {
   Phase phases[4] = {{"collect (StopRecording)"},
                      {"analyse (Summarize)"},
                      {"write trace (WriteTrace)"},
                      {"write summary (WriteSummary)"}};
-  auto timed = [](Phase& phase, auto&& fn) {
-    const double wall = WallSeconds();
-    const double cpu = CpuSeconds();
-    fn();
-    phase.cpu = CpuSeconds() - cpu;
-    phase.wall = WallSeconds() - wall;
-  };
   spanprof::Capture capture;
+  bool ok = true;  // both outputs written
+  uintmax_t trace_bytes = 0;
+};
+
+// Ends the session as spanprof::Profile does, phase by phase.
+void EndSession(const std::string& out_dir, SessionEnd& end) {
   spanprof::analysis::Summary summary;
   const std::string trace_path = out_dir + "/trace.json";
   const std::string summary_path = out_dir + "/summary.json";
-  bool ok = true;
-  timed(phases[0], [&] { capture = spanprof::StopRecording(); });
-  timed(phases[1], [&] { summary = spanprof::analysis::Summarize(capture); });
-  timed(phases[2], [&] {
-    ok &= spanprof::analysis::WriteTrace(capture, trace_path).ok();
+  Timed(end.phases[0], [&] { end.capture = spanprof::StopRecording(); });
+  Timed(end.phases[1],
+        [&] { summary = spanprof::analysis::Summarize(end.capture); });
+  Timed(end.phases[2], [&] {
+    end.ok &= spanprof::analysis::WriteTrace(end.capture, trace_path).ok();
   });
-  timed(phases[3], [&] {
-    ok &= spanprof::analysis::WriteSummary(summary, summary_path).ok();
+  Timed(end.phases[3], [&] {
+    end.ok &= spanprof::analysis::WriteSummary(summary, summary_path).ok();
   });
-  const int64_t rss_end = StatusKib("VmRSS");
-  const int64_t peak = StatusKib("VmHWM");
   std::error_code ignored;
-  const auto trace_bytes = std::filesystem::file_size(trace_path, ignored);
+  end.trace_bytes = std::filesystem::file_size(trace_path, ignored);
+}
 
+void PrintReport(int64_t spans, double recorded_wall, const SessionEnd& end,
+                 const Memory& memory) {
   std::printf("session_end_report: %lld spans recorded in %.2f s, %zu kept\n",
               static_cast<long long>(spans), recorded_wall,
-              capture.spans.size());
+              end.capture.spans.size());
   double total_wall = 0;
   double total_cpu = 0;
-  for (const Phase& phase : phases) {
-    std::printf("  %-30s %7.3f s wall  %7.3f s CPU  %6.1f M spans/s\n",
-                phase.name, phase.wall, phase.cpu,
-                static_cast<double>(capture.spans.size()) / phase.cpu / 1e6);
+  for (const Phase& phase : end.phases) {
+    std::printf(
+        "  %-30s %7.3f s wall  %7.3f s CPU  %6.1f M spans/s\n", phase.name,
+        phase.wall, phase.cpu,
+        static_cast<double>(end.capture.spans.size()) / phase.cpu / 1e6);
     total_wall += phase.wall;
     total_cpu += phase.cpu;
   }
   std::printf("  %-30s %7.3f s wall  %7.3f s CPU\n", "session end, in all",
               total_wall, total_cpu);
   std::printf("  trace: %.1f MB (%.0f MB/s of CPU)\n",
-              static_cast<double>(trace_bytes) / 1e6,
-              static_cast<double>(trace_bytes) / phases[2].cpu / 1e6);
-  const double growth_kib = static_cast<double>(peak - rss_start);
+              static_cast<double>(end.trace_bytes) / 1e6,
+              static_cast<double>(end.trace_bytes) / end.phases[2].cpu / 1e6);
+  const double growth_kib = memory.growth_kib();
   std::printf(
       "  memory: ring %.1f MiB used (%.1f B/span), forecast %.1f MiB;\n"
       "          RSS %.1f MiB at start, %.1f after recording, %.1f at the "
       "end;\n"
       "          peak %.1f MiB%s: growth %.1f MiB = %.2fx the forecast, "
       "%.2fx the ring used\n",
-      static_cast<double>(ring_bytes) / 1048576.0,
-      static_cast<double>(ring_bytes) / static_cast<double>(spans),
-      static_cast<double>(predicted) / 1048576.0, Mib(rss_start),
-      Mib(rss_recorded), Mib(rss_end), Mib(peak),
-      peak_reset ? "" : " (process peak: could not reset it)",
-      growth_kib / 1024.0, growth_kib * 1024.0 / static_cast<double>(predicted),
-      ring_bytes == 0 ? 0.0
-                      : growth_kib * 1024.0 / static_cast<double>(ring_bytes));
-  if (remove_out) std::filesystem::remove_all(out_dir, ignored);
-  if (!ok) {
+      static_cast<double>(memory.ring_bytes) / 1048576.0,
+      static_cast<double>(memory.ring_bytes) / static_cast<double>(spans),
+      static_cast<double>(memory.predicted) / 1048576.0, Mib(memory.rss_start),
+      Mib(memory.rss_recorded), Mib(memory.rss_end), Mib(memory.peak),
+      memory.peak_reset ? "" : " (process peak: could not reset it)",
+      growth_kib / 1024.0,
+      growth_kib * 1024.0 / static_cast<double>(memory.predicted),
+      memory.ring_bytes == 0
+          ? 0.0
+          : growth_kib * 1024.0 / static_cast<double>(memory.ring_bytes));
+}
+
+// The exit code: 1 when an output failed, spans were lost, or (with --check)
+// memory grew past 2x the forecast.
+int Verdict(const Args& args, const SessionEnd& end, const Memory& memory) {
+  if (!end.ok) {
     std::fprintf(stderr, "session_end_report: writing the outputs failed\n");
     return 1;
   }
-  if (capture.spans.size() != static_cast<size_t>(spans)) {
+  if (end.capture.spans.size() != static_cast<size_t>(args.spans)) {
     std::fprintf(stderr, "session_end_report: kept %zu of %lld spans\n",
-                 capture.spans.size(), static_cast<long long>(spans));
+                 end.capture.spans.size(), static_cast<long long>(args.spans));
     return 1;
   }
-  if (check && growth_kib * 1024.0 > 2.0 * static_cast<double>(predicted)) {
+  const double growth_kib = memory.growth_kib();
+  if (args.check &&
+      growth_kib * 1024.0 > 2.0 * static_cast<double>(memory.predicted)) {
     std::fprintf(stderr,
                  "session_end_report: FAIL: memory grew by %.1f MiB, more "
                  "than 2x the recorder's forecast (%.1f MiB)\n",
                  growth_kib / 1024.0,
-                 static_cast<double>(predicted) / 1048576.0);
+                 static_cast<double>(memory.predicted) / 1048576.0);
     return 1;
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args args;
+  if (const std::optional<int> code = ParseArgs(argc, argv, args)) {
+    return *code;
+  }
+  spanprof::RecordingOptions options;
+  options.max_events = static_cast<uint64_t>(args.spans) + 1024;
+  Memory memory;
+  memory.predicted =
+      spanprof::PredictedMemoryBytes(options.max_events, options.overflow);
+  const uint64_t ring_before = spanprof::internal::RingBytesAllocated();
+  memory.peak_reset = ResetPeakRss();
+  memory.rss_start = StatusKib("VmRSS");
+
+  const double record_wall = WallSeconds();
+  if (!spanprof::bench::StartAndRecordWorkload(args.spans)) {
+    std::fprintf(stderr, "session_end_report: StartRecording failed\n");
+    return 1;
+  }
+  const double recorded_wall = WallSeconds() - record_wall;
+  memory.rss_recorded = StatusKib("VmRSS");
+  memory.ring_bytes = spanprof::internal::RingBytesAllocated() - ring_before;
+
+  SessionEnd end;
+  EndSession(args.out_dir, end);
+  memory.rss_end = StatusKib("VmRSS");
+  memory.peak = StatusKib("VmHWM");
+
+  PrintReport(args.spans, recorded_wall, end, memory);
+  std::error_code ignored;
+  if (args.remove_out) std::filesystem::remove_all(args.out_dir, ignored);
+  return Verdict(args, end, memory);
 }

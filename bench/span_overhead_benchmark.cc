@@ -35,6 +35,7 @@
 #include "benchmark/benchmark.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
+#include "spanprof/internal/ring_memory.h"
 #include "spanprof/spanprof.h"
 #include "workload.h"
 

@@ -59,22 +59,32 @@ ProcessResources ResourcesSince(const rusage& start) {
   return r;
 }
 
-// Collects, analyses and writes one session. Returns the output errors
-// ("" when none).
-std::string Finish(const RunningSession& running, bool finished_normally) {
+// Writes the trace and the summary. Both are attempted; the error names every
+// output that failed.
+absl::Status WriteOutputs(const Capture& capture,
+                          const analysis::Summary& summary,
+                          const Config& config) {
+  std::string errors;
+  absl::Status s = analysis::WriteTrace(capture, config.trace_path);
+  if (!s.ok()) errors += std::string(s.message());
+  s = analysis::WriteSummary(summary, config.summary_path);
+  if (!s.ok()) {
+    if (!errors.empty()) errors += "; ";
+    errors += std::string(s.message());
+  }
+  if (errors.empty()) return absl::OkStatus();
+  return absl::UnavailableError("spanprof: could not write outputs: " + errors);
+}
+
+// Collects, analyses and writes one session, and prints the table unless
+// quiet. Returns the output errors; the caller reports them (once).
+absl::Status Finish(const RunningSession& running, bool finished_normally) {
   Capture capture = StopRecording();
   capture.finished_normally = finished_normally;
   capture.process_resources = ResourcesSince(running.start_usage);
   capture.overhead_ns_per_span = running.overhead_ns;
   const analysis::Summary summary = analysis::Summarize(capture);
-  std::string errors;
-  absl::Status s = analysis::WriteTrace(capture, running.config.trace_path);
-  if (!s.ok()) errors += std::string(s.message());
-  s = analysis::WriteSummary(summary, running.config.summary_path);
-  if (!s.ok()) {
-    if (!errors.empty()) errors += "; ";
-    errors += std::string(s.message());
-  }
+  const absl::Status written = WriteOutputs(capture, summary, running.config);
   if (!running.config.quiet) {
     const std::string table = analysis::FormatTable(
         summary, {.trace_path = running.config.trace_path,
@@ -82,11 +92,15 @@ std::string Finish(const RunningSession& running, bool finished_normally) {
     std::fwrite(table.data(), 1, table.size(), stdout);
     std::fflush(stdout);
   }
-  if (!errors.empty()) {
-    std::fprintf(stderr, "spanprof: could not write outputs: %s\n",
-                 errors.c_str());
-  }
-  return errors;
+  return written;
+}
+
+// Reports an output error that no exception carries (the body's exception
+// won, or the process is exiting) on stderr.
+void PrintOutputError(const absl::Status& status) {
+  if (status.ok()) return;
+  const std::string message(status.message());
+  std::fprintf(stderr, "%s\n", message.c_str());
 }
 
 // exit() inside a session: finish it with complete: false.
@@ -98,7 +112,7 @@ void FinishAtExit() {
     running.reset(Running());
     Running() = nullptr;
   }
-  Finish(*running, /*finished_normally=*/false);
+  PrintOutputError(Finish(*running, /*finished_normally=*/false));
 }
 
 // fork(): the locks a child may need are taken around the fork, so none is
@@ -174,7 +188,7 @@ void RunSession(const Config& config, const char* root,
                  static_cast<double>(bytes) / (1024.0 * 1024.0));
   }
   getrusage(RUSAGE_SELF, &running->start_usage);
-  SiteStatic* root_site = FindOrInternDynamicSite(root, Tags{});
+  SiteStatic* root_site = InternRootSite(root != nullptr ? root : "");
   const uint32_t root_epoch = BeginSpan(*root_site);
   std::exception_ptr error;
   try {
@@ -198,12 +212,14 @@ void RunSession(const Config& config, const char* root,
     std::lock_guard<std::mutex> lock(RunningMutex());
     Running() = nullptr;
   }
-  const std::string output_errors =
-      Finish(*running, /*finished_normally=*/true);
-  if (error) std::rethrow_exception(error);
-  if (!output_errors.empty()) {
-    throw OutputError("spanprof: could not write outputs: " + output_errors);
+  const absl::Status written = Finish(*running, /*finished_normally=*/true);
+  // One report per failure: the exception that leaves this function carries
+  // the output error; only when the body's exception wins is it printed.
+  if (error) {
+    PrintOutputError(written);
+    std::rethrow_exception(error);
   }
+  if (!written.ok()) throw OutputError(std::string(written.message()));
 }
 
 }  // namespace spanprof::internal

@@ -92,6 +92,26 @@ TEST(NestedExampleTest, BadEnvironmentFailsNamingTheVariable) {
   EXPECT_FALSE(std::filesystem::exists(dir.File("build")));
 }
 
+// An output that cannot be written is reported once: the library throws it
+// (spanprof::OutputError) and the example prints what() — the library does not
+// print it too.
+TEST(NestedExampleTest, UnwritableOutputIsReportedExactlyOnce) {
+  TempDir dir;
+  const auto result = RunProcess({SPANPROF_TEST_BIN_DIR "/nested_example"},
+                                 {{"SPANPROF", "1"},
+                                  {"SPANPROF_QUIET", "1"},
+                                  {"SPANPROF_OUT", "/proc/nope/t.json"},
+                                  {"SPANPROF_SUMMARY_OUT", dir.File("s.json")}},
+                                 dir.path().string());
+  EXPECT_EQ(result.exit_code, 2) << result.err;
+  const std::string message = "could not write outputs";
+  const size_t first = result.err.find(message);
+  ASSERT_NE(first, std::string::npos) << result.err;
+  EXPECT_EQ(result.err.find(message, first + message.size()), std::string::npos)
+      << result.err;
+  EXPECT_NE(result.err.find("/proc/nope"), std::string::npos) << result.err;
+}
+
 TEST(NestedExampleTest, GzipTraceWhenThePathEndsInGz) {
   TempDir dir;
   const auto result =

@@ -9,9 +9,12 @@
 // Errors: a bad configuration (including a bad environment variable) and a
 // second concurrent session throw `spanprof::Error` before the body runs. When
 // the body throws, the capture is still written when possible and the body's
-// exception is rethrown (it wins over any output error). When only writing an
-// output fails, `Profile()` throws `spanprof::OutputError` naming the path,
-// after the body's result is computed.
+// exception is rethrown (it wins over any output error, which is then printed
+// on stderr). When only writing an output fails, `Profile()` throws
+// `spanprof::OutputError` naming the path, after the body's result is
+// computed, and prints nothing itself: the caller reports `what()`. A session
+// finished by `exit()` prints its output errors on stderr (there is no caller
+// to throw to). Each failure is reported exactly once.
 //
 // Example:
 //
@@ -82,8 +85,10 @@ void RunSession(const Config& config, const char* root,
 
 }  // namespace internal
 
-// `Profile()` runs `fn` inside a session with root span `root` (a string
-// literal or any string that outlives the call) and returns `fn`'s result.
+// `Profile()` runs `fn` inside a session with root span `root` and returns
+// `fn`'s result. `root` is any string that lives for the call: it is copied
+// when the session starts, and sessions with equal root names share one
+// interned site (the process keeps one entry per distinct root name).
 // With `config.enabled == false` it just runs `fn`: nothing is retained and no
 // file is written.
 template <typename Fn>

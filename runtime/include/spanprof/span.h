@@ -25,9 +25,21 @@
 #include <utility>
 
 #include "spanprof/internal/recorder.h"
+#include "spanprof/tags.h"
 
 #ifndef SPANPROF_ENABLED
 #define SPANPROF_ENABLED 1
+#endif
+
+// Translation units may be built with different `SPANPROF_ENABLED` values in
+// one program. The inline functions whose bodies depend on it live in an
+// inline namespace named after the setting, so the two versions are distinct
+// functions and the linker never merges one into the other (no ODR
+// violation); callers still write `spanprof::Heartbeat`.
+#if SPANPROF_ENABLED
+#define SPANPROF_SETTING_NAMESPACE_ enabled_v1
+#else
+#define SPANPROF_SETTING_NAMESPACE_ disabled_v1
 #endif
 
 #define SPANPROF_CONCAT_INNER_(a, b) a##b
@@ -69,7 +81,12 @@ class ScopedSpan {
 #define SPANPROF_FUNCTION(...) SPANPROF_SCOPE(__func__, __VA_ARGS__)
 
 // `SPANPROF_ARG(key, value)` attaches a numeric argument (integer or floating
-// point) to the innermost open span of this thread. `key` is a literal.
+// point) to the innermost open span of this thread. `key` is a literal. Cost:
+// with no session, one relaxed load; recording, the key is interned once per
+// call site and each call makes one out-of-line call that appends a 32-byte
+// side record to this thread's ring (no global lock; growing the side buffer,
+// once per many arguments, takes the thread's own mutex). The hot-path form
+// of `AddArg`.
 #define SPANPROF_ARG(key, value)                                         \
   do {                                                                   \
     static constinit ::spanprof::internal::SiteStatic spanprof_arg_key_{ \
@@ -122,8 +139,16 @@ inline SiteStatic* CachedDynamicSite(const char* name, const char* phase,
 
 }  // namespace internal
 
-// `AddArg(key, value)` is the function form of `SPANPROF_ARG`; `key` must
-// outlive the session (a literal).
+inline namespace SPANPROF_SETTING_NAMESPACE_ {
+
+// `AddArg(key, value)` is the function form of `SPANPROF_ARG`, for keys that
+// are not known at the call site. Not for the hot path: while recording, each
+// call looks `key` up in a process-wide table under a global mutex, and the
+// first call with a new `key` pointer allocates a table entry that is never
+// freed. Keys are identified by address, so `key` must have static storage
+// duration (a literal); a different string at a reused address would report
+// the old key. With no session it costs one relaxed load. Prefer
+// `SPANPROF_ARG` in loops.
 template <typename T>
 inline void AddArg(const char* key, T value) noexcept {
 #if SPANPROF_ENABLED
@@ -147,14 +172,13 @@ inline void Heartbeat(uint64_t n = 1) noexcept {
 #endif
 }
 
-// `SetThreadName(name)` labels this thread in the trace and the table. Copies
-// up to 63 bytes; allocates nothing. Any thread, any time.
-void SetThreadName(const char* name) noexcept;
-
 // `Run(name[, tags], fn)` runs `fn` inside a span and returns its result (void
 // too). When `fn` throws, the span is recorded, flagged `exception`, and the
-// exception is rethrown. `name` and the tags must be literals (they are
-// identified by address).
+// exception is rethrown. `name` and the tags must be literals, or strings with
+// static storage duration: a site is identified by their addresses and kept
+// for the process's life, so a string at a reused address reports the first
+// name, and every new address adds a site. Safe on any thread; from one call
+// site with the same literals, it costs as much as `SPANPROF_SCOPE`.
 template <typename Fn>
 decltype(auto) Run(const char* name, const Tags& tags, Fn&& fn) {
 #if SPANPROF_ENABLED
@@ -182,6 +206,12 @@ template <typename Fn>
 decltype(auto) Run(const char* name, Fn&& fn) {
   return Run(name, Tags{}, std::forward<Fn>(fn));
 }
+
+}  // namespace SPANPROF_SETTING_NAMESPACE_
+
+// `SetThreadName(name)` labels this thread in the trace and the table. Copies
+// up to 63 bytes; allocates nothing. Any thread, any time.
+void SetThreadName(const char* name) noexcept;
 
 }  // namespace spanprof
 

@@ -14,9 +14,12 @@
 #include <cstring>
 #include <mutex>
 #include <new>
+#include <string>
+#include <string_view>
 #include <unordered_map>
 
 #include "recorder/recorder_internal.h"
+#include "spanprof/internal/ring_memory.h"
 #include "spanprof/span.h"
 
 extern "C" {
@@ -188,6 +191,23 @@ SiteStatic* FindOrInternDynamicSite(const char* name,
 
 SiteStatic* InternArgKey(const char* key) noexcept {
   return FindOrInternDynamicSite(key, Tags{});
+}
+
+SiteStatic* InternRootSite(std::string_view name) {
+  // Keyed by content, unlike the sites above: the caller's string may be
+  // freed (or its address reused for another name) after the session starts.
+  // The map owns each name, so the site's pointer stays valid; it grows by
+  // one entry per distinct root name.
+  const UncountedAllocations uncounted;
+  static auto* mu = new std::mutex();
+  static auto* table = new std::unordered_map<std::string, SiteStatic*>();
+  std::lock_guard<std::mutex> lock(*mu);
+  auto it = table->find(std::string(name));
+  if (it == table->end()) {
+    it = table->emplace(std::string(name), nullptr).first;
+    it->second = new SiteStatic{it->first.c_str(), Tags{}};
+  }
+  return it->second;
 }
 
 uint64_t ThreadRing::Position() const noexcept {

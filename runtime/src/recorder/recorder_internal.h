@@ -1,5 +1,6 @@
-// Private state of the recorder, shared by recorder.cc, collector.cc and
-// context.cc. Nothing here is visible to users.
+// Private state of the recorder, shared by src/recorder/ (recorder.cc,
+// session_start.cc, context.cc), src/collector/ and the session glue
+// (runtime/session/). Nothing here is visible to users.
 #ifndef SPANPROF_RUNTIME_SRC_RECORDER_RECORDER_INTERNAL_H_
 #define SPANPROF_RUNTIME_SRC_RECORDER_RECORDER_INTERNAL_H_
 
@@ -7,6 +8,7 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "spanprof/internal/recorder.h"
@@ -136,6 +138,12 @@ struct SiteTable {
 };
 SiteTable& Sites();
 std::vector<Site> SnapshotSites();
+
+// The site of a session's root span named `name`, interned by content (not by
+// address, as spanprof::Run's sites are): `name` need only live for the call.
+// One entry per distinct root name, kept for the process's life. Takes a
+// mutex; session start only.
+SiteStatic* InternRootSite(std::string_view name);
 
 // Binds the calling thread to the active session (slow path). Returns the
 // ring, or nullptr when not recording. Must be called with `epoch` read from

@@ -15,6 +15,7 @@
 
 #include "gtest/gtest.h"
 #include "spanprof/analysis/summary.h"
+#include "spanprof/internal/ring_memory.h"
 #include "spanprof/spanprof.h"
 #include "tests/runtime/capture_checks.h"
 #include "tests/testing/test_support.h"

@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
+#include "spanprof/internal/ring_memory.h"
 #include "spanprof/spanprof.h"
 #include "tests/runtime/capture_checks.h"
 #include "tests/testing/test_support.h"
@@ -96,6 +97,28 @@ TEST(LifecycleTest, ExitInsideASessionWritesAnIncompleteCapture) {
   EXPECT_NE(text.find("\"complete\": false"), std::string::npos) << text;
 }
 
+// exit() inside a session leaves no caller to throw to: the session's output
+// error is printed, once.
+TEST(LifecycleTest, ExitInsideASessionPrintsAnOutputErrorOnce) {
+  TempDir dir;
+  testing::WriteText(dir.File("blocker"), "a file where a directory must be");
+  Config config = QuietConfig(dir);
+  config.trace_path = dir.File("blocker/trace.json");
+  const std::string err_path = dir.File("stderr.txt");
+  const int status = RunInChild([&] {
+    if (std::freopen(err_path.c_str(), "w", stderr) == nullptr) _exit(98);
+    Profile(config, "exit.root", [] { std::exit(3); });
+  });
+  ASSERT_EQ(status, 3);
+  const std::string err = testing::ReadText(err_path);
+  const std::string message = "could not write outputs";
+  const size_t first = err.find(message);
+  ASSERT_NE(first, std::string::npos) << err;
+  EXPECT_EQ(err.find(message, first + message.size()), std::string::npos)
+      << err;
+  EXPECT_NE(err.find("blocker"), std::string::npos) << err;
+}
+
 TEST(LifecycleTest, ExitFromAWorkerThreadFinishesTheSession) {
   TempDir dir;
   const Config config = QuietConfig(dir);
@@ -117,6 +140,22 @@ TEST(LifecycleTest, ExitFromAWorkerThreadFinishesTheSession) {
   const auto summary = analysis::ReadSummary(config.summary_path);
   ASSERT_TRUE(summary.ok()) << summary.status();
   EXPECT_FALSE(summary->complete);
+}
+
+// The version a capture reports is the project's (CMake's PROJECT_VERSION),
+// not a copy of it.
+TEST(LifecycleTest, CaptureReportsTheProjectVersion) {
+  const std::string cmake =
+      testing::ReadText(SPANPROF_TEST_SOURCE_DIR "/CMakeLists.txt");
+  const std::string marker = "project(spanprof VERSION ";
+  const size_t at = cmake.find(marker);
+  ASSERT_NE(at, std::string::npos);
+  const size_t begin = at + marker.size();
+  const std::string version =
+      cmake.substr(begin, cmake.find(' ', begin) - begin);
+  ASSERT_TRUE(StartRecording({}).ok());
+  const Capture capture = StopRecording();
+  EXPECT_EQ(capture.spanprof_version, version);
 }
 
 TEST(LifecycleTest, NormalEndIsComplete) {

@@ -110,6 +110,65 @@ TEST(ProfileTest, OutputErrorNamesThePathAfterTheBodyRan) {
   EXPECT_TRUE(std::filesystem::exists(dir.File("out/summary.json")));
 }
 
+// Counts the occurrences of `needle` in `text`.
+size_t Count(const std::string& text, const std::string& needle) {
+  size_t count = 0;
+  for (size_t at = text.find(needle); at != std::string::npos;
+       at = text.find(needle, at + needle.size())) {
+    ++count;
+  }
+  return count;
+}
+
+TEST(ProfileTest, OutputErrorIsThrownAndNotAlsoPrinted) {
+  TempDir dir;
+  testing::WriteText(dir.File("blocker"), "a file where a directory must be");
+  Config config = QuietConfig(dir);
+  config.trace_path = dir.File("blocker/trace.json");
+  std::string message;
+  ::testing::internal::CaptureStderr();
+  try {
+    Profile(config, "test.root", [] {});
+  } catch (const OutputError& e) {
+    message = e.what();
+  }
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(message.find("could not write outputs"), std::string::npos)
+      << message;
+  EXPECT_EQ(Count(err, "could not write outputs"), 0u) << err;
+}
+
+TEST(ProfileTest, OutputErrorIsPrintedOnceWhenTheBodysExceptionWins) {
+  TempDir dir;
+  testing::WriteText(dir.File("blocker"), "a file where a directory must be");
+  Config config = QuietConfig(dir);
+  config.trace_path = dir.File("blocker/trace.json");
+  ::testing::internal::CaptureStderr();
+  EXPECT_THROW(Profile(config, "test.root",
+                       [] { throw std::runtime_error("body failed"); }),
+               std::runtime_error);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(Count(err, "could not write outputs"), 1u) << err;
+  EXPECT_NE(err.find("blocker"), std::string::npos) << err;
+}
+
+// The root name is copied: a later session whose root string sits at the same
+// address (a reused buffer) reports its own name, not the first one.
+TEST(ProfileTest, RootNameIsCopiedNotKeyedByAddress) {
+  TempDir dir;
+  std::string root = "first.root.name";
+  const char* const address = root.c_str();
+  Profile(QuietConfig(dir), root.c_str(), [] {});
+  EXPECT_NE(ReadText(dir.File("out/trace.json")).find("\"first.root.name\""),
+            std::string::npos);
+  root = "other.root.name";  // same length: the buffer is reused
+  ASSERT_EQ(root.c_str(), address);
+  Profile(QuietConfig(dir), root.c_str(), [] {});
+  const std::string trace = ReadText(dir.File("out/trace.json"));
+  EXPECT_NE(trace.find("\"other.root.name\""), std::string::npos);
+  EXPECT_EQ(trace.find("first.root.name"), std::string::npos);
+}
+
 TEST(ProfileTest, CapRetainsExactlyNSpansAndTheForestStaysValid) {
   TempDir dir;
   Config config = QuietConfig(dir);

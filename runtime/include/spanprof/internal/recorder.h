@@ -20,23 +20,12 @@
 #include <cstdint>
 #include <ctime>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#endif
+#include "spanprof/tags.h"
 
 #define SPANPROF_LIKELY(x) __builtin_expect(!!(x), 1)
 #define SPANPROF_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 namespace spanprof {
-
-// `Tags` are the optional labels of a span. Each is a string literal (or any
-// string with static storage); empty means unset. Spans group by name + tags.
-struct Tags {
-  const char* phase = "";
-  const char* module = "";
-  const char* activity = "";
-};
-
 namespace internal {
 
 // Record kinds, stored in the top 4 bits of `Record::word`.
@@ -102,9 +91,11 @@ extern __thread int64_t tls_alloc_count
 extern __thread int64_t tls_alloc_bytes
     __attribute__((tls_model("initial-exec")));
 
+// The builtin behind <x86intrin.h>'s __rdtsc() (GCC and Clang), so that user
+// files do not pull in every x86 intrinsic through span.h.
 inline uint64_t ReadTsc() noexcept {
 #if defined(__x86_64__) || defined(__i386__)
-  return __rdtsc();
+  return __builtin_ia32_rdtsc();
 #else
   return 0;
 #endif
@@ -177,15 +168,11 @@ inline void EndSpan(uint32_t begin_epoch) noexcept {
   s->cursor.store(c + 1, std::memory_order_release);
 }
 
-// Bytes of record memory handed to rings since the process started (chunk
-// accounting: benchmarks divide a session's share by its retained spans).
-uint64_t RingBytesAllocated() noexcept;
-// Unmaps the process-wide cache of freed ring blocks (benchmarks measuring
-// first-touch cost; see docs/performance.md).
-void ReleaseCachedChunks() noexcept;
-
 // Interns a run-time site (name + tags by pointer identity) for
-// spanprof::Run: a per-instantiation cache makes repeated calls free.
+// spanprof::Run and argument keys: a per-instantiation cache makes repeated
+// calls free. Takes a process-wide mutex; the first call with a new pointer
+// allocates an entry that lives as long as the process, so the strings must
+// have static storage duration.
 SiteStatic* FindOrInternDynamicSite(const char* name,
                                     const Tags& tags) noexcept;
 

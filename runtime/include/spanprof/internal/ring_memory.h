@@ -1,0 +1,32 @@
+// spanprof/internal/ring_memory.h — ring memory accounting, for benchmarks
+// and tests only.
+//
+// No public header includes this one, so user code never sees these hooks.
+// bench/ divides a session's ring memory by its retained spans and measures
+// first-touch cost with them; tests check the memory bound.
+//
+// Example:
+//
+//   const uint64_t before = spanprof::internal::RingBytesAllocated();
+//   ...  // a recording session
+//   const uint64_t used = spanprof::internal::RingBytesAllocated() - before;
+#ifndef SPANPROF_INTERNAL_RING_MEMORY_H_
+#define SPANPROF_INTERNAL_RING_MEMORY_H_
+
+#include <cstdint>
+
+namespace spanprof::internal {
+
+// Bytes of record memory handed to rings since the process started (chunk
+// accounting: benchmarks divide a session's share by its retained spans).
+// Thread-safe; not for the hot path.
+uint64_t RingBytesAllocated() noexcept;
+
+// Unmaps the process-wide cache of freed ring blocks (benchmarks measuring
+// first-touch cost; see docs/performance.md). Thread-safe; not for the hot
+// path.
+void ReleaseCachedChunks() noexcept;
+
+}  // namespace spanprof::internal
+
+#endif  // SPANPROF_INTERNAL_RING_MEMORY_H_

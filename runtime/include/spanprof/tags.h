@@ -1,0 +1,29 @@
+// spanprof/tags.h — the optional labels of a span.
+//
+// A span is grouped by its name plus these tags, in the summary, the table
+// and the regression gate. Tags are written as a braced initializer of string
+// literals next to the span's name.
+//
+// Example:
+//
+//   SPANPROF_SCOPE("model.forward", {.phase = "forward", .module = "encoder"});
+//   spanprof::Run("input.load", {.phase = "input", .activity = "load"},
+//                 [&] { Load(); });
+#ifndef SPANPROF_TAGS_H_
+#define SPANPROF_TAGS_H_
+
+namespace spanprof {
+
+// `Tags` are the optional labels of a span: `phase`, `module` and `activity`.
+// Each is a string literal (or any string with static storage duration: sites
+// keep the pointer); empty means unset. Spans group by name + tags. A plain
+// aggregate: copy it freely, on any thread.
+struct Tags {
+  const char* phase = "";
+  const char* module = "";
+  const char* activity = "";
+};
+
+}  // namespace spanprof
+
+#endif  // SPANPROF_TAGS_H_

@@ -1,0 +1,381 @@
+// Parsing rings into spans and linking cross-thread parents.
+#include "collector/ring_parser.h"
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+namespace spanprof::internal {
+
+struct Collector::ThreadParse {
+  ThreadParse(uint32_t snapshot_index, uint32_t thread_index,
+              const RingSnapshot& ring, ThreadStreams& streams)
+      : snapshot(snapshot_index),
+        thread(thread_index),
+        snap(ring),
+        ts(streams) {}
+
+  uint32_t snapshot;  // the thread's snapshot index
+  uint32_t thread;    // the thread's index in the capture
+  const RingSnapshot& snap;
+  ThreadStreams& ts;
+  std::vector<size_t> scopes;  // frame indices, innermost last
+  // Roots that a span whose begin was overwritten may enclose (ring mode):
+  // when the lost span's end shows up, they lost their parent.
+  std::vector<size_t> pending_roots;
+  size_t side_i = 0;                // the next side record to apply
+  uint64_t next_side = UINT64_MAX;  // its stream position
+  uint64_t last_raw = 0;
+  uint32_t last_hb = 0;
+  // The span an alloc record belongs to (the last begin or end).
+  size_t last_span = kNoSpan;
+  bool last_was_begin = false;
+  // The position of the first record written after the stop, if any.
+  uint64_t cut_position = UINT64_MAX;
+};
+
+void Collector::ParseThread(uint32_t snapshot, const RingSnapshot& snap) {
+  const auto thread = static_cast<uint32_t>(capture_.threads.size());
+  ThreadStreams& ts = StartThread(snap);
+  open_.clear();
+  ThreadParse p(snapshot, thread, snap, ts);
+  p.next_side = snap.side.empty() ? UINT64_MAX : snap.side.front().position;
+  for (size_t chunk_index = 0; chunk_index < snap.chunks.size();
+       ++chunk_index) {
+    if (!ParseChunk(p, snap.chunks[chunk_index])) break;
+    // A closed chunk is never written again and is read only here: free it
+    // now (the ring's own descriptor, so the hand-back skips it), so the
+    // spans written next can reuse its memory.
+    if (chunk_index + 1 < snap.chunks.size()) {
+      std::lock_guard<std::mutex> lock(snap.ring->mu);
+      FreeChunk(snap.ring->chunks[chunk_index]);
+    }
+  }
+  ApplySide(p, p.cut_position);
+  CloseOpenSpans(p.last_hb);
+  ts.span_count = spans_.size() - ts.first_span;
+  if (ts.side_horizon > 0) DiscardBeforeSideHorizon(ts);
+  if (ts.span_count > 0) AddThread(thread, snap);
+}
+
+ThreadStreams& Collector::StartThread(const RingSnapshot& snap) {
+  ThreadStreams& ts = threads_.emplace_back();
+  ts.first_span = spans_.size();
+  ts.truncated = snap.truncated;
+  ts.first_position =
+      snap.chunks.empty() ? 0 : snap.chunks.front().base_position;
+  ts.side_truncated = snap.side_truncated;
+  ts.side_base = snap.side_base;
+  for (size_t k = 0; k < snap.side.size() && snap.side_truncated; ++k) {
+    if (snap.side_index[k] >= snap.side_base) {
+      ts.side_horizon = snap.side[k].position;
+      break;
+    }
+  }
+  return ts;
+}
+
+// One chunk of the main stream. Returns false at the first record written
+// after the stop (`p.cut_position`), where the thread's capture ends.
+bool Collector::ParseChunk(ThreadParse& p, const Chunk& chunk) {
+  const Record* const records = chunk.records;
+  for (uint64_t i = 0; i < chunk.used; ++i) {
+    const Record& rec = records[i];
+    const uint64_t position = chunk.base_position + i;
+    const uint32_t kind = rec.word >> kKindShift;
+    if (SPANPROF_UNLIKELY(kind == kAllocRecord)) {
+      OnAlloc(p, rec);
+      continue;
+    }
+    if (SPANPROF_UNLIKELY(rec.time > stop_raw_)) {
+      // Written after the stop by a thread that was still running: this and
+      // every later record of the thread are not part of the capture; spans
+      // still open here end at the stop, unfinished.
+      p.cut_position = position;
+      return false;
+    }
+    if (SPANPROF_UNLIKELY(position >= p.next_side)) ApplySide(p, position);
+    // Timestamps never go backwards within a thread.
+    const uint64_t raw = std::max(rec.time, p.last_raw);
+    p.last_raw = raw;
+    p.last_hb = rec.heartbeats;
+    if (kind == kBeginRecord) {
+      OnBegin(p, rec, position, raw);
+    } else if (kind == kEndRecord || kind == kEndExceptionRecord) {
+      OnEnd(p, rec, position, raw);
+    }
+  }
+  return true;
+}
+
+// Applies the side records written up to main stream `position`.
+void Collector::ApplySide(ThreadParse& p, uint64_t position) {
+  const RingSnapshot& snap = p.snap;
+  while (p.side_i < snap.side.size() &&
+         snap.side[p.side_i].position <= position) {
+    const SideRecord& s = snap.side[p.side_i];
+    const uint64_t index = snap.side_index[p.side_i];
+    ++p.side_i;
+    switch (s.kind) {
+      case kSideArgInt:
+      case kSideArgDouble:
+        ApplyArg(s);
+        break;
+      case kSideContextPush:
+        PushScope(p, s, index);
+        break;
+      case kSideContextPop:
+        PopScope(p, s, index);
+        break;
+      default:
+        break;
+    }
+  }
+  p.next_side =
+      p.side_i < snap.side.size() ? snap.side[p.side_i].position : UINT64_MAX;
+}
+
+// An argument of the innermost open span.
+void Collector::ApplyArg(const SideRecord& s) {
+  if (open_.empty() || s.key >= sites_.size()) return;
+  SpanArg arg;
+  arg.key = sites_[s.key].name;
+  arg.is_double = s.kind == kSideArgDouble;
+  if (arg.is_double) {
+    std::memcpy(&arg.double_value, &s.value, sizeof(double));
+  } else {
+    arg.int_value = static_cast<int64_t>(s.value);
+  }
+  args_.push_back(PendingArg{open_.back(), std::move(arg)});
+}
+
+void Collector::PushScope(ThreadParse& p, const SideRecord& s, uint64_t index) {
+  ScopeFrame frame;
+  frame.push_index = index;
+  frame.slot = s.key;
+  frame.position = s.value;
+  frame.side = s.side;
+  frame.outer = p.scopes.empty() ? -1 : static_cast<int64_t>(p.scopes.back());
+  p.ts.frames.push_back(frame);
+  p.scopes.push_back(p.ts.frames.size() - 1);
+}
+
+void Collector::PopScope(ThreadParse& p, const SideRecord& s, uint64_t index) {
+  ThreadStreams& ts = p.ts;
+  if (!p.scopes.empty() && ts.frames[p.scopes.back()].push_index == s.value) {
+    ts.frames[p.scopes.back()].pop_index = index;
+    p.scopes.pop_back();
+  } else if (s.value < p.snap.side_base) {
+    // The end of a scope whose push was overwritten: the spans opened before
+    // it may have run under it.
+    ts.has_orphan_pop = true;
+    ts.last_orphan_pop = index;
+    ts.side_horizon = std::max(ts.side_horizon, s.position);
+  }
+}
+
+// An allocation record: the counters at the last begin, or at the last end
+// (then the span's counters become the difference).
+void Collector::OnAlloc(ThreadParse& p, const Record& rec) {
+  if (p.last_span == kNoSpan) return;
+  Span& span = spans_[p.last_span];
+  const auto count = static_cast<int64_t>(rec.time);
+  const auto bytes = static_cast<int64_t>(
+      (static_cast<uint64_t>(rec.word & kSiteMask) << 32) | rec.heartbeats);
+  if (p.last_was_begin) {
+    span.alloc_count = count;
+    span.alloc_bytes = bytes;
+  } else {
+    span.alloc_count = count - span.alloc_count;
+    span.alloc_bytes = bytes - span.alloc_bytes;
+  }
+}
+
+void Collector::OnBegin(ThreadParse& p, const Record& rec, uint64_t position,
+                        uint64_t raw) {
+  const size_t index = spans_.size();
+  Span& span = spans_.emplace_back();
+  span.id = index + 1;
+  span.site = UseSite(rec.word & kSiteMask);
+  span.thread = p.thread;
+  span.depth = static_cast<uint32_t>(open_.size());
+  span.start_ns = time_.ToNs(raw);
+  span.heartbeats = rec.heartbeats;
+  if (keep_positions_) positions_.push_back(SpanPositions{position});
+  if (!open_.empty()) {
+    span.parent_id = open_.back() + 1;
+  } else {
+    // No span of this thread is open: the innermost context scope, if any,
+    // supplies a cross-thread parent.
+    if (!p.scopes.empty()) {
+      const ScopeFrame& frame = p.ts.frames[p.scopes.back()];
+      contexts_.push_back(ContextRef{index, p.snapshot, frame.slot,
+                                     frame.position, frame.side});
+    }
+    if (p.snap.truncated) p.pending_roots.push_back(index);
+  }
+  open_.push_back(index);
+  p.last_span = index;
+  p.last_was_begin = true;
+}
+
+void Collector::OnEnd(ThreadParse& p, const Record& rec, uint64_t position,
+                      uint64_t raw) {
+  if (SPANPROF_UNLIKELY(open_.empty())) {
+    // The end of a span whose begin was overwritten: every root since the
+    // last such end ran inside that lost span.
+    for (size_t root : p.pending_roots) {
+      spans_[root].flags |= kSpanRerooted;
+    }
+    p.pending_roots.clear();
+    p.ts.has_orphan_end = true;
+    p.ts.last_orphan_end = position;
+    p.last_span = kNoSpan;
+    return;
+  }
+  const size_t index = open_.back();
+  open_.pop_back();
+  Span& span = spans_[index];
+  span.end_ns = std::max(span.start_ns, time_.ToNs(raw));
+  span.heartbeats = static_cast<uint32_t>(rec.heartbeats - span.heartbeats);
+  if ((rec.word >> kKindShift) == kEndExceptionRecord) {
+    span.flags |= kSpanException;
+  }
+  if (keep_positions_) positions_[index].end = position;
+  p.last_span = index;
+  p.last_was_begin = false;
+}
+
+// Spans still open at stop are closed there and flagged.
+void Collector::CloseOpenSpans(uint32_t last_hb) {
+  for (size_t index : open_) {
+    Span& span = spans_[index];
+    span.end_ns = std::max(stop_ns_, span.start_ns);
+    span.heartbeats = static_cast<uint32_t>(last_hb - span.heartbeats);
+    span.alloc_count = 0;  // no end counters
+    span.alloc_bytes = 0;
+    span.flags |= kSpanUnfinished;
+  }
+}
+
+// Ring mode: the spans that began before the side horizon may have lost side
+// records, so they are discarded (keep_positions_ is set: NeedPositions).
+void Collector::DiscardBeforeSideHorizon(const ThreadStreams& ts) {
+  for (size_t i = ts.first_span; i < spans_.size(); ++i) {
+    if (positions_[i].begin >= ts.side_horizon) break;
+    spans_[i].flags |= kRemovedFlag;
+    ++removed_;
+  }
+}
+
+void Collector::AddThread(uint32_t thread, const RingSnapshot& snap) {
+  ThreadInfo info;
+  info.os_tid = snap.os_tid & 0xFFFFFFFFu;
+  info.name = snap.name;
+  info.sort_index = thread;
+  capture_.threads.push_back(std::move(info));
+}
+
+bool Collector::ResolveContexts(const std::vector<uint32_t>& slot_to_thread) {
+  // Resolve every reference first: the lookups walk same-thread parents,
+  // which must not see a cross-thread link yet.
+  std::vector<int64_t> parents(contexts_.size(), -1);
+  for (size_t k = 0; k < contexts_.size(); ++k) {
+    const ContextRef& ref = contexts_[k];
+    Span& span = spans_[ref.span];
+    // Discarded, or already known to have lost its (same-thread) parent.
+    if (span.flags & (kRemovedFlag | kSpanRerooted)) continue;
+    bool lost = false;
+    uint32_t thread = UINT32_MAX;
+    const int64_t parent = Resolve(slot_to_thread, ref.slot, ref.position,
+                                   ref.side, &lost, &thread);
+    if (thread == ref.snapshot) continue;  // never its own parent thread
+    if (parent >= 0) {
+      parents[k] = parent;
+    } else if (lost) {
+      span.flags |= kSpanRerooted;  // the parent was overwritten
+    }
+  }
+  bool changed = false;
+  for (size_t k = 0; k < contexts_.size(); ++k) {
+    if (parents[k] < 0) continue;
+    spans_[contexts_[k].span].parent_id = static_cast<uint64_t>(parents[k]) + 1;
+    changed = true;
+  }
+  return changed;
+}
+
+int64_t Collector::InnermostSpan(const ThreadStreams& ts, uint64_t pos) const {
+  // The last span of the thread that began before `pos`...
+  size_t lo = ts.first_span;
+  size_t hi = ts.first_span + ts.span_count;
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (positions_[mid].begin < pos) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  int64_t candidate = lo > ts.first_span ? static_cast<int64_t>(lo - 1) : -1;
+  // ...or the nearest of its enclosing spans still open at `pos`.
+  while (candidate >= 0) {
+    if (positions_[static_cast<size_t>(candidate)].end >= pos) break;
+    candidate =
+        static_cast<int64_t>(spans_[static_cast<size_t>(candidate)].parent_id) -
+        1;
+  }
+  return candidate;
+}
+
+int64_t Collector::InnermostScope(const ThreadStreams& ts, uint64_t side) {
+  const auto it = std::partition_point(
+      ts.frames.begin(), ts.frames.end(),
+      [side](const ScopeFrame& f) { return f.push_index < side; });
+  int64_t frame = static_cast<int64_t>(it - ts.frames.begin()) - 1;
+  while (frame >= 0 && ts.frames[static_cast<size_t>(frame)].pop_index < side) {
+    frame = ts.frames[static_cast<size_t>(frame)].outer;
+  }
+  return frame;
+}
+
+int64_t Collector::Resolve(const std::vector<uint32_t>& slot_to_thread,
+                           uint32_t slot, uint64_t pos, uint64_t side,
+                           bool* lost, uint32_t* thread) const {
+  // Hand-off chains are short; the bound only guards against garbage.
+  for (int hop = 0; hop < 256; ++hop) {
+    if (slot >= slot_to_thread.size() || slot_to_thread[slot] == UINT32_MAX) {
+      return -1;
+    }
+    *thread = slot_to_thread[slot];
+    const ThreadStreams& ts = threads_[*thread];
+    const int64_t span = InnermostSpan(ts, pos);
+    if (span >= 0) return span;
+    if (ts.truncated && ts.has_orphan_end && ts.last_orphan_end >= pos) {
+      *lost = true;  // the span open there was overwritten
+      return -1;
+    }
+    if (ts.truncated && pos < ts.first_position) {
+      *lost = true;  // no record of that point is left
+      *thread = UINT32_MAX;
+      return -1;
+    }
+    const int64_t frame = InnermostScope(ts, side);
+    if (frame < 0) {
+      *lost = ts.side_truncated &&
+              (side < ts.side_base ||
+               (ts.has_orphan_pop && ts.last_orphan_pop >= side));
+      if (*lost) *thread = UINT32_MAX;
+      return -1;
+    }
+    const ScopeFrame& f = ts.frames[static_cast<size_t>(frame)];
+    slot = f.slot;
+    pos = f.position;
+    side = f.side;
+  }
+  return -1;
+}
+
+}  // namespace spanprof::internal

@@ -1,0 +1,230 @@
+// Parsing rings into spans: the collector's per-thread pass over a ring
+// snapshot (begins and ends paired into spans in place, arguments and context
+// scopes read from the side stream), and the resolution of cross-thread
+// parents once every thread is parsed. collector.cc assembles the capture.
+#ifndef SPANPROF_RUNTIME_SRC_COLLECTOR_RING_PARSER_H_
+#define SPANPROF_RUNTIME_SRC_COLLECTOR_RING_PARSER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "collector/ring_snapshot.h"
+#include "recorder/recorder_internal.h"
+#include "spanprof/capture.h"
+
+namespace spanprof::internal {
+
+__extension__ using Uint128 = unsigned __int128;
+
+// The collector builds the spans in place, in the Capture's own array, and
+// in their final form as far as one thread's records tell: a retained span
+// costs the 80 bytes of its `Span` and one write pass over them, because
+// fresh memory is what session end pays most for (a first-touch page fault
+// costs ~3 us per 4 KiB on a VM: more than all the parsing). Ids are the
+// index + 1 and parent ids the parent's index + 1, so a capture without
+// context scopes or discarded spans needs no second pass. While a span is
+// open, `heartbeats` and `alloc_*` hold the thread's counters at its begin.
+// Cross-thread parents (contexts) and discarded spans (ring mode) are fixed
+// up afterwards: depths from the parent links, and a compaction that
+// renumbers ids and threads.
+inline constexpr uint32_t kRemovedFlag =
+    1u << 31;  // not retained (collector only)
+inline constexpr size_t kNoSpan = SIZE_MAX;
+
+// A span's stream positions, kept only when some thread used context scopes
+// (context resolution looks spans up by position).
+struct SpanPositions {
+  uint64_t begin = 0;
+  uint64_t end = UINT64_MAX;
+};
+
+// A span that began under a context scope with no same-thread span open: its
+// cross-thread parent is resolved after every thread is parsed.
+struct ContextRef {
+  size_t span = 0;
+  uint32_t snapshot = 0;  // the span's own thread, as a snapshot index
+  uint32_t slot = 0;
+  uint64_t position = 0;
+  uint64_t side = 0;
+};
+
+struct PendingArg {
+  size_t span;
+  SpanArg arg;
+};
+
+// One context scope of a thread, as its side records describe it.
+struct ScopeFrame {
+  uint64_t push_index = 0;          // side index of the push
+  uint64_t pop_index = UINT64_MAX;  // side index of the pop; none: still open
+  uint32_t slot = 0;                // the context it made current
+  uint64_t position = 0;
+  uint64_t side = 0;
+  int64_t outer = -1;  // the frame that was innermost when this one began
+};
+
+// What context resolution needs to know about one thread's streams.
+struct ThreadStreams {
+  size_t first_span = 0;
+  size_t span_count = 0;
+  bool truncated = false;       // main stream lost a prefix
+  uint64_t first_position = 0;  // of the oldest record still held
+  // The last end of a span whose begin was overwritten: such a span was open
+  // at every position before it.
+  bool has_orphan_end = false;
+  uint64_t last_orphan_end = 0;
+  std::vector<ScopeFrame> frames;  // in push order
+  bool side_truncated = false;
+  uint64_t side_base = 0;
+  // The last pop of a scope whose push was overwritten.
+  bool has_orphan_pop = false;
+  uint64_t last_orphan_pop = 0;
+  // Ring mode: spans that began before this stream position may have lost
+  // side records (arguments, the push of the scope they ran under) and are
+  // discarded, like spans whose begin was overwritten.
+  uint64_t side_horizon = 0;
+};
+
+// Converts raw clock values to session-relative ns: floor(delta * ns / ticks)
+// for the TSC, exactly, without a division per span (a 64.64 fixed-point
+// estimate, corrected by one step).
+class TimeBase {
+ public:
+  TimeBase(bool tsc, uint64_t start_raw, uint64_t stop_raw, uint64_t start_mono,
+           uint64_t stop_mono)
+      : tsc_(tsc), start_raw_(start_raw) {
+    if (tsc_) {
+      ticks_ = stop_raw > start_raw ? stop_raw - start_raw : 1;
+      ns_ = stop_mono > start_mono ? stop_mono - start_mono : 0;
+      // ns / ticks < 1 (a TSC faster than 1 GHz): the multiplier fits 64
+      // bits. Otherwise every conversion divides.
+      if (ns_ < ticks_) {
+        mult_ =
+            static_cast<uint64_t>((static_cast<Uint128>(ns_) << 64) / ticks_);
+        use_mult_ = true;
+      }
+    }
+  }
+
+  int64_t ToNs(uint64_t raw) const {
+    if (raw <= start_raw_) return 0;
+    const uint64_t delta = raw - start_raw_;
+    if (!tsc_) return static_cast<int64_t>(delta);
+    const Uint128 product = static_cast<Uint128>(delta) * ns_;
+    if (!use_mult_) return static_cast<int64_t>(product / ticks_);
+    // mult_ <= ns * 2^64 / ticks < mult_ + 1, so the estimate is the exact
+    // quotient or one less.
+    auto q = static_cast<uint64_t>((static_cast<Uint128>(delta) * mult_) >> 64);
+    if (product - static_cast<Uint128>(q) * ticks_ >= ticks_) ++q;
+    return static_cast<int64_t>(q);
+  }
+
+ private:
+  bool tsc_;
+  bool use_mult_ = false;
+  uint64_t start_raw_;
+  uint64_t ticks_ = 1;
+  uint64_t ns_ = 1;
+  uint64_t mult_ = 0;
+};
+
+// `Collector` turns ring snapshots into the capture's spans, threads and
+// sites, one thread at a time, then links cross-thread parents. Spans it had
+// to discard are flagged `kRemovedFlag`; collector.cc trims and compacts.
+class Collector {
+ public:
+  Collector(Capture& capture, const std::vector<Site>& sites,
+            const TimeBase& time, uint64_t stop_raw, bool keep_positions)
+      : capture_(capture),
+        spans_(capture.spans),
+        sites_(sites),
+        site_index_(sites.size(), UINT32_MAX),
+        time_(time),
+        stop_raw_(stop_raw),
+        stop_ns_(time.ToNs(stop_raw)),
+        keep_positions_(keep_positions) {}
+
+  // The capture's index of interned site `id` (added on first use).
+  uint32_t UseSite(uint32_t id) {
+    if (id >= sites_.size()) id = 0;
+    uint32_t& index = site_index_[id];
+    if (index == UINT32_MAX) {
+      index = static_cast<uint32_t>(capture_.sites.size());
+      capture_.sites.push_back(sites_[id]);
+      site_id_.push_back(id);
+    }
+    return index;
+  }
+  // The interned id of the capture's site `index`.
+  uint32_t SiteId(uint32_t index) const { return site_id_[index]; }
+
+  // Parses snapshot `snap` (the `snapshot`th ring) into spans; the thread is
+  // added to the capture when it has any.
+  void ParseThread(uint32_t snapshot, const RingSnapshot& snap);
+
+  // Resolves each context reference to the innermost span open at that
+  // position on the context's thread; when none was open there, to the
+  // context of the scope that thread ran under (hand-off chains). A parent on
+  // the child's own thread is not linked: a thread is never its own
+  // cross-thread parent, and a same-thread parent must enclose its child.
+  // Returns whether any parent changed.
+  bool ResolveContexts(const std::vector<uint32_t>& slot_to_thread);
+
+  std::vector<PendingArg>& args() { return args_; }
+  // Spans discarded while parsing (their side records were overwritten).
+  size_t removed() const { return removed_; }
+
+ private:
+  struct ThreadParse;  // one ParseThread call's cursor state
+
+  // Per-thread steps of ParseThread. The per-record ones are `inline` (and
+  // defined in ring_parser.cc, their only user): they run once per record,
+  // and a call per record costs the collector a few percent.
+  ThreadStreams& StartThread(const RingSnapshot& snap);
+  inline bool ParseChunk(ThreadParse& p, const Chunk& chunk);
+  void ApplySide(ThreadParse& p, uint64_t position);
+  void PushScope(ThreadParse& p, const SideRecord& s, uint64_t index);
+  void PopScope(ThreadParse& p, const SideRecord& s, uint64_t index);
+  void ApplyArg(const SideRecord& s);
+  inline void OnAlloc(ThreadParse& p, const Record& rec);
+  inline void OnBegin(ThreadParse& p, const Record& rec, uint64_t position,
+                      uint64_t raw);
+  inline void OnEnd(ThreadParse& p, const Record& rec, uint64_t position,
+                    uint64_t raw);
+  void CloseOpenSpans(uint32_t last_hb);
+  void DiscardBeforeSideHorizon(const ThreadStreams& ts);
+  void AddThread(uint32_t thread, const RingSnapshot& snap);
+
+  // The innermost span of `ts` open at stream position `pos`, or -1.
+  int64_t InnermostSpan(const ThreadStreams& ts, uint64_t pos) const;
+  // The innermost scope of `ts` active after `side` side records, or -1.
+  static int64_t InnermostScope(const ThreadStreams& ts, uint64_t side);
+  // Follows a context to its span. `*thread` is the parent's thread when it
+  // is known (also when the parent itself was overwritten), else UINT32_MAX:
+  // when a thread's history was overwritten at the context's point, whether
+  // a span was open there, or which scope was active, is unknown.
+  int64_t Resolve(const std::vector<uint32_t>& slot_to_thread, uint32_t slot,
+                  uint64_t pos, uint64_t side, bool* lost,
+                  uint32_t* thread) const;
+
+  Capture& capture_;
+  std::vector<Span>& spans_;
+  const std::vector<Site>& sites_;
+  std::vector<uint32_t> site_index_;  // interned id -> capture index
+  std::vector<uint32_t> site_id_;     // capture index -> interned id
+  const TimeBase& time_;
+  uint64_t stop_raw_;
+  int64_t stop_ns_;
+  bool keep_positions_;
+  size_t removed_ = 0;
+  std::vector<size_t> open_;
+  std::vector<SpanPositions> positions_;
+  std::vector<ContextRef> contexts_;
+  std::vector<PendingArg> args_;
+  std::vector<ThreadStreams> threads_;
+};
+
+}  // namespace spanprof::internal
+
+#endif  // SPANPROF_RUNTIME_SRC_COLLECTOR_RING_PARSER_H_

@@ -1,0 +1,144 @@
+// Taking the rings of a stopped session and giving them back.
+#include "collector/ring_snapshot.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+namespace spanprof::internal {
+namespace {
+
+// The main stream: every chunk, the current one with its published length.
+void SnapshotChunks(const ThreadRing& r, RingSnapshot* snap) {
+  snap->chunks = r.chunks;
+  if (!snap->chunks.empty() && snap->chunks.back().records != nullptr) {
+    snap->chunks.back().used = static_cast<uint64_t>(
+        r.cursor.load(std::memory_order_acquire) - r.chunk_begin);
+  } else if (!snap->chunks.empty()) {
+    snap->chunks.pop_back();  // the placeholder of a thread that never wrote
+  }
+  snap->truncated =
+      !snap->chunks.empty() && snap->chunks.front().base_position != 0;
+}
+
+// A wrapped side buffer (ring mode), oldest first. The very oldest slot is
+// skipped because a straggler may be overwriting it right now.
+void SnapshotWrappedSide(const ThreadRing& r, uint64_t side_count,
+                         RingSnapshot* snap) {
+  const uint64_t cap = r.side_capacity;
+  snap->side_base = side_count - cap + 1;
+  snap->side_truncated = true;
+  // Scopes whose push was overwritten come back first, in push order: those
+  // still alive, and those that ended with their pop still here.
+  std::vector<std::pair<uint64_t, SideRecord>> restored;
+  for (const ThreadRing::LiveScope& scope : r.live_scopes) {
+    if (scope.index >= snap->side_base) break;
+    restored.emplace_back(scope.index, scope.push);
+  }
+  for (size_t k = r.ended_scopes_head; k < r.ended_scopes.size(); ++k) {
+    const ThreadRing::EndedScope& scope = r.ended_scopes[k];
+    if (scope.index < snap->side_base && scope.pop_index >= snap->side_base &&
+        scope.pop_index < side_count) {
+      restored.emplace_back(scope.index, scope.push);
+    }
+  }
+  std::sort(restored.begin(), restored.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [index, push] : restored) {
+    snap->side.push_back(push);
+    snap->side_index.push_back(index);
+  }
+  for (uint64_t k = snap->side_base; k < side_count; ++k) {
+    snap->side.push_back(r.side[k % cap]);
+    snap->side_index.push_back(k);
+  }
+}
+
+// The side stream: arguments and context pushes/pops.
+void SnapshotSide(const ThreadRing& r, RingSnapshot* snap) {
+  const uint64_t side_count = r.side_published.load(std::memory_order_acquire);
+  if (r.side_wrapped) {
+    SnapshotWrappedSide(r, side_count, snap);
+    return;
+  }
+  snap->side.assign(r.side.begin(),
+                    r.side.begin() + static_cast<ptrdiff_t>(side_count));
+  snap->side_index.resize(snap->side.size());
+  for (uint64_t k = 0; k < side_count; ++k) snap->side_index[k] = k;
+}
+
+void AddDrops(const std::vector<uint64_t>& drops,
+              std::vector<uint64_t>* drops_by_site) {
+  if (drops_by_site->size() < drops.size()) {
+    drops_by_site->resize(drops.size(), 0);
+  }
+  for (size_t s = 0; s < drops.size(); ++s) (*drops_by_site)[s] += drops[s];
+}
+
+}  // namespace
+
+std::vector<RingSnapshot> SnapshotRings(const std::vector<ThreadRing*>& rings,
+                                        std::vector<uint64_t>* drops_by_site) {
+  std::vector<RingSnapshot> snaps(rings.size());
+  for (size_t i = 0; i < rings.size(); ++i) {
+    ThreadRing* r = rings[i];
+    RingSnapshot& snap = snaps[i];
+    std::lock_guard<std::mutex> lock(r->mu);
+    snap.ring = r;
+    SnapshotChunks(*r, &snap);
+    SnapshotSide(*r, &snap);
+    snap.drops_by_site = r->drops_by_site;
+    snap.os_tid = r->os_tid;
+    snap.name = r->name;
+    AddDrops(snap.drops_by_site, drops_by_site);
+  }
+  return snaps;
+}
+
+void HandBack(const RingSnapshot& snap) {
+  ThreadRing* r = snap.ring;
+  bool destroy = false;
+  {
+    std::lock_guard<std::mutex> lock(r->mu);
+    r->in_session = false;
+    if (r->owner_exited) {
+      destroy = true;
+    } else if (r->chunks.size() > 1) {
+      for (size_t c = 0; c + 1 < r->chunks.size(); ++c) {
+        FreeChunk(r->chunks[c]);
+      }
+      r->chunks.erase(r->chunks.begin(), r->chunks.end() - 1);
+    }
+  }
+  if (destroy) {
+    for (Chunk& chunk : r->chunks) FreeChunk(chunk);
+    delete r;
+  }
+}
+
+bool NeedPositions(const std::vector<RingSnapshot>& snaps) {
+  for (const RingSnapshot& snap : snaps) {
+    if (snap.side_truncated) return true;
+    for (const SideRecord& s : snap.side) {
+      if (s.kind == kSideContextPush) return true;
+    }
+  }
+  return false;
+}
+
+uint64_t CountBegins(const std::vector<RingSnapshot>& snaps) {
+  uint64_t begins = 0;
+  for (const RingSnapshot& snap : snaps) {
+    for (const Chunk& chunk : snap.chunks) {
+      for (uint64_t i = 0; i < chunk.used; ++i) {
+        begins += (chunk.records[i].word >> kKindShift) == kBeginRecord;
+      }
+    }
+  }
+  return begins;
+}
+
+}  // namespace spanprof::internal

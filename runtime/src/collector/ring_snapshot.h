@@ -1,0 +1,53 @@
+// Taking the rings of a stopped session: a consistent copy of each thread's
+// record chunks and side records, and handing each ring back (freed, or
+// trimmed to the chunk its live owner may still write into) once it is parsed.
+#ifndef SPANPROF_RUNTIME_SRC_COLLECTOR_RING_SNAPSHOT_H_
+#define SPANPROF_RUNTIME_SRC_COLLECTOR_RING_SNAPSHOT_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "recorder/recorder_internal.h"
+
+namespace spanprof::internal {
+
+// One thread's consistent snapshot, taken under its mutex after stop.
+struct RingSnapshot {
+  ThreadRing* ring = nullptr;
+  std::vector<Chunk> chunks;  // with `used` filled in
+  // Side records oldest first, and the index of each in the thread's side
+  // stream (ring mode overwrites the oldest, so indices need not start at 0).
+  std::vector<SideRecord> side;
+  std::vector<uint64_t> side_index;
+  uint64_t side_base = 0;       // index of the oldest side record still held
+  bool side_truncated = false;  // older side records were overwritten
+  std::vector<uint64_t> drops_by_site;
+  uint64_t os_tid = 0;
+  std::string name;
+  bool truncated = false;  // the stream lost a prefix (ring mode)
+};
+
+// Snapshots every ring of a stopped session, in order. After its lock is held
+// and released once, a thread can no longer switch chunks, so closed chunks
+// and the published prefix of the current chunk are stable. Adds each ring's
+// drops to `drops_by_site` (by interned site id).
+std::vector<RingSnapshot> SnapshotRings(const std::vector<ThreadRing*>& rings,
+                                        std::vector<uint64_t>* drops_by_site);
+
+// Gives a parsed ring back: an exited thread's ring is freed; a live thread
+// keeps only the chunk it may still be writing into (a straggler's records
+// there are never read).
+void HandBack(const RingSnapshot& snap);
+
+// Whether raw stream positions are needed: only to resolve contexts and to
+// discard the spans older than a wrapped side buffer.
+bool NeedPositions(const std::vector<RingSnapshot>& snaps);
+
+// The number of begin records in all snapshots (the capture's span count
+// before trimming).
+uint64_t CountBegins(const std::vector<RingSnapshot>& snaps);
+
+}  // namespace spanprof::internal
+
+#endif  // SPANPROF_RUNTIME_SRC_COLLECTOR_RING_SNAPSHOT_H_

@@ -1,0 +1,41 @@
+// What the public headers bring into a user's file. spanprof.h comes first,
+// so that nothing included before it can hide what it pulls in.
+#include "spanprof/spanprof.h"
+
+// The TSC is read with the compiler's builtin: no x86 intrinsics header.
+#if defined(_X86INTRIN_H_INCLUDED) || defined(__X86INTRIN_H)
+#error "spanprof/spanprof.h must not include <x86intrin.h>"
+#endif
+// Benchmark hooks are not on the user-facing include path.
+#if defined(SPANPROF_INTERNAL_RING_MEMORY_H_)
+#error "spanprof/spanprof.h must not include spanprof/internal/ring_memory.h"
+#endif
+
+#include <cstdint>
+#include <type_traits>
+
+#include "gtest/gtest.h"
+#include "spanprof/tags.h"
+
+namespace spanprof {
+namespace {
+
+TEST(PublicHeadersTest, TagsAreAPlainAggregateWithEmptyDefaults) {
+  static_assert(std::is_aggregate_v<Tags>);
+  const Tags tags{.phase = "parse"};
+  EXPECT_STREQ(tags.phase, "parse");
+  EXPECT_STREQ(tags.module, "");
+  EXPECT_STREQ(tags.activity, "");
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+TEST(PublicHeadersTest, TheTscReadAdvances) {
+  const uint64_t first = internal::ReadTsc();
+  const uint64_t second = internal::ReadTsc();
+  EXPECT_GT(first, 0u);
+  EXPECT_GE(second, first);
+}
+#endif
+
+}  // namespace
+}  // namespace spanprof
