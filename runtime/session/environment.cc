@@ -10,7 +10,11 @@
 namespace spanprof {
 namespace {
 
-const char* Get(const char* name) { return std::getenv(name); }
+// The environment is read once, at session start, before any thread of the
+// session exists; nothing here calls setenv.
+const char* Get(const char* name) {
+  return std::getenv(name);  // NOLINT(concurrency-mt-unsafe)
+}
 
 absl::Status Bad(const char* name, const std::string& value,
                  const std::string& expected) {

@@ -84,7 +84,7 @@ absl::Status Finish(const RunningSession& running, bool finished_normally) {
   capture.process_resources = ResourcesSince(running.start_usage);
   capture.overhead_ns_per_span = running.overhead_ns;
   const analysis::Summary summary = analysis::Summarize(capture);
-  const absl::Status written = WriteOutputs(capture, summary, running.config);
+  absl::Status written = WriteOutputs(capture, summary, running.config);
   if (!running.config.quiet) {
     const std::string table = analysis::FormatTable(
         summary, {.trace_path = running.config.trace_path,

@@ -6,6 +6,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <string_view>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -121,7 +122,7 @@ std::string CyclePath(const std::string& path, uint64_t cycle) {
   if (dot == std::string::npos || dot <= name_start) {
     return path + suffix;
   }
-  if (path.compare(dot, std::string::npos, ".gz") == 0) {
+  if (std::string_view(path).substr(dot) == ".gz") {
     const size_t inner = path.find_last_of('.', dot - 1);
     if (inner != std::string::npos && inner > name_start) dot = inner;
   }

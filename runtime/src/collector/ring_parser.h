@@ -184,8 +184,8 @@ class Collector {
   ThreadStreams& StartThread(const RingSnapshot& snap);
   inline bool ParseChunk(ThreadParse& p, const Chunk& chunk);
   void ApplySide(ThreadParse& p, uint64_t position);
-  void PushScope(ThreadParse& p, const SideRecord& s, uint64_t index);
-  void PopScope(ThreadParse& p, const SideRecord& s, uint64_t index);
+  static void PushScope(ThreadParse& p, const SideRecord& s, uint64_t index);
+  static void PopScope(ThreadParse& p, const SideRecord& s, uint64_t index);
   void ApplyArg(const SideRecord& s);
   inline void OnAlloc(ThreadParse& p, const Record& rec);
   inline void OnBegin(ThreadParse& p, const Record& rec, uint64_t position,

@@ -4,6 +4,7 @@
 // The fast path lives in spanprof/internal/recorder.h. Everything here runs at
 // most once per chunk (thousands of spans), once per site or once per thread,
 // except the drop path, which is a thread-local increment.
+#include <cxxabi.h>
 #include <pthread.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -21,12 +22,6 @@
 #include "recorder/recorder_internal.h"
 #include "spanprof/internal/ring_memory.h"
 #include "spanprof/span.h"
-
-extern "C" {
-// Itanium C++ ABI: the per-thread exception globals.
-struct __cxa_eh_globals;
-__cxa_eh_globals* __cxa_get_globals() noexcept;
-}
 
 namespace spanprof::internal {
 
@@ -59,8 +54,8 @@ constexpr uint64_t kFirstSideRecords = 16;
 // 6-21 ns per retained span: as much as the span itself. The cache makes it a
 // once-per-process cost instead of a once-per-session one.
 constexpr uint64_t kPageBytes = 4096;
-constexpr uint64_t kSmallChunkBytes = 64 * 1024;
-constexpr uint64_t kBlockBytes = 128 * 1024;
+constexpr uint64_t kSmallChunkBytes = uint64_t{64} * 1024;
+constexpr uint64_t kBlockBytes = uint64_t{128} * 1024;
 constexpr uint64_t kBlockRecords = kBlockBytes / sizeof(Record);
 constexpr size_t kMaxCachedBlocks = 512;  // 64 MiB
 static_assert(kMaxChunkSpans * 2 == kBlockRecords,
@@ -508,7 +503,8 @@ ThreadRing* BindThread(uint32_t epoch) noexcept {
     ring = new (std::nothrow) ThreadRing();
     if (ring == nullptr) return nullptr;
     ring->os_tid = CurrentOsTid();
-    auto* eh = reinterpret_cast<unsigned int*>(__cxa_get_globals());
+    // Itanium C++ ABI: the per-thread exception globals (<cxxabi.h>).
+    auto* eh = reinterpret_cast<unsigned int*>(abi::__cxa_get_globals());
     // __cxa_eh_globals is { __cxa_exception* caughtExceptions;
     //                       unsigned int uncaughtExceptions; }.
     ring->uncaught = reinterpret_cast<const unsigned int*>(

@@ -94,7 +94,7 @@ double MeasureSpanOverheadNs() {
   double best = 1e9;
   for (int round = 0; round < 4; ++round) {
     scratch.cursor.store(buffer, std::memory_order_relaxed);
-    scratch.limit = buffer + 2 * kSpans;
+    scratch.limit = buffer + ptrdiff_t{2} * kSpans;
     const uint64_t t0 = internal::ReadMonotonicNs();
     for (int i = 0; i < kSpans; ++i) {
       Record* c = scratch.cursor.load(std::memory_order_relaxed);
