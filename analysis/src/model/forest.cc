@@ -55,7 +55,7 @@ SpanScan Scan(const std::vector<Span>& spans) {
 std::vector<uint32_t> CollectorOrder(const std::vector<Span>& spans,
                                      bool sorted) {
   std::vector<uint32_t> order(spans.size());
-  std::iota(order.begin(), order.end(), 0u);
+  std::iota(order.begin(), order.end(), 0U);
   if (!sorted) {
     std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
       return OrderLess(spans[a], spans[b]);

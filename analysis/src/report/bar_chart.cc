@@ -35,10 +35,11 @@ Centi BarEnd(const BarLayout& layout, int64_t value) {
                            layout.x1 - layout.x0);
 }
 
-void DrawRowBands(Document& doc, Centi top, size_t rows, Centi row_height) {
-  for (size_t r = 0; r < rows; ++r) {
+void DrawRowBands(Document& doc, Centi rows_top, size_t shown,
+                  Centi row_height) {
+  for (size_t r = 0; r < shown; ++r) {
     if (r % 2 == 0) {
-      doc.Rect(kMargin, top + static_cast<Centi>(r) * row_height,
+      doc.Rect(kMargin, rows_top + static_cast<Centi>(r) * row_height,
                doc.width() - 2 * kMargin, row_height, "fill=\"#f4f5f7\"");
     }
   }

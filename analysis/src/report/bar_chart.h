@@ -31,9 +31,10 @@ BarLayout LayoutBars(const Document& doc,
 // The x where a bar of `value` ends.
 Centi BarEnd(const BarLayout& layout, int64_t value);
 
-// A light band behind every other one of `rows` rows of `row_height` from
-// `top`.
-void DrawRowBands(Document& doc, Centi top, size_t rows, Centi row_height);
+// A light band behind every other one of `shown` rows of `row_height` from
+// `rows_top`.
+void DrawRowBands(Document& doc, Centi rows_top, size_t shown,
+                  Centi row_height);
 
 // The notes under the rows: `when_empty` when no row is shown, "3 more rows
 // not shown (28 in all)" when some are left out. Returns the y below them.

@@ -28,7 +28,7 @@ using svg::V;
 constexpr std::string_view kInclusiveFill = "#a0cbe8";
 constexpr std::string_view kSelfFill = "#2f5d8c";
 constexpr Centi kBar = Px(12);
-constexpr Centi kRow = Px(36);
+constexpr Centi kRowHeight = Px(36);
 
 std::string BreakdownSubtitle(const Summary& summary) {
   const size_t total_rows = summary.rows.size();
@@ -123,13 +123,13 @@ std::string PlotBreakdown(const Summary& summary,
   const BarLayout layout =
       svg::LayoutBars(doc, text.labels, text.widest_value, text.max);
   const Centi rows_top = y;
-  svg::DrawRowBands(doc, rows_top, shown, kRow);
-  const Centi rows_bottom = rows_top + static_cast<Centi>(shown) * kRow;
+  svg::DrawRowBands(doc, rows_top, shown, kRowHeight);
+  const Centi rows_bottom = rows_top + static_cast<Centi>(shown) * kRowHeight;
   y = svg::DrawAxis(doc, layout.x0, layout.x1, rows_bottom + Px(4), rows_top, 0,
                     layout.max, svg::ValueKind::kDuration, "");
   for (size_t r = 0; r < shown; ++r) {
     DrawBreakdownRow(doc, layout, summary.rows[r], text, r,
-                     rows_top + static_cast<Centi>(r) * kRow);
+                     rows_top + static_cast<Centi>(r) * kRowHeight);
   }
   y = svg::DrawRowNotes(doc, y, shown, total_rows, "the summary has no rows");
   return doc.Finish(y + Px(8), Escape(title));

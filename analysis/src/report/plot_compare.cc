@@ -117,7 +117,7 @@ constexpr std::string_view kBaseAttributes =
 constexpr std::string_view kBandAttributes =
     "fill=\"#f2c94c\" fill-opacity=\"0.35\"";
 constexpr Centi kBar = Px(11);
-constexpr Centi kRow = Px(36);
+constexpr Centi kRowHeight = Px(36);
 
 std::string CompareTitle(const ComparePolicy& policy) {
   const ValueKind kind = MetricKind(policy.metric);
@@ -317,14 +317,14 @@ std::string PlotCompare(const Comparison& comparison,
   const BarLayout layout =
       svg::LayoutBars(doc, text.labels, text.widest_value, text.max);
   const Centi rows_top = y;
-  svg::DrawRowBands(doc, rows_top, shown, kRow);
-  const Centi rows_bottom = rows_top + static_cast<Centi>(shown) * kRow;
+  svg::DrawRowBands(doc, rows_top, shown, kRowHeight);
+  const Centi rows_bottom = rows_top + static_cast<Centi>(shown) * kRowHeight;
   y = svg::DrawAxis(doc, layout.x0, layout.x1, rows_bottom + Px(4), rows_top, 0,
                     layout.max, kind,
                     std::string(CompareMetricName(policy.metric)));
   for (size_t r = 0; r < shown; ++r) {
     DrawCompareRow(doc, layout, comparison.rows[r], policy, kind, text, r,
-                   rows_top + static_cast<Centi>(r) * kRow);
+                   rows_top + static_cast<Centi>(r) * kRowHeight);
   }
   y = svg::DrawRowNotes(doc, y, shown, total_rows, "no rows to compare");
   return doc.Finish(y + Px(8), Escape(title));

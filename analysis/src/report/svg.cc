@@ -33,7 +33,8 @@ std::optional<uint32_t> NextCodePoint(std::string_view text, size_t* i) {
   if (b0 < 0x80) {
     ++*i;
     return b0;
-  } else if ((b0 & 0xE0) == 0xC0) {
+  }
+  if ((b0 & 0xE0) == 0xC0) {
     length = 2;
     cp = b0 & 0x1F;
     min = 0x80;
