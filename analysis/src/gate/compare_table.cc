@@ -47,6 +47,33 @@ std::string Shorten(std::string_view text, size_t width) {
   return Cat(text.substr(0, width - 3), "...");
 }
 
+// "PASS: <tally>" or "FAIL (<why>): <tally>".
+std::string VerdictLine(const Comparison& comparison) {
+  const ComparePolicy& policy = comparison.policy;
+  const ComparisonCounts& c = comparison.counts;
+  std::string tally = absl::StrFormat(
+      "%d regressed, %d improved, %d within tolerance, %d new, %d missing",
+      c.regressed, c.improved, c.within, c.new_keys, c.missing);
+  if (c.not_measured > 0) {
+    tally += absl::StrFormat(", %d not measured", c.not_measured);
+  }
+  if (comparison.passed) return Cat("PASS: ", tally, "\n");
+  std::vector<std::string> why;
+  if (c.regressed > 0) why.push_back(Cat(c.regressed, " regressed"));
+  if (policy.fail_on_new && c.new_keys > 0) {
+    why.push_back(Cat(c.new_keys, " new (--fail-on-new)"));
+  }
+  if (policy.fail_on_missing && c.missing > 0) {
+    why.push_back(Cat(c.missing, " missing (--fail-on-missing)"));
+  }
+  std::string reasons;
+  for (const std::string& w : why) {
+    reasons += reasons.empty() ? "" : ", ";
+    reasons += w;
+  }
+  return Cat("FAIL (", reasons, "): ", tally, "\n");
+}
+
 }  // namespace
 
 std::string FormatComparison(const Comparison& comparison) {
@@ -99,32 +126,8 @@ std::string FormatComparison(const Comparison& comparison) {
   }
   if (comparison.rows.empty()) out += "(no rows in either summary)\n";
 
-  const ComparisonCounts& c = comparison.counts;
   out += "\n";
-  std::string tally = absl::StrFormat(
-      "%d regressed, %d improved, %d within tolerance, %d new, %d missing",
-      c.regressed, c.improved, c.within, c.new_keys, c.missing);
-  if (c.not_measured > 0) {
-    tally += absl::StrFormat(", %d not measured", c.not_measured);
-  }
-  if (comparison.passed) {
-    out += Cat("PASS: ", tally, "\n");
-  } else {
-    std::vector<std::string> why;
-    if (c.regressed > 0) why.push_back(Cat(c.regressed, " regressed"));
-    if (policy.fail_on_new && c.new_keys > 0) {
-      why.push_back(Cat(c.new_keys, " new (--fail-on-new)"));
-    }
-    if (policy.fail_on_missing && c.missing > 0) {
-      why.push_back(Cat(c.missing, " missing (--fail-on-missing)"));
-    }
-    std::string reasons;
-    for (const std::string& w : why) {
-      reasons += reasons.empty() ? "" : ", ";
-      reasons += w;
-    }
-    out += Cat("FAIL (", reasons, "): ", tally, "\n");
-  }
+  out += VerdictLine(comparison);
   return out;
 }
 
