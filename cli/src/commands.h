@@ -1,7 +1,7 @@
 // commands.h — the command table of the `spanprof` router and the entry
 // point of each command (private to the CLI).
 //
-// Adding a command is one row in `Commands()` (router.cc) and one function
+// Adding a command is one row in `kCommands` (router.cc) and one function
 // here. The router handles `--help` / `-h` for every command, unknown
 // commands and the usage text; a command parses its own flags with
 // `ParseFlags()` and reports failures with `UsageError()` (exit 2, usage on
@@ -10,7 +10,6 @@
 #define SPANPROF_CLI_SRC_COMMANDS_H_
 
 #include <ostream>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,9 +36,6 @@ struct Command {
   std::string_view help;      // the body of `<command> --help`
   CommandFn run;
 };
-
-// `Commands()` is the table, in the order of the usage text.
-std::span<const Command> Commands();
 
 // `UsageError()` prints `<program> <command>: <message>` and the command's
 // usage on stderr, and returns the usage exit code (2).

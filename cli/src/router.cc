@@ -3,7 +3,6 @@
 
 #include <iostream>
 #include <ostream>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +14,7 @@ namespace spanprof::cli {
 namespace internal {
 namespace {
 
+// The command table, in the order of the usage text.
 constexpr Command kCommands[] = {
     {"compare",
      "compare BASE CAND [--metric M] [--absolute-tolerance NS] "
@@ -212,8 +212,6 @@ std::string ProgramName(int argc, char** argv) {
 }
 
 }  // namespace
-
-std::span<const Command> Commands() { return kCommands; }
 
 int UsageError(const CommandIo& io, std::string_view command,
                std::string_view message) {

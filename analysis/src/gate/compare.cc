@@ -1,56 +1,29 @@
-// The regression gate: matching, classification, the table and the JSON.
+// The regression gate: matching rows by key and classifying each on one
+// metric. Its table is in compare_table.cc, its JSON in compare_json.cc.
 #include "spanprof/analysis/compare.h"
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "absl/numeric/int128.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/str_format.h"
+#include "gate/compare_metric.h"
 #include "json/cat.h"
-#include "json/json_writer.h"
-#include "spanprof/analysis/table.h"
 
 namespace spanprof::analysis {
 namespace {
 
 using internal::Cat;
-
-struct MetricInfo {
-  CompareMetric metric;
-  std::string_view name;
-  bool is_duration;
-};
-
-constexpr MetricInfo kMetrics[] = {
-    {CompareMetric::kTotalNs, "total_ns", true},
-    {CompareMetric::kSelfNs, "self_ns", true},
-    {CompareMetric::kMeanNs, "mean_ns", true},
-    {CompareMetric::kMedianNs, "median_ns", true},
-    {CompareMetric::kP95Ns, "p95_ns", true},
-    {CompareMetric::kP99Ns, "p99_ns", true},
-    {CompareMetric::kMaxNs, "max_ns", true},
-    {CompareMetric::kTotalHeartbeats, "total_heartbeats", false},
-    {CompareMetric::kSelfHeartbeats, "self_heartbeats", false},
-    {CompareMetric::kAllocCount, "alloc_count", false},
-    {CompareMetric::kAllocBytes, "alloc_bytes", false},
-};
-
-const MetricInfo& Info(CompareMetric metric) {
-  for (const MetricInfo& info : kMetrics) {
-    if (info.metric == metric) return info;
-  }
-  return kMetrics[4];
-}
+using internal::Info;
+using internal::kMetrics;
+using internal::MetricInfo;
 
 int64_t Saturate(absl::int128 v) {
   if (v > INT64_MAX) return INT64_MAX;
@@ -81,31 +54,74 @@ int Rank(RowStatus status) {
   return 5;
 }
 
-std::string FormatValue(int64_t value, bool is_duration) {
-  if (!is_duration) return Cat(value);
-  return FormatDuration(value);
+// The rows of both summaries by key: (base row, candidate row), either null.
+using KeyedRows = std::map<RowKey, std::pair<const Row*, const Row*>>;
+
+KeyedRows MatchKeys(const Summary& base, const Summary& candidate) {
+  KeyedRows keys;
+  for (const Row& row : base.rows) keys[row.key].first = &row;
+  for (const Row& row : candidate.rows) keys[row.key].second = &row;
+  return keys;
 }
 
-std::string FormatSigned(int64_t value, bool is_duration) {
-  if (value == 0) return is_duration ? "0 ns" : "0";
-  const std::string sign = value > 0 ? "+" : "-";
-  // |value| fits: deltas of two non-negative int64 values are > INT64_MIN.
-  const int64_t magnitude = value > 0 ? value : -value;
-  return sign + FormatValue(magnitude, is_duration);
+// Fills `row` for one key and counts its verdict in `counts`.
+void CompareKey(const RowKey& key, const Row* b, const Row* c,
+                const ComparePolicy& policy, ComparisonRow& row,
+                ComparisonCounts& counts) {
+  row.key = key;
+  row.label = b != nullptr ? b->label : c->label;
+  if (b != nullptr) {
+    row.base_calls = b->calls;
+    row.base = MetricValue(*b, policy.metric);
+  }
+  if (c != nullptr) {
+    row.candidate_calls = c->calls;
+    row.candidate = MetricValue(*c, policy.metric);
+  }
+  if (b == nullptr) {
+    row.status = RowStatus::kNew;
+    ++counts.new_keys;
+    return;
+  }
+  if (c == nullptr) {
+    row.status = RowStatus::kMissing;
+    ++counts.missing;
+    return;
+  }
+  if (!row.base.has_value() || !row.candidate.has_value()) {
+    row.status = RowStatus::kNotMeasured;
+    ++counts.not_measured;
+    return;
+  }
+  row.delta = Saturate(absl::int128(*row.candidate) - *row.base);
+  row.change_bps = ChangeBps(*row.base, *row.candidate);
+  row.status = Classify(*row.base, *row.candidate, policy.absolute_tolerance_ns,
+                        policy.relative_tolerance_bps);
+  switch (row.status) {
+    case RowStatus::kRegressed:
+      ++counts.regressed;
+      break;
+    case RowStatus::kImproved:
+      ++counts.improved;
+      break;
+    default:
+      ++counts.within;
+      break;
+  }
 }
 
-std::string FormatBps(std::optional<int64_t> bps) {
-  if (!bps.has_value()) return "n/a";
-  const int64_t v = *bps;
-  const uint64_t magnitude =
-      v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
-  return absl::StrFormat("%s%d.%02d%%", v < 0 ? "-" : (v > 0 ? "+" : ""),
-                         magnitude / 100, magnitude % 100);
-}
-
-std::string Shorten(std::string_view text, size_t width) {
-  if (text.size() <= width) return std::string(text);
-  return Cat(text.substr(0, width - 3), "...");
+// Worst first: by status rank, then Δ descending, then key.
+void SortWorstFirst(std::vector<ComparisonRow>& rows) {
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const ComparisonRow& a, const ComparisonRow& b) {
+                     const int rank_a = Rank(a.status);
+                     const int rank_b = Rank(b.status);
+                     if (rank_a != rank_b) return rank_a < rank_b;
+                     const int64_t delta_a = a.delta.value_or(0);
+                     const int64_t delta_b = b.delta.value_or(0);
+                     if (delta_a != delta_b) return delta_a > delta_b;
+                     return a.key < b.key;
+                   });
 }
 
 }  // namespace
@@ -255,238 +271,16 @@ absl::StatusOr<Comparison> Compare(const Summary& base,
   comparison.policy = policy;
   comparison.base_path = std::string(base_path);
   comparison.candidate_path = std::string(candidate_path);
-
-  std::map<RowKey, std::pair<const Row*, const Row*>> keys;
-  for (const Row& row : base.rows) keys[row.key].first = &row;
-  for (const Row& row : candidate.rows) keys[row.key].second = &row;
-
   ComparisonCounts& counts = comparison.counts;
-  for (const auto& [key, pair] : keys) {
-    const auto [b, c] = pair;
-    ComparisonRow& row = comparison.rows.emplace_back();
-    row.key = key;
-    row.label = b != nullptr ? b->label : c->label;
-    if (b != nullptr) {
-      row.base_calls = b->calls;
-      row.base = MetricValue(*b, policy.metric);
-    }
-    if (c != nullptr) {
-      row.candidate_calls = c->calls;
-      row.candidate = MetricValue(*c, policy.metric);
-    }
-    if (b == nullptr) {
-      row.status = RowStatus::kNew;
-      ++counts.new_keys;
-      continue;
-    }
-    if (c == nullptr) {
-      row.status = RowStatus::kMissing;
-      ++counts.missing;
-      continue;
-    }
-    if (!row.base.has_value() || !row.candidate.has_value()) {
-      row.status = RowStatus::kNotMeasured;
-      ++counts.not_measured;
-      continue;
-    }
-    row.delta = Saturate(absl::int128(*row.candidate) - *row.base);
-    row.change_bps = ChangeBps(*row.base, *row.candidate);
-    row.status =
-        Classify(*row.base, *row.candidate, policy.absolute_tolerance_ns,
-                 policy.relative_tolerance_bps);
-    switch (row.status) {
-      case RowStatus::kRegressed:
-        ++counts.regressed;
-        break;
-      case RowStatus::kImproved:
-        ++counts.improved;
-        break;
-      default:
-        ++counts.within;
-        break;
-    }
+  for (const auto& [key, pair] : MatchKeys(base, candidate)) {
+    CompareKey(key, pair.first, pair.second, policy,
+               comparison.rows.emplace_back(), counts);
   }
-
-  std::stable_sort(comparison.rows.begin(), comparison.rows.end(),
-                   [](const ComparisonRow& a, const ComparisonRow& b) {
-                     const int rank_a = Rank(a.status);
-                     const int rank_b = Rank(b.status);
-                     if (rank_a != rank_b) return rank_a < rank_b;
-                     const int64_t delta_a = a.delta.value_or(0);
-                     const int64_t delta_b = b.delta.value_or(0);
-                     if (delta_a != delta_b) return delta_a > delta_b;
-                     return a.key < b.key;
-                   });
-
+  SortWorstFirst(comparison.rows);
   comparison.passed = counts.regressed == 0 &&
                       !(policy.fail_on_new && counts.new_keys > 0) &&
                       !(policy.fail_on_missing && counts.missing > 0);
   return comparison;
-}
-
-std::string FormatComparison(const Comparison& comparison) {
-  const ComparePolicy& policy = comparison.policy;
-  const MetricInfo& metric = Info(policy.metric);
-  std::string out;
-  out += absl::StrFormat(
-      "spanprof compare: metric %s; regression when the increase exceeds "
-      "%d%s AND %d bps (%s) of the baseline\n",
-      metric.name, policy.absolute_tolerance_ns,
-      metric.is_duration ? " ns" : "", policy.relative_tolerance_bps,
-      FormatBps(policy.relative_tolerance_bps));
-  if (!comparison.base_path.empty()) {
-    out += Cat("Base:      ", comparison.base_path, "\n");
-  }
-  if (!comparison.candidate_path.empty()) {
-    out += Cat("Candidate: ", comparison.candidate_path, "\n");
-  }
-  out += "\n";
-
-  constexpr size_t kLabelWidth = 48;
-  size_t label_width = 4;
-  for (const ComparisonRow& row : comparison.rows) {
-    label_width =
-        std::max(label_width, std::min(row.label.size(), kLabelWidth));
-  }
-  const std::string header =
-      absl::StrFormat("%-12s  %-*s  %12s  %12s  %13s  %10s\n", "Status",
-                      static_cast<int>(label_width), "Key", "Base", "Candidate",
-                      "Delta", "Change");
-  out += header;
-  auto value_or_dash = [&](std::optional<int64_t> v) {
-    return v.has_value() ? FormatValue(*v, metric.is_duration)
-                         : std::string("-");
-  };
-  for (const ComparisonRow& row : comparison.rows) {
-    std::string status(RowStatusName(row.status));
-    std::string delta = "-";
-    std::string change = "-";
-    if (row.delta.has_value()) {
-      delta = FormatSigned(*row.delta, metric.is_duration);
-      change = row.change_bps.has_value()
-                   ? FormatBps(row.change_bps)
-                   : (*row.delta == 0 ? "0.00%" : "from 0");
-    }
-    out += absl::StrFormat(
-        "%-12s  %-*s  %12s  %12s  %13s  %10s\n", status,
-        static_cast<int>(label_width), Shorten(row.label, kLabelWidth),
-        value_or_dash(row.base), value_or_dash(row.candidate), delta, change);
-  }
-  if (comparison.rows.empty()) out += "(no rows in either summary)\n";
-
-  const ComparisonCounts& c = comparison.counts;
-  out += "\n";
-  std::string tally = absl::StrFormat(
-      "%d regressed, %d improved, %d within tolerance, %d new, %d missing",
-      c.regressed, c.improved, c.within, c.new_keys, c.missing);
-  if (c.not_measured > 0) {
-    tally += absl::StrFormat(", %d not measured", c.not_measured);
-  }
-  if (comparison.passed) {
-    out += Cat("PASS: ", tally, "\n");
-  } else {
-    std::vector<std::string> why;
-    if (c.regressed > 0) why.push_back(Cat(c.regressed, " regressed"));
-    if (policy.fail_on_new && c.new_keys > 0) {
-      why.push_back(Cat(c.new_keys, " new (--fail-on-new)"));
-    }
-    if (policy.fail_on_missing && c.missing > 0) {
-      why.push_back(Cat(c.missing, " missing (--fail-on-missing)"));
-    }
-    std::string reasons;
-    for (const std::string& w : why) {
-      reasons += reasons.empty() ? "" : ", ";
-      reasons += w;
-    }
-    out += Cat("FAIL (", reasons, "): ", tally, "\n");
-  }
-  return out;
-}
-
-std::string ComparisonToJson(const Comparison& comparison) {
-  std::string out;
-  // Rows one per line: readable in a diff, still compact.
-  JsonWriter w(&out, {.indent = 2, .line_depth = 2});
-  const ComparePolicy& policy = comparison.policy;
-  auto optional_int = [&](std::string_view key, std::optional<int64_t> v) {
-    w.Key(key);
-    w.OptionalInt(v);
-  };
-  w.BeginObject();
-  w.Key("schema");
-  w.String(kComparisonSchema);
-  w.Key("schema_version");
-  w.Int(kComparisonSchemaVersion);
-  w.Key("metric");
-  w.String(CompareMetricName(policy.metric));
-  w.Key("policy");
-  w.BeginObject();
-  w.Key("absolute_tolerance_ns");
-  w.Int(policy.absolute_tolerance_ns);
-  w.Key("relative_tolerance_bps");
-  w.Int(policy.relative_tolerance_bps);
-  w.Key("fail_on_new");
-  w.Bool(policy.fail_on_new);
-  w.Key("fail_on_missing");
-  w.Bool(policy.fail_on_missing);
-  w.Key("allow_incomplete");
-  w.Bool(policy.allow_incomplete);
-  w.EndObject();
-  w.Key("base");
-  w.String(comparison.base_path);
-  w.Key("candidate");
-  w.String(comparison.candidate_path);
-  w.Key("rows");
-  w.BeginArray();
-  for (const ComparisonRow& row : comparison.rows) {
-    w.BeginObject();
-    w.Key("key");
-    w.BeginObject();
-    w.Key("name");
-    w.String(row.key.name);
-    w.Key("phase");
-    w.String(row.key.phase);
-    w.Key("module");
-    w.String(row.key.module);
-    w.Key("activity");
-    w.String(row.key.activity);
-    w.EndObject();
-    w.Key("label");
-    w.String(row.label);
-    w.Key("status");
-    w.String(RowStatusName(row.status));
-    optional_int("base", row.base);
-    optional_int("candidate", row.candidate);
-    optional_int("delta", row.delta);
-    optional_int("change_bps", row.change_bps);
-    w.Key("base_calls");
-    w.Uint(row.base_calls);
-    w.Key("candidate_calls");
-    w.Uint(row.candidate_calls);
-    w.EndObject();
-  }
-  w.EndArray();
-  const ComparisonCounts& c = comparison.counts;
-  w.Key("counts");
-  w.BeginObject();
-  w.Key("regressed");
-  w.Uint(c.regressed);
-  w.Key("improved");
-  w.Uint(c.improved);
-  w.Key("within");
-  w.Uint(c.within);
-  w.Key("new");
-  w.Uint(c.new_keys);
-  w.Key("missing");
-  w.Uint(c.missing);
-  w.Key("not_measured");
-  w.Uint(c.not_measured);
-  w.EndObject();
-  w.Key("passed");
-  w.Bool(comparison.passed);
-  w.EndObject();
-  w.Newline();
-  return out;
 }
 
 }  // namespace spanprof::analysis

@@ -62,7 +62,8 @@ std::string EventPath(std::string_view source, const TraceEvent& event,
 
 bool Fits32(int64_t v) { return v >= 0 && v <= int64_t{UINT32_MAX}; }
 
-void CheckTraceEvents(const std::vector<TraceEvent>& events,
+// pid and tid fit in 32 bits; spans have ts >= 0 and dur >= 0.
+void CheckEventFields(const std::vector<TraceEvent>& events,
                       std::string_view source, Problems& problems) {
   for (const TraceEvent& event : events) {
     if (!Fits32(event.pid)) {
@@ -83,9 +84,44 @@ void CheckTraceEvents(const std::vector<TraceEvent>& events,
                        FormatMicros(event.dur_ns), " us"));
     }
   }
+}
 
-  // Strict nesting per (pid, tid): in (ts, longer first) order, an event
-  // must end no later than every enclosing event still open.
+// Strict nesting of one thread's spans: in (ts, longer first) order, an
+// event must end no later than every enclosing event still open.
+void CheckThreadNesting(std::vector<const TraceEvent*>& list, int64_t tid,
+                        std::string_view source, Problems& problems) {
+  std::stable_sort(list.begin(), list.end(),
+                   [](const TraceEvent* a, const TraceEvent* b) {
+                     return std::make_tuple(a->ts_ns, -a->dur_ns) <
+                            std::make_tuple(b->ts_ns, -b->dur_ns);
+                   });
+  std::vector<const TraceEvent*> open;
+  for (const TraceEvent* event : list) {
+    const int64_t start = event->ts_ns;
+    const int64_t end = event->ts_ns + event->dur_ns;
+    while (!open.empty() && open.back()->ts_ns + open.back()->dur_ns <= start) {
+      open.pop_back();
+    }
+    if (!open.empty()) {
+      const TraceEvent* outer = open.back();
+      const int64_t outer_end = outer->ts_ns + outer->dur_ns;
+      if (end > outer_end) {
+        problems.Add(Cat(EventPath(source, *event, ""), "span ", event->span_id,
+                         " [", FormatMicros(start), ", ", FormatMicros(end),
+                         ") us partially overlaps span ", outer->span_id, " [",
+                         FormatMicros(outer->ts_ns), ", ",
+                         FormatMicros(outer_end), ") us on tid ", tid,
+                         " (same-thread spans must nest)"));
+        continue;
+      }
+    }
+    open.push_back(event);
+  }
+}
+
+// Strict nesting per (pid, tid).
+void CheckNesting(const std::vector<TraceEvent>& events,
+                  std::string_view source, Problems& problems) {
   std::map<std::pair<int64_t, int64_t>, std::vector<const TraceEvent*>>
       by_thread;
   for (const TraceEvent& event : events) {
@@ -94,42 +130,21 @@ void CheckTraceEvents(const std::vector<TraceEvent>& events,
     }
   }
   for (auto& [thread, list] : by_thread) {
-    std::stable_sort(list.begin(), list.end(),
-                     [](const TraceEvent* a, const TraceEvent* b) {
-                       return std::make_tuple(a->ts_ns, -a->dur_ns) <
-                              std::make_tuple(b->ts_ns, -b->dur_ns);
-                     });
-    std::vector<const TraceEvent*> open;
-    for (const TraceEvent* event : list) {
-      const int64_t start = event->ts_ns;
-      const int64_t end = event->ts_ns + event->dur_ns;
-      while (!open.empty() &&
-             open.back()->ts_ns + open.back()->dur_ns <= start) {
-        open.pop_back();
-      }
-      if (!open.empty()) {
-        const TraceEvent* outer = open.back();
-        const int64_t outer_end = outer->ts_ns + outer->dur_ns;
-        if (end > outer_end) {
-          problems.Add(Cat(EventPath(source, *event, ""), "span ",
-                           event->span_id, " [", FormatMicros(start), ", ",
-                           FormatMicros(end), ") us partially overlaps span ",
-                           outer->span_id, " [", FormatMicros(outer->ts_ns),
-                           ", ", FormatMicros(outer_end), ") us on tid ",
-                           thread.second, " (same-thread spans must nest)"));
-          continue;
-        }
-      }
-      open.push_back(event);
-    }
+    CheckThreadNesting(list, thread.second, source, problems);
   }
+}
 
-  // Flows: each id starts at exactly one flow_out and is bound by at least
-  // one flow_in that Perfetto imports after it (ts, then longer first).
-  struct Flow {
-    const TraceEvent* out = nullptr;
-    std::vector<const TraceEvent*> ins;
-  };
+// The two ends of one flow id.
+struct Flow {
+  const TraceEvent* out = nullptr;
+  std::vector<const TraceEvent*> ins;
+};
+
+// Groups the flow ends by id, reporting events whose flow fields cannot be
+// an end (no bind_id, both or neither direction, a second flow_out).
+std::map<uint64_t, Flow> CollectFlows(const std::vector<TraceEvent>& events,
+                                      std::string_view source,
+                                      Problems& problems) {
   std::map<uint64_t, Flow> flows;
   for (const TraceEvent& event : events) {
     if (!event.is_span) continue;
@@ -160,6 +175,14 @@ void CheckTraceEvents(const std::vector<TraceEvent>& events,
       flow.ins.push_back(&event);
     }
   }
+  return flows;
+}
+
+// Flows: each id starts at exactly one flow_out and is bound by at least
+// one flow_in that Perfetto imports after it (ts, then longer first).
+void CheckFlows(const std::vector<TraceEvent>& events, std::string_view source,
+                Problems& problems) {
+  const std::map<uint64_t, Flow> flows = CollectFlows(events, source, problems);
   for (const auto& [id, flow] : flows) {
     if (flow.out == nullptr) {
       for (const TraceEvent* in : flow.ins) {
@@ -185,6 +208,15 @@ void CheckTraceEvents(const std::vector<TraceEvent>& events,
       }
     }
   }
+}
+
+// The rules of Perfetto's JSON importer, in this order: fields, nesting,
+// flows.
+void CheckTraceEvents(const std::vector<TraceEvent>& events,
+                      std::string_view source, Problems& problems) {
+  CheckEventFields(events, source, problems);
+  CheckNesting(events, source, problems);
+  CheckFlows(events, source, problems);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "spanprof/analysis/compare.h"
+#include "spanprof/analysis/forest.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/capture.h"
 #include "tests/analysis/capture_builder.h"
@@ -405,6 +406,25 @@ TEST(PlotTimelineTest, DrawsEmptyAndBrokenCaptures) {
   b.Add(4, 0, s, 7, 0, 10);
   const XmlElement broken = ParseSvg(PlotTimeline(b.Build()));
   EXPECT_FALSE(RectsTitled(broken, "(unknown site)").empty());
+}
+
+TEST(PlotTimelineTest, CutsAParentLoopWhereTheForestDoes) {
+  // 1 and 2 name each other as parent. `Forest` cuts the link of the span
+  // its walk starts from (the earlier one), as `ValidateForest()` reports:
+  // the outer span is drawn on the top row, the inner one below it.
+  CaptureBuilder b;
+  const uint32_t t = b.Thread(1, "main");
+  b.Add(1, 2, b.Site("outer"), t, 0, 100);
+  b.Add(2, 1, b.Site("inner"), t, 10, 50);
+  const Capture capture = b.Build();
+  ASSERT_EQ(Forest(capture).cycle_cuts().size(), 1u);
+  EXPECT_EQ(capture.spans[Forest(capture).cycle_cuts()[0]].id, 1u);
+  const XmlElement root = ParseSvg(PlotTimeline(capture));
+  const auto outer = RectsTitled(root, "outer");
+  const auto inner = RectsTitled(root, "inner");
+  ASSERT_EQ(outer.size(), 1u);
+  ASSERT_EQ(inner.size(), 1u);
+  EXPECT_LT(Number(*outer[0], "y"), Number(*inner[0], "y"));
 }
 
 TEST(PlotTimelineTest, ClampsTheWidth) {

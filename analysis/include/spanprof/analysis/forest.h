@@ -52,19 +52,16 @@ class Forest {
   // not in the capture, or its parent link was cut because it closes a cycle.
   uint32_t parent(size_t i) const { return parent_[i]; }
 
-  // The immediate children of span `i` on every thread, ordered like
-  // `order()`: same-thread children come in start order.
+  // The immediate children of span `i` on every thread, ordered by (thread,
+  // start_ns, depth), ties in capture order: same-thread children come in
+  // start order.
   std::span<const uint32_t> children(size_t i) const {
     return {child_list_.data() + child_offsets_[i],
             child_list_.data() + child_offsets_[i + 1]};
   }
 
-  // The spans whose `parent()` is `kNone`, ordered like `order()`.
+  // The spans whose `parent()` is `kNone`, ordered like `children()`.
   std::span<const uint32_t> roots() const { return roots_; }
-
-  // Every span, ordered by (thread, start_ns, depth); ties keep capture
-  // order.
-  std::span<const uint32_t> order() const { return order_; }
 
   // The index of the first span with `id`, if any.
   std::optional<uint32_t> Find(uint64_t id) const;
@@ -77,6 +74,19 @@ class Forest {
   std::span<const uint32_t> cycle_cuts() const { return cycle_cuts_; }
 
  private:
+  // The steps of construction, in order. `order` is every span ordered by
+  // (thread, start_ns, depth), ties in capture order.
+  void IndexDense(const std::vector<Span>& spans, uint64_t min_id,
+                  uint64_t max_id, std::vector<uint32_t>& unresolved,
+                  bool& depths_consistent);
+  void IndexSparse(const std::vector<Span>& spans,
+                   std::vector<uint32_t>& unresolved);
+  void LinkUnresolved(const std::vector<Span>& spans,
+                      std::span<const uint32_t> unresolved,
+                      bool& depths_consistent);
+  void CutCycles(std::span<const uint32_t> order);
+  void BuildChildren(std::span<const uint32_t> order);
+
   // Dense: `dense_index_[id - id_base_]` when the ids span a small range (the
   // runtime numbers spans consecutively); sparse: (id, index) pairs sorted by
   // id otherwise.
@@ -89,7 +99,6 @@ class Forest {
   std::vector<uint32_t> child_offsets_;
   std::vector<uint32_t> child_list_;
   std::vector<uint32_t> roots_;
-  std::vector<uint32_t> order_;
   std::vector<uint32_t> duplicates_;
   std::vector<uint32_t> cycle_cuts_;
 };

@@ -74,8 +74,10 @@ struct TimelineOptions {
 // parent. Each phase gets a stable colour from a fixed palette (a span
 // without a phase is grey), listed in the legend. Spans left by an exception
 // are outlined in red, unfinished ones dashed. Every span carries a `<title>`
-// tooltip with its label, duration and heartbeats. Pure; never fails (a
-// broken forest still draws).
+// tooltip with its label, duration and heartbeats. Parents are `Forest`'s:
+// a parent chain that loops is cut where `Forest` cuts it (the link that
+// `ValidateForest()` reports as ignored). Pure; never fails (a broken forest
+// still draws).
 std::string PlotTimeline(const Capture& capture,
                          const TimelineOptions& options = {});
 
