@@ -37,6 +37,11 @@ constexpr int kOffsetSteps = 20;
 // An offset is kept only when it shrinks the squared log residuals this much,
 // so that noise around a flat line cannot buy a fitted offset.
 constexpr double kOffsetGain = 2.0;
+// An offset is a third parameter: it is fitted only to this many points or
+// more, and only when the upper half of the sizes rises this much more
+// steeply than the lower half.
+constexpr size_t kMinOffsetPoints = 5;
+constexpr double kSteepening = 0.15;
 
 // One size bucket's spans, each column sorted on its own.
 struct BucketData {
@@ -280,6 +285,30 @@ LogFit FitLogLog(std::span<const double> log_x, std::span<const double> y,
   return fit;
 }
 
+// True when the upper half of the points (by size) rises more steeply than
+// the lower half in log–log space: the shape a fixed offset gives (flat
+// where it dominates). Only then is an offset worth fitting.
+bool Steepens(std::span<const double> log_x, std::span<const double> y) {
+  std::vector<size_t> order(log_x.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return log_x[a] < log_x[b]; });
+  const size_t half = order.size() / 2;
+  auto slope = [&](size_t begin, size_t end) {
+    std::vector<double> xs;
+    std::vector<double> ys;
+    for (size_t k = begin; k < end; ++k) {
+      xs.push_back(log_x[order[k]]);
+      ys.push_back(std::log(y[order[k]]));
+    }
+    return TheilSenSlope(xs, ys);
+  };
+  // The halves share the middle point when the count is odd.
+  const double lower = slope(0, order.size() - half);
+  const double upper = slope(half, order.size());
+  return upper > lower + kSteepening;
+}
+
 // The offset in [0, min y) that explains the points best, or 0.
 double FitOffset(std::span<const double> log_x, std::span<const double> y) {
   const LogFit plain_fit = FitLogLog(log_x, y, 0);
@@ -315,7 +344,9 @@ std::optional<PowerLawFit> FitPowerLaw(std::span<const double> x,
   for (size_t i = 0; i < x.size(); ++i) log_x[i] = std::log(x[i]);
   PowerLawFit fit;
   fit.used.assign(x.size(), true);
-  if (fit_offset && x.size() >= 3) fit.offset = FitOffset(log_x, y);
+  if (fit_offset && x.size() >= kMinOffsetPoints && Steepens(log_x, y)) {
+    fit.offset = FitOffset(log_x, y);
+  }
   if (fit.offset > 0) {
     // Where the offset is more than half of y, the growing part is too
     // small to fit a slope to.

@@ -136,6 +136,17 @@ std::string ExponentText(const std::optional<Exponent>& exponent) {
   return text;
 }
 
+// Sizes as integers up to 99999, then with 3 significant digits.
+std::string SizeText(double size) {
+  char text[32];
+  if (size < 1e5 && size == std::floor(size)) {
+    std::snprintf(text, sizeof(text), "%.0f", size);
+  } else {
+    std::snprintf(text, sizeof(text), "%.3g", size);
+  }
+  return text;
+}
+
 std::string Clip(const std::string& text, size_t width) {
   if (text.size() <= width) return text;
   return text.substr(0, width - 3) + "...";
@@ -155,12 +166,14 @@ std::string CounterSummary(const ScalingGroup& group) {
 }
 
 void AppendGroupLine(std::string& out, const ScalingGroup& group) {
+  const std::string sizes =
+      SizeText(group.size_min) + "-" + SizeText(group.size_max);
   char line[512];
   std::snprintf(line, sizeof(line),
-                "%-40s %-10s %8llu %7.3g-%-8.3g %-22s %-22s %-11s %s\n",
+                "%-40s %-10s %8llu %-16s %-22s %-22s %-11s %s\n",
                 Clip(group.label, 40).c_str(), Clip(group.size_arg, 10).c_str(),
-                static_cast<unsigned long long>(group.spans), group.size_min,
-                group.size_max, ExponentText(group.exponent).c_str(),
+                static_cast<unsigned long long>(group.spans), sizes.c_str(),
+                ExponentText(group.exponent).c_str(),
                 ExponentText(group.p95_exponent).c_str(), group.verdict.c_str(),
                 group.driver.has_value() ? group.driver->c_str() : "-");
   out += line;
