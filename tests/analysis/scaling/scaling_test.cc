@@ -15,12 +15,13 @@
 #include <vector>
 
 #include "tests/analysis/capture_builder.h"
+#include "tests/analysis/scaling/sized_captures.h"
 
 namespace spanprof::analysis {
 namespace {
 
 using ::spanprof::testing::CaptureBuilder;
-using ::spanprof::testing::IntArg;
+using ::spanprof::testing::TokenizeCapture;
 using ::testing::HasSubstr;
 
 struct Workload {
@@ -223,35 +224,6 @@ TEST(ScalingTest, BucketsArePowersOfTwoWithMediansAndPerUnitCost) {
   EXPECT_EQ(group.buckets[1].p95_ns, 5000);
   EXPECT_EQ(group.size_min, 4);
   EXPECT_EQ(group.size_max, 10);
-}
-
-// A capture whose "file.tokenize" spans carry `bytes` and cost `cost(bytes)`.
-Capture TokenizeCapture(const std::function<double(double)>& cost,
-                        uint64_t seed) {
-  CaptureBuilder b;
-  const uint32_t main = b.Thread(1, "main");
-  const uint32_t tokenize = b.Site("file.tokenize", "parse");
-  const uint32_t fixed = b.Site("file.open");
-  std::mt19937_64 engine(seed);
-  std::uniform_real_distribution<double> log2_size(6, 18);
-  std::normal_distribution<double> noise(0.0, 0.1);
-  int64_t t = 0;
-  uint64_t id = 1;
-  for (int i = 0; i < 600; ++i) {
-    const auto bytes = static_cast<int64_t>(std::exp2(log2_size(engine)));
-    const auto ns = static_cast<int64_t>(cost(static_cast<double>(bytes)) *
-                                         std::exp(noise(engine)));
-    b.Add(id, 0, tokenize, main, t, t + ns).heartbeats =
-        static_cast<uint64_t>(bytes);
-    b.Args(id, {IntArg("bytes", bytes), IntArg("files", 1)});
-    ++id;
-    t += ns + 10;
-    b.Add(id, 0, fixed, main, t, t + 50);
-    b.Args(id, {IntArg("bytes", 4096)});
-    ++id;
-    t += 60;
-  }
-  return b.Build();
 }
 
 TEST(ScalingTest, AnalyzeScalingGroupsCapturesBySizedKey) {
