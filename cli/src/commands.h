@@ -55,6 +55,7 @@ int RunValidate(const std::vector<std::string>& args, const CommandIo& io);
 int RunSummarize(const std::vector<std::string>& args, const CommandIo& io);
 int RunFolded(const std::vector<std::string>& args, const CommandIo& io);
 int RunPlot(const std::vector<std::string>& args, const CommandIo& io);
+int RunScaling(const std::vector<std::string>& args, const CommandIo& io);
 
 }  // namespace spanprof::cli::internal
 

@@ -158,6 +158,40 @@ Example:
       --relative-tolerance-bps 1000 -o compare.svg
 )",
      RunPlot},
+    {"scaling",
+     "scaling TRACE... [--size ARG] [--json OUT] [--baseline TRACE...] "
+     "[--margin M] [--fail-on-unknown]",
+     "does a phase cost more per unit of size as sizes grow? (and the gate)",
+     R"(For every group of spans (name + tags) with a numeric size argument
+(SPANPROF_ARG("bytes", n)), puts the spans in power-of-2 size buckets and
+fits duration = overhead + a*size^b over the bucket medians (Theil-Sen in
+log-log space, bootstrap interval with a fixed seed). Verdict: constant
+(b < 0.15), sublinear (< 0.85), linear (<= 1.15; n log n lands here),
+superlinear (above, with the interval above 1), or unknown (fewer than 3
+buckets of 3 spans, under one decade of sizes, or an interval wider than
+0.6). Each counter (heartbeats, allocations) gets its own exponent: the one
+that grows like the time is the driver, one that grows slower is a rider.
+Several traces (runs of one program) pool their spans.
+
+Options:
+  --size ARG           the size argument (default: every numeric argument
+                       that varies within a group)
+  --json OUT           also write the spanprof.scaling document
+  --baseline TRACE...  the scaling gate: fail when a group's exponent rose
+                       by more than the margin, the interval's lower bound
+                       too, on the sizes both sides have
+  --margin M           the gate's margin on the exponent (default 0.15)
+  --fail-on-unknown    groups the gate cannot decide fail too
+
+Exit: 0 analysed (also when no group is sized: a note says so), 1 the
+gate found a rise (or an unknown group with --fail-on-unknown), 2 usage
+error, unreadable trace, or a --size that no span has.
+
+Example:
+  spanprof scaling build/spanprof-trace.json --json build/scaling.json
+  spanprof scaling slow.json --baseline base.json
+)",
+     RunScaling},
 };
 
 const Command* FindCommand(std::string_view name) {

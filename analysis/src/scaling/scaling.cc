@@ -1,0 +1,691 @@
+// The scaling analysis: sized spans → log-spaced buckets → a power-law fit
+// with a bootstrap interval → a verdict and the counters' roles. The method
+// and the thresholds are documented in docs/guide.md ("Scaling") and
+// docs/cli.md ("scaling").
+#include "spanprof/analysis/scaling.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "scaling/fit.h"
+#include "spanprof/analysis/summary.h"
+#include "spanprof/capture.h"
+
+namespace spanprof::analysis {
+namespace {
+
+using scaling::NearestRank;
+using scaling::Random;
+using scaling::SortedQuantile;
+using scaling::TheilSenIntercept;
+using scaling::TheilSenSlope;
+
+// The offset candidates tried by FitPowerLaw, as fractions of the smallest y.
+constexpr int kOffsetSteps = 20;
+// An offset is kept only when it shrinks the squared log residuals this much,
+// so that noise around a flat line cannot buy a fitted offset.
+constexpr double kOffsetGain = 2.0;
+// An offset is a third parameter: it is fitted only to this many points or
+// more, and only when the upper half of the sizes rises this much more
+// steeply than the lower half.
+constexpr size_t kMinOffsetPoints = 5;
+constexpr double kSteepening = 0.15;
+
+// One size bucket's spans, each column sorted on its own.
+struct BucketData {
+  int log2_low = 0;  // the bucket is [2^log2_low, 2^(log2_low + 1))
+  std::vector<double> sizes;
+  std::vector<double> durations;
+  std::vector<double> ns_per_unit;
+  // Per counter: the measured values and the values per unit of size.
+  std::vector<std::vector<double>> counters;
+  std::vector<std::vector<double>> counters_per_unit;
+};
+
+int BucketOf(double size) { return std::ilogb(size); }
+
+std::vector<BucketData> MakeBuckets(const std::vector<SizedSpan>& spans,
+                                    size_t counter_count) {
+  std::map<int, BucketData> by_index;
+  for (const SizedSpan& span : spans) {
+    BucketData& bucket = by_index[BucketOf(span.size)];
+    bucket.counters.resize(counter_count);
+    bucket.counters_per_unit.resize(counter_count);
+    bucket.sizes.push_back(span.size);
+    bucket.durations.push_back(static_cast<double>(span.duration_ns));
+    bucket.ns_per_unit.push_back(static_cast<double>(span.duration_ns) /
+                                 span.size);
+    for (size_t c = 0; c < counter_count && c < span.counters.size(); ++c) {
+      if (!span.counters[c].has_value()) continue;
+      bucket.counters[c].push_back(*span.counters[c]);
+      bucket.counters_per_unit[c].push_back(*span.counters[c] / span.size);
+    }
+  }
+  std::vector<BucketData> buckets;
+  for (auto& [index, bucket] : by_index) {
+    bucket.log2_low = index;
+    std::sort(bucket.sizes.begin(), bucket.sizes.end());
+    std::sort(bucket.durations.begin(), bucket.durations.end());
+    std::sort(bucket.ns_per_unit.begin(), bucket.ns_per_unit.end());
+    for (auto& column : bucket.counters)
+      std::sort(column.begin(), column.end());
+    for (auto& column : bucket.counters_per_unit) {
+      std::sort(column.begin(), column.end());
+    }
+    buckets.push_back(std::move(bucket));
+  }
+  return buckets;
+}
+
+ScalingBucket DescribeBucket(const BucketData& data) {
+  ScalingBucket bucket;
+  bucket.size_low = std::ldexp(1.0, data.log2_low);
+  bucket.size_high = std::ldexp(1.0, data.log2_low + 1);
+  bucket.spans = data.sizes.size();
+  bucket.median_ns = static_cast<int64_t>(SortedQuantile(data.durations, 0.5));
+  bucket.p95_ns = static_cast<int64_t>(SortedQuantile(data.durations, 0.95));
+  bucket.median_ns_per_unit = SortedQuantile(data.ns_per_unit, 0.5);
+  for (const std::vector<double>& column : data.counters_per_unit) {
+    bucket.counters_per_unit.push_back(
+        column.empty() ? std::nullopt
+                       : std::optional<double>(SortedQuantile(column, 0.5)));
+  }
+  return bucket;
+}
+
+// Squared log residuals of y against c + e^a·x^b.
+double LogResiduals(std::span<const double> log_x, std::span<const double> y,
+                    double c, double a, double b) {
+  double sum = 0;
+  for (size_t i = 0; i < y.size(); ++i) {
+    const double predicted = c + std::exp(a + b * log_x[i]);
+    const double r = std::log(y[i]) - std::log(predicted);
+    sum += r * r;
+  }
+  return sum;
+}
+
+// y − c, kept positive for the logarithm.
+std::vector<double> LogOfExcess(std::span<const double> y, double c) {
+  std::vector<double> out(y.size());
+  for (size_t i = 0; i < y.size(); ++i) {
+    out[i] = std::log(std::max(y[i] - c, y[i] * 1e-9));
+  }
+  return out;
+}
+
+// One quantity fitted over the buckets: the fit points and, per bucket, the
+// sorted values the bootstrap draws its order statistics from.
+struct FitInput {
+  std::vector<double> x;                           // bucket median sizes
+  std::vector<const std::vector<double>*> sorted;  // per bucket
+  double quantile = 0.5;
+  bool fit_offset = false;
+};
+
+struct FitOutput {
+  std::optional<Exponent> exponent;
+  double offset = 0;
+  std::vector<bool> used;  // per fit point: did it take part in the slope
+  std::vector<double> bootstrap;
+};
+
+// Keeps the entries of `values` whose `used` flag is set.
+std::vector<double> Select(std::span<const double> values,
+                           const std::vector<bool>& used) {
+  std::vector<double> out;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (used[i]) out.push_back(values[i]);
+  }
+  return out;
+}
+
+FitOutput FitWithBootstrap(const FitInput& in, const ScalingOptions& options,
+                           Random& random) {
+  FitOutput out;
+  std::vector<double> y;
+  for (const std::vector<double>* values : in.sorted) {
+    y.push_back(SortedQuantile(*values, in.quantile));
+  }
+  const std::optional<PowerLawFit> fit = FitPowerLaw(in.x, y, in.fit_offset);
+  if (!fit.has_value()) return out;
+  out.offset = fit->offset;
+  out.used = fit->used;
+  std::vector<double> log_x(in.x.size());
+  for (size_t i = 0; i < in.x.size(); ++i) log_x[i] = std::log(in.x[i]);
+  const std::vector<double> used_log_x = Select(log_x, out.used);
+  out.bootstrap.reserve(options.resamples);
+  std::vector<double> resampled;
+  for (uint32_t r = 0; r < options.resamples; ++r) {
+    resampled.clear();
+    for (size_t i = 0; i < in.sorted.size(); ++i) {
+      if (!out.used[i]) continue;
+      const std::vector<double>& values = *in.sorted[i];
+      const size_t rank = NearestRank(in.quantile, values.size());
+      resampled.push_back(
+          values[random.OrderStatisticIndex(rank, values.size())]);
+    }
+    out.bootstrap.push_back(
+        TheilSenSlope(used_log_x, LogOfExcess(resampled, out.offset)));
+  }
+  std::vector<double> sorted = out.bootstrap;
+  std::sort(sorted.begin(), sorted.end());
+  const double tail = (1.0 - options.confidence) / 2.0;
+  out.exponent = Exponent{.estimate = fit->exponent,
+                          .ci_low = SortedQuantile(sorted, tail),
+                          .ci_high = SortedQuantile(sorted, 1.0 - tail)};
+  return out;
+}
+
+// The buckets that take part in the fit.
+std::vector<const BucketData*> FittedBuckets(
+    const std::vector<BucketData>& buckets, const ScalingOptions& options) {
+  std::vector<const BucketData*> fitted;
+  for (const BucketData& bucket : buckets) {
+    if (bucket.sizes.size() >= options.min_bucket_spans) {
+      fitted.push_back(&bucket);
+    }
+  }
+  return fitted;
+}
+
+FitInput DurationInput(const std::vector<const BucketData*>& fitted,
+                       double quantile) {
+  FitInput in;
+  in.quantile = quantile;
+  in.fit_offset = true;
+  for (const BucketData* bucket : fitted) {
+    in.x.push_back(SortedQuantile(bucket->sizes, 0.5));
+    in.sorted.push_back(&bucket->durations);
+  }
+  return in;
+}
+
+// A counter's fit over the buckets whose median count is positive (a log
+// needs one); nullopt when fewer than two such buckets exist.
+std::optional<Exponent> FitCounter(const std::vector<const BucketData*>& fitted,
+                                   size_t counter,
+                                   const ScalingOptions& options,
+                                   Random& random) {
+  FitInput in;
+  for (const BucketData* bucket : fitted) {
+    const std::vector<double>& values = bucket->counters[counter];
+    if (values.empty() || SortedQuantile(values, 0.5) <= 0) continue;
+    in.x.push_back(SortedQuantile(bucket->sizes, 0.5));
+    in.sorted.push_back(&values);
+  }
+  if (in.x.size() < 2) return std::nullopt;
+  return FitWithBootstrap(in, options, random).exponent;
+}
+
+std::string CounterRole(const std::optional<Exponent>& counter,
+                        const ScalingGroup& group,
+                        const ScalingOptions& options) {
+  if (!counter.has_value() || !group.exponent.has_value()) return "unrelated";
+  if (group.verdict == "unknown" || group.verdict == "constant") {
+    return "unrelated";
+  }
+  if (counter->estimate < options.constant_below) return "unrelated";
+  const double b = group.exponent->estimate;
+  if (std::abs(counter->estimate - b) <= options.driver_tolerance) {
+    return "driver";
+  }
+  if (counter->estimate < b) return "rider";
+  return "unrelated";
+}
+
+void AssignCounterRoles(const std::vector<const BucketData*>& fitted,
+                        const ScalingOptions& options, Random& random,
+                        ScalingGroup& group) {
+  double best = std::numeric_limits<double>::infinity();
+  for (size_t c = 0; c < group.counter_names.size(); ++c) {
+    CounterScaling counter;
+    counter.name = group.counter_names[c];
+    counter.exponent = FitCounter(fitted, c, options, random);
+    counter.role = CounterRole(counter.exponent, group, options);
+    if (counter.role == "driver") {
+      const double distance =
+          std::abs(counter.exponent->estimate - group.exponent->estimate);
+      if (distance < best) {
+        best = distance;
+        group.driver = counter.name;
+      }
+    }
+    group.counters.push_back(std::move(counter));
+  }
+}
+
+}  // namespace
+
+namespace {
+
+struct LogFit {
+  double slope = 0;
+  double intercept = 0;
+};
+
+LogFit FitLogLog(std::span<const double> log_x, std::span<const double> y,
+                 double offset) {
+  const std::vector<double> log_y = LogOfExcess(y, offset);
+  LogFit fit;
+  fit.slope = TheilSenSlope(log_x, log_y);
+  fit.intercept = TheilSenIntercept(log_x, log_y, fit.slope);
+  return fit;
+}
+
+// True when the upper half of the points (by size) rises more steeply than
+// the lower half in log–log space: the shape a fixed offset gives (flat
+// where it dominates). Only then is an offset worth fitting.
+bool Steepens(std::span<const double> log_x, std::span<const double> y) {
+  std::vector<size_t> order(log_x.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return log_x[a] < log_x[b]; });
+  const size_t half = order.size() / 2;
+  auto slope = [&](size_t begin, size_t end) {
+    std::vector<double> xs;
+    std::vector<double> ys;
+    for (size_t k = begin; k < end; ++k) {
+      xs.push_back(log_x[order[k]]);
+      ys.push_back(std::log(y[order[k]]));
+    }
+    return TheilSenSlope(xs, ys);
+  };
+  // The halves share the middle point when the count is odd.
+  const double lower = slope(0, order.size() - half);
+  const double upper = slope(half, order.size());
+  return upper > lower + kSteepening;
+}
+
+// The offset in [0, min y) that explains the points best, or 0.
+double FitOffset(std::span<const double> log_x, std::span<const double> y) {
+  const LogFit plain_fit = FitLogLog(log_x, y, 0);
+  const double plain =
+      LogResiduals(log_x, y, 0, plain_fit.intercept, plain_fit.slope);
+  const double min_y = *std::min_element(y.begin(), y.end());
+  const double max_log_x = *std::max_element(log_x.begin(), log_x.end());
+  double best = plain;
+  double offset = 0;
+  for (int step = 1; step < kOffsetSteps; ++step) {
+    const double c = min_y * step / kOffsetSteps;
+    const LogFit fit = FitLogLog(log_x, y, c);
+    if (std::isnan(fit.slope)) continue;
+    const double residuals =
+        LogResiduals(log_x, y, c, fit.intercept, fit.slope);
+    // The offset must beat the plain fit clearly, and the part that grows
+    // must reach at least the offset within the sizes seen: otherwise the
+    // slope would be fitted to the noise left after the offset.
+    if (residuals * kOffsetGain > plain || residuals >= best) continue;
+    if (std::exp(fit.intercept + fit.slope * max_log_x) < c) continue;
+    best = residuals;
+    offset = c;
+  }
+  return offset;
+}
+
+}  // namespace
+
+std::optional<PowerLawFit> FitPowerLaw(std::span<const double> x,
+                                       std::span<const double> y,
+                                       bool fit_offset) {
+  std::vector<double> log_x(x.size());
+  for (size_t i = 0; i < x.size(); ++i) log_x[i] = std::log(x[i]);
+  PowerLawFit fit;
+  fit.used.assign(x.size(), true);
+  if (fit_offset && x.size() >= kMinOffsetPoints && Steepens(log_x, y)) {
+    fit.offset = FitOffset(log_x, y);
+  }
+  if (fit.offset > 0) {
+    // Where the offset is more than half of y, the growing part is too
+    // small to fit a slope to.
+    std::vector<bool> dominated(x.size());
+    size_t kept = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+      dominated[i] = y[i] < 2 * fit.offset;
+      if (!dominated[i]) ++kept;
+    }
+    if (kept >= 3) {
+      for (size_t i = 0; i < x.size(); ++i) fit.used[i] = !dominated[i];
+    }
+  }
+  fit.exponent =
+      FitLogLog(Select(log_x, fit.used), Select(y, fit.used), fit.offset).slope;
+  if (std::isnan(fit.exponent)) return std::nullopt;
+  return fit;
+}
+
+std::string ScalingVerdict(const std::optional<Exponent>& exponent,
+                           uint64_t fitted_buckets, double decades,
+                           const ScalingOptions& options, std::string* reason) {
+  char text[160];
+  if (fitted_buckets < options.min_buckets || !exponent.has_value()) {
+    std::snprintf(text, sizeof(text),
+                  "too few buckets: %llu with %llu or more spans (need %llu)",
+                  static_cast<unsigned long long>(fitted_buckets),
+                  static_cast<unsigned long long>(options.min_bucket_spans),
+                  static_cast<unsigned long long>(options.min_buckets));
+    *reason = text;
+    return "unknown";
+  }
+  if (decades < options.min_decades) {
+    std::snprintf(text, sizeof(text), "sizes span %.2f decades (need %.2f)",
+                  decades, options.min_decades);
+    *reason = text;
+    return "unknown";
+  }
+  const double width = exponent->ci_high - exponent->ci_low;
+  if (width > options.max_interval_width) {
+    std::snprintf(text, sizeof(text),
+                  "interval [%.2f, %.2f] is wider than %.2f", exponent->ci_low,
+                  exponent->ci_high, options.max_interval_width);
+    *reason = text;
+    return "unknown";
+  }
+  const double b = exponent->estimate;
+  std::string verdict;
+  if (b < options.constant_below) {
+    verdict = "constant";
+  } else if (b < options.linear_low) {
+    verdict = "sublinear";
+  } else if (b <= options.linear_high) {
+    verdict = "linear";
+  } else if (exponent->ci_low > 1.0) {
+    verdict = "superlinear";
+  } else {
+    std::snprintf(text, sizeof(text),
+                  "exponent %.2f is above linear but its interval reaches "
+                  "%.2f",
+                  b, exponent->ci_low);
+    *reason = text;
+    return "unknown";
+  }
+  std::snprintf(text, sizeof(text), "exponent %.2f in [%.2f, %.2f]", b,
+                exponent->ci_low, exponent->ci_high);
+  *reason = text;
+  return verdict;
+}
+
+void AnalyzeSizedSpans(std::vector<SizedSpan> spans,
+                       const ScalingOptions& options, ScalingGroup& group) {
+  group.spans = spans.size();
+  if (spans.empty()) {
+    group.verdict = "unknown";
+    group.reason = "no sized spans";
+    return;
+  }
+  auto [min_it, max_it] = std::minmax_element(
+      spans.begin(), spans.end(),
+      [](const SizedSpan& a, const SizedSpan& b) { return a.size < b.size; });
+  group.size_min = min_it->size;
+  group.size_max = max_it->size;
+  const std::vector<BucketData> buckets =
+      MakeBuckets(spans, group.counter_names.size());
+  for (const BucketData& bucket : buckets) {
+    group.buckets.push_back(DescribeBucket(bucket));
+  }
+  const std::vector<const BucketData*> fitted = FittedBuckets(buckets, options);
+  Random random(options.seed);
+  double decades = 0;
+  size_t slope_buckets = 0;
+  if (fitted.size() >= 2) {
+    FitOutput median =
+        FitWithBootstrap(DurationInput(fitted, 0.5), options, random);
+    group.exponent = median.exponent;
+    group.overhead_ns = median.offset;
+    group.bootstrap = std::move(median.bootstrap);
+    group.p95_exponent =
+        FitWithBootstrap(DurationInput(fitted, 0.95), options, random).exponent;
+    double low = 0;
+    double high = 0;
+    for (size_t i = 0; i < fitted.size(); ++i) {
+      if (!median.used.empty() && !median.used[i]) continue;
+      if (slope_buckets++ == 0) low = fitted[i]->sizes.front();
+      high = fitted[i]->sizes.back();
+    }
+    decades = slope_buckets > 0 ? std::log10(high / low) : 0;
+  }
+  group.verdict = ScalingVerdict(group.exponent, slope_buckets, decades,
+                                 options, &group.reason);
+  if (group.overhead_ns > 0) {
+    char text[128];
+    std::snprintf(text, sizeof(text),
+                  "; fixed overhead %.0f ns fitted, %zu of %zu buckets "
+                  "where it dominates left out",
+                  group.overhead_ns, fitted.size() - slope_buckets,
+                  fitted.size());
+    group.reason += text;
+  }
+  AssignCounterRoles(fitted, options, random, group);
+}
+
+namespace {
+
+// The counters every sized span reports: heartbeats always, allocations
+// when any capture measured them.
+std::vector<std::string> CounterNames(std::span<const NamedCapture> captures) {
+  std::vector<std::string> names = {"heartbeats"};
+  for (const NamedCapture& named : captures) {
+    if (named.capture->alloc_measured) {
+      names.push_back("alloc_count");
+      names.push_back("alloc_bytes");
+      break;
+    }
+  }
+  return names;
+}
+
+using GroupId = std::pair<RowKey, std::string>;  // key, size argument
+
+struct Gathered {
+  std::map<GroupId, std::vector<SizedSpan>> groups;
+  uint64_t nonpositive = 0;
+};
+
+SizedSpan MakeSizedSpan(const Capture& capture, const Span& span, double size,
+                        size_t counter_count) {
+  SizedSpan sized;
+  sized.size = size;
+  sized.duration_ns = span.end_ns - span.start_ns;
+  sized.counters.resize(counter_count);
+  sized.counters[0] = static_cast<double>(span.heartbeats);
+  if (capture.alloc_measured && counter_count >= 3) {
+    sized.counters[1] = static_cast<double>(span.alloc_count);
+    sized.counters[2] = static_cast<double>(span.alloc_bytes);
+  }
+  return sized;
+}
+
+RowKey KeyOf(const Capture& capture, const Span& span) {
+  if (span.site >= capture.sites.size())
+    return RowKey{"(invalid site)", "", "", ""};
+  const Site& site = capture.sites[span.site];
+  return RowKey{site.name, site.phase, site.module, site.activity};
+}
+
+Gathered Gather(std::span<const NamedCapture> captures,
+                const ScalingOptions& options, size_t counter_count) {
+  Gathered out;
+  for (const NamedCapture& named : captures) {
+    const Capture& capture = *named.capture;
+    for (const Span& span : capture.spans) {
+      if ((span.flags & kSpanUnfinished) != 0) continue;
+      const size_t begin =
+          std::min<size_t>(span.first_arg, capture.args.size());
+      const size_t end =
+          std::min<size_t>(begin + span.arg_count, capture.args.size());
+      for (size_t a = begin; a < end; ++a) {
+        const SpanArg& arg = capture.args[a];
+        if (!options.size_arg.empty() && arg.key != options.size_arg) continue;
+        const double size = arg.is_double ? arg.double_value
+                                          : static_cast<double>(arg.int_value);
+        if (!(size > 0) || !std::isfinite(size)) {
+          ++out.nonpositive;
+          continue;
+        }
+        out.groups[{KeyOf(capture, span), arg.key}].push_back(
+            MakeSizedSpan(capture, span, size, counter_count));
+      }
+    }
+  }
+  return out;
+}
+
+bool SizesVary(const std::vector<SizedSpan>& spans) {
+  for (const SizedSpan& span : spans) {
+    if (span.size != spans.front().size) return true;
+  }
+  return false;
+}
+
+ScalingGroup NewGroup(const GroupId& id,
+                      const std::vector<std::string>& counter_names) {
+  ScalingGroup group;
+  group.key = id.first;
+  group.label = RowLabel(id.first);
+  group.size_arg = id.second;
+  group.counter_names = counter_names;
+  return group;
+}
+
+absl::Status CheckSizeArgFound(const Gathered& gathered,
+                               const ScalingOptions& options) {
+  if (options.size_arg.empty() || !gathered.groups.empty()) {
+    return absl::OkStatus();
+  }
+  return absl::NotFoundError("no span has a positive numeric argument '" +
+                             options.size_arg + "' (--size)");
+}
+
+}  // namespace
+
+absl::StatusOr<ScalingReport> AnalyzeScaling(
+    std::span<const NamedCapture> captures, const ScalingOptions& options) {
+  ScalingReport report;
+  for (const NamedCapture& named : captures)
+    report.traces.push_back(named.path);
+  const std::vector<std::string> counter_names = CounterNames(captures);
+  Gathered gathered = Gather(captures, options, counter_names.size());
+  if (absl::Status status = CheckSizeArgFound(gathered, options);
+      !status.ok()) {
+    return status;
+  }
+  report.skipped_nonpositive_sizes = gathered.nonpositive;
+  for (auto& [id, spans] : gathered.groups) {
+    if (options.size_arg.empty() && !SizesVary(spans)) continue;
+    ScalingGroup group = NewGroup(id, counter_names);
+    AnalyzeSizedSpans(std::move(spans), options, group);
+    report.groups.push_back(std::move(group));
+  }
+  return report;
+}
+
+namespace {
+
+// Keeps the spans whose bucket holds enough spans on both sides.
+void KeepCommonBuckets(std::vector<SizedSpan>& a, std::vector<SizedSpan>& b,
+                       const ScalingOptions& options) {
+  std::map<int, std::pair<uint64_t, uint64_t>> counts;
+  for (const SizedSpan& span : a) ++counts[BucketOf(span.size)].first;
+  for (const SizedSpan& span : b) ++counts[BucketOf(span.size)].second;
+  auto common = [&](const SizedSpan& span) {
+    const auto& [in_a, in_b] = counts[BucketOf(span.size)];
+    return in_a >= options.min_bucket_spans && in_b >= options.min_bucket_spans;
+  };
+  std::erase_if(a, [&](const SizedSpan& s) { return !common(s); });
+  std::erase_if(b, [&](const SizedSpan& s) { return !common(s); });
+}
+
+std::optional<Exponent> Rise(const ScalingGroup& base, const ScalingGroup& cand,
+                             const ScalingOptions& options) {
+  if (!base.exponent.has_value() || !cand.exponent.has_value()) {
+    return std::nullopt;
+  }
+  std::vector<double> rises;
+  const size_t n = std::min(base.bootstrap.size(), cand.bootstrap.size());
+  for (size_t i = 0; i < n; ++i) {
+    rises.push_back(cand.bootstrap[i] - base.bootstrap[i]);
+  }
+  if (rises.empty()) return std::nullopt;
+  std::sort(rises.begin(), rises.end());
+  const double tail = (1.0 - options.confidence) / 2.0;
+  return Exponent{.estimate = cand.exponent->estimate - base.exponent->estimate,
+                  .ci_low = SortedQuantile(rises, tail),
+                  .ci_high = SortedQuantile(rises, 1.0 - tail)};
+}
+
+ScalingGateRow JudgeRise(const ScalingGroup& base, const ScalingGroup& cand,
+                         const ScalingOptions& options, double margin) {
+  ScalingGateRow row;
+  row.label = base.label;
+  row.size_arg = base.size_arg;
+  row.base = base.exponent;
+  row.candidate = cand.exponent;
+  row.rise = Rise(base, cand, options);
+  char text[160];
+  if (base.verdict == "unknown" || cand.verdict == "unknown" ||
+      !row.rise.has_value()) {
+    row.verdict = "unknown";
+    row.reason = "on the common sizes: baseline " + base.reason +
+                 "; candidate " + cand.reason;
+    return row;
+  }
+  if (row.rise->estimate > margin && row.rise->ci_low > margin) {
+    row.verdict = "regressed";
+  } else if (row.rise->ci_high <= margin) {
+    row.verdict = "same";
+  } else {
+    row.verdict = "unknown";
+  }
+  std::snprintf(
+      text, sizeof(text), "exponent rose %+.2f in [%+.2f, %+.2f] (margin %.2f)",
+      row.rise->estimate, row.rise->ci_low, row.rise->ci_high, margin);
+  row.reason = text;
+  return row;
+}
+
+}  // namespace
+
+std::vector<ScalingGateRow> CompareScaling(std::span<const NamedCapture> base,
+                                           std::span<const NamedCapture> cand,
+                                           const ScalingOptions& options,
+                                           double margin) {
+  // Both sides count the same counters, so their groups line up.
+  std::vector<NamedCapture> all(base.begin(), base.end());
+  all.insert(all.end(), cand.begin(), cand.end());
+  const std::vector<std::string> counter_names = CounterNames(all);
+  Gathered base_groups = Gather(base, options, counter_names.size());
+  Gathered cand_groups = Gather(cand, options, counter_names.size());
+  ScalingOptions cand_options = options;
+  cand_options.seed = options.seed ^ 0x9e3779b97f4a7c15ULL;
+  std::vector<ScalingGateRow> rows;
+  for (auto& [id, base_spans] : base_groups.groups) {
+    auto it = cand_groups.groups.find(id);
+    if (it == cand_groups.groups.end()) continue;
+    std::vector<SizedSpan>& cand_spans = it->second;
+    if (options.size_arg.empty() && !SizesVary(base_spans) &&
+        !SizesVary(cand_spans)) {
+      continue;
+    }
+    KeepCommonBuckets(base_spans, cand_spans, options);
+    ScalingGroup base_group = NewGroup(id, counter_names);
+    ScalingGroup cand_group = NewGroup(id, counter_names);
+    AnalyzeSizedSpans(std::move(base_spans), options, base_group);
+    AnalyzeSizedSpans(std::move(cand_spans), cand_options, cand_group);
+    rows.push_back(JudgeRise(base_group, cand_group, options, margin));
+  }
+  return rows;
+}
+
+}  // namespace spanprof::analysis

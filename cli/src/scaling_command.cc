@@ -1,0 +1,151 @@
+// `spanprof scaling`: the scaling analysis of one or more traces, and with
+// `--baseline` the scaling gate.
+#include <charconv>
+#include <cmath>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "commands.h"
+#include "flags.h"
+#include "spanprof/analysis/file_io.h"
+#include "spanprof/analysis/scaling.h"
+#include "spanprof/analysis/trace.h"
+#include "spanprof/cli/router.h"
+
+namespace spanprof::cli::internal {
+namespace {
+
+constexpr std::string_view kCommand = "scaling";
+
+constexpr FlagSpec kFlags[] = {
+    {"--size", "", true, "ARG"},
+    {"--json", "", true, "OUT"},
+    {"--margin", "", true, "M"},
+    {"--fail-on-unknown", "", false, ""},
+};
+
+// The words after `--baseline` up to the next flag are the baseline traces;
+// the rest goes to the flag parser.
+struct SplitArgs {
+  std::vector<std::string> rest;
+  std::vector<std::string> baseline;
+  bool has_baseline = false;
+};
+
+SplitArgs SplitBaseline(const std::vector<std::string>& args) {
+  SplitArgs out;
+  bool in_baseline = false;
+  for (const std::string& arg : args) {
+    if (arg == "--baseline") {
+      in_baseline = true;
+      out.has_baseline = true;
+      continue;
+    }
+    if (arg.starts_with("-")) in_baseline = false;
+    (in_baseline ? out.baseline : out.rest).push_back(arg);
+  }
+  return out;
+}
+
+absl::StatusOr<double> ParseMargin(const std::string& text) {
+  double value = 0;
+  const auto [end, error] =
+      std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() ||
+      !std::isfinite(value) || value < 0) {
+    return absl::InvalidArgumentError(
+        "--margin: expected a non-negative number, got \"" + text + "\"");
+  }
+  return value;
+}
+
+// Captures read from `paths`, kept alive for the NamedCapture pointers.
+struct LoadedTraces {
+  std::vector<Capture> captures;
+  std::vector<analysis::NamedCapture> named;
+};
+
+absl::StatusOr<LoadedTraces> LoadTraces(const std::vector<std::string>& paths) {
+  LoadedTraces loaded;
+  loaded.captures.reserve(paths.size());
+  for (const std::string& path : paths) {
+    absl::StatusOr<Capture> capture = analysis::ReadTrace(path);
+    if (!capture.ok()) return capture.status();
+    loaded.captures.push_back(*std::move(capture));
+  }
+  for (size_t i = 0; i < paths.size(); ++i) {
+    loaded.named.push_back({paths[i], &loaded.captures[i]});
+  }
+  return loaded;
+}
+
+int RunGate(const LoadedTraces& base, const LoadedTraces& cand,
+            const analysis::ScalingOptions& options, double margin,
+            bool fail_on_unknown, const CommandIo& io) {
+  const std::vector<analysis::ScalingGateRow> rows =
+      analysis::CompareScaling(base.named, cand.named, options, margin);
+  if (rows.empty()) {
+    io.out << "spanprof scaling: no sized group is in both the baseline and "
+              "the candidate; nothing to gate\n";
+    return kExitPass;
+  }
+  io.out << analysis::ScalingGateTable(rows);
+  int regressed = 0;
+  int unknown = 0;
+  for (const analysis::ScalingGateRow& row : rows) {
+    if (row.verdict == "regressed") ++regressed;
+    if (row.verdict == "unknown") ++unknown;
+  }
+  io.out << "\nscaling gate: " << regressed << " regressed, " << unknown
+         << " unknown of " << rows.size() << " groups\n";
+  if (regressed > 0 || (fail_on_unknown && unknown > 0)) return kExitRegression;
+  return kExitPass;
+}
+
+}  // namespace
+
+int RunScaling(const std::vector<std::string>& args, const CommandIo& io) {
+  const SplitArgs split = SplitBaseline(args);
+  absl::StatusOr<ParsedFlags> flags = ParseFlags(split.rest, kFlags);
+  if (!flags.ok()) return UsageError(io, kCommand, flags.status());
+  if (flags->positionals.empty()) {
+    return UsageError(io, kCommand, "missing argument TRACE");
+  }
+  if (split.has_baseline && split.baseline.empty()) {
+    return UsageError(io, kCommand, "--baseline: expected one or more traces");
+  }
+  analysis::ScalingOptions options;
+  options.size_arg = flags->Value("--size").value_or("");
+  if (flags->Value("--size").has_value() && options.size_arg.empty()) {
+    return UsageError(io, kCommand, "--size: the argument name is empty");
+  }
+  double margin = 0.15;
+  if (std::optional<std::string> text = flags->Value("--margin")) {
+    absl::StatusOr<double> parsed = ParseMargin(*text);
+    if (!parsed.ok()) return UsageError(io, kCommand, parsed.status());
+    margin = *parsed;
+  }
+  absl::StatusOr<LoadedTraces> cand = LoadTraces(flags->positionals);
+  if (!cand.ok()) return Failure(io, kCommand, cand.status());
+  absl::StatusOr<analysis::ScalingReport> report =
+      analysis::AnalyzeScaling(cand->named, options);
+  if (!report.ok()) return Failure(io, kCommand, report.status());
+  io.out << analysis::ScalingTable(*report);
+  if (std::optional<std::string> json = flags->Value("--json")) {
+    absl::Status written =
+        analysis::WriteFileAtomically(*json, analysis::ScalingToJson(*report));
+    if (!written.ok()) return Failure(io, kCommand, written);
+  }
+  if (!split.has_baseline) return kExitPass;
+  absl::StatusOr<LoadedTraces> base = LoadTraces(split.baseline);
+  if (!base.ok()) return Failure(io, kCommand, base.status());
+  io.out << "\n";
+  return RunGate(*base, *cand, options, margin, flags->Has("--fail-on-unknown"),
+                 io);
+}
+
+}  // namespace spanprof::cli::internal

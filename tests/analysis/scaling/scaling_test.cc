@@ -1,0 +1,293 @@
+// The scaling analysis on synthetic spans of known exponents: with noise,
+// outliers and a fixed per-call overhead, the true exponent lies inside the
+// reported interval and the verdict names the class; counters are named
+// driver or rider; the gate sees a rise of the exponent.
+#include "spanprof/analysis/scaling.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tests/analysis/capture_builder.h"
+#include "tests/analysis/scaling/sized_captures.h"
+
+namespace spanprof::analysis {
+namespace {
+
+using ::spanprof::testing::CaptureBuilder;
+using ::spanprof::testing::TokenizeCapture;
+using ::testing::HasSubstr;
+
+struct Workload {
+  std::function<double(double)> cost;  // ns for a span of this size
+  double overhead_ns = 0;
+  double noise_sigma = 0.2;     // log-normal multiplicative noise
+  double outlier_share = 0.02;  // spans made 20x slower
+  double min_log2 = 4;
+  double max_log2 = 18;
+  int spans = 3000;
+  uint64_t seed = 7;
+};
+
+// Sizes log-uniform in [2^min_log2, 2^max_log2].
+std::vector<SizedSpan> MakeSpans(const Workload& w,
+                                 std::function<double(double)> counter = {}) {
+  std::mt19937_64 engine(w.seed);
+  std::uniform_real_distribution<double> log2_size(w.min_log2, w.max_log2);
+  std::normal_distribution<double> noise(0.0, w.noise_sigma);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::vector<SizedSpan> spans;
+  for (int i = 0; i < w.spans; ++i) {
+    const double size = std::round(std::exp2(log2_size(engine)));
+    double ns = w.overhead_ns + w.cost(size) * std::exp(noise(engine));
+    if (unit(engine) < w.outlier_share) ns *= 20;
+    SizedSpan span{.size = size, .duration_ns = std::llround(ns)};
+    if (counter) span.counters.push_back(counter(size));
+    spans.push_back(span);
+  }
+  return spans;
+}
+
+ScalingGroup Analyze(const std::vector<SizedSpan>& spans,
+                     std::vector<std::string> counter_names = {},
+                     const ScalingOptions& options = {}) {
+  ScalingGroup group;
+  group.label = "work";
+  group.size_arg = "bytes";
+  group.counter_names = std::move(counter_names);
+  AnalyzeSizedSpans(spans, options, group);
+  return group;
+}
+
+struct KnownExponent {
+  const char* name;
+  double exponent;
+  std::function<double(double)> cost;
+  const char* verdict;
+};
+
+class KnownExponentTest : public ::testing::TestWithParam<KnownExponent> {};
+
+TEST_P(KnownExponentTest, TrueExponentLiesInTheIntervalAndTheVerdictNamesIt) {
+  const KnownExponent& known = GetParam();
+  const ScalingGroup group = Analyze(MakeSpans({.cost = known.cost}));
+  ASSERT_TRUE(group.exponent.has_value()) << group.reason;
+  EXPECT_LE(group.exponent->ci_low, known.exponent) << group.reason;
+  EXPECT_GE(group.exponent->ci_high, known.exponent) << group.reason;
+  EXPECT_EQ(group.verdict, known.verdict) << group.reason;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Synthetic, KnownExponentTest,
+    ::testing::Values(
+        KnownExponent{"constant", 0.0, [](double) { return 5000.0; },
+                      "constant"},
+        KnownExponent{"sqrt", 0.5, [](double s) { return 40.0 * std::sqrt(s); },
+                      "sublinear"},
+        KnownExponent{"linear", 1.0, [](double s) { return 3.0 * s; },
+                      "linear"},
+        KnownExponent{"n_1_5", 1.5,
+                      [](double s) { return 0.2 * s * std::sqrt(s); },
+                      "superlinear"},
+        KnownExponent{"quadratic", 2.0, [](double s) { return 0.01 * s * s; },
+                      "superlinear"},
+        KnownExponent{"cubic", 3.0, [](double s) { return 1e-6 * s * s * s; },
+                      "superlinear"}),
+    [](const ::testing::TestParamInfo<KnownExponent>& info) {
+      return std::string(info.param.name);
+    });
+
+TEST(ScalingTest, NLogNIsLinear) {
+  // Over sizes 2^4 to 2^18, s·ln(s) has the log–log secant slope
+  // 1 + ln(18/4) / (14·ln 2) = 1.155, the local slope falling from 1.36
+  // to 1.08: the fit lies between them and the verdict says linear.
+  const ScalingGroup group = Analyze(
+      MakeSpans({.cost = [](double s) { return 0.5 * s * std::log(s); }}));
+  ASSERT_TRUE(group.exponent.has_value());
+  EXPECT_GT(group.exponent->estimate, 1.08) << group.reason;
+  EXPECT_LT(group.exponent->estimate, 1.2) << group.reason;
+  EXPECT_EQ(group.verdict, "linear") << group.reason;
+}
+
+TEST(ScalingTest, AFixedOverheadDoesNotHideTheSlope) {
+  // 20 µs per call dominates the small sizes of a quadratic phase.
+  const ScalingGroup group = Analyze(MakeSpans(
+      {.cost = [](double s) { return 0.01 * s * s; }, .overhead_ns = 20000}));
+  ASSERT_TRUE(group.exponent.has_value());
+  EXPECT_LE(group.exponent->ci_low, 2.0) << group.reason;
+  EXPECT_GE(group.exponent->ci_high, 2.0) << group.reason;
+  EXPECT_EQ(group.verdict, "superlinear");
+  EXPECT_GT(group.overhead_ns, 0.0);
+  EXPECT_THAT(group.reason, HasSubstr("fixed overhead"));
+  EXPECT_THAT(group.reason, HasSubstr("where it dominates left out"));
+}
+
+TEST(ScalingTest, ScalingSizesOrDurationsLeavesTheExponentUnchanged) {
+  const Workload w{.cost = [](double s) { return 0.3 * std::pow(s, 1.4); }};
+  const ScalingGroup plain = Analyze(MakeSpans(w));
+  std::vector<SizedSpan> scaled = MakeSpans(w);
+  for (SizedSpan& span : scaled) {
+    span.size *= 1024;  // a power of 2 keeps every span in its bucket
+    span.duration_ns *= 7;
+  }
+  const ScalingGroup moved = Analyze(scaled);
+  ASSERT_TRUE(plain.exponent.has_value());
+  ASSERT_TRUE(moved.exponent.has_value());
+  EXPECT_NEAR(moved.exponent->estimate, plain.exponent->estimate, 1e-9);
+  EXPECT_NEAR(moved.exponent->ci_low, plain.exponent->ci_low, 1e-9);
+  EXPECT_NEAR(moved.exponent->ci_high, plain.exponent->ci_high, 1e-9);
+
+  // Any other factor moves bucket edges, but not the exponent's class.
+  for (SizedSpan& span : scaled) span.size *= 1000.0 / 1024;
+  const ScalingGroup decimal = Analyze(scaled);
+  ASSERT_TRUE(decimal.exponent.has_value());
+  EXPECT_NEAR(decimal.exponent->estimate, plain.exponent->estimate, 0.05);
+}
+
+TEST(ScalingTest, TheOutputIsReproducible) {
+  const std::vector<SizedSpan> spans =
+      MakeSpans({.cost = [](double s) { return s * s; }});
+  const ScalingGroup a = Analyze(spans);
+  const ScalingGroup b = Analyze(spans);
+  ASSERT_TRUE(a.exponent.has_value());
+  EXPECT_EQ(a.exponent->ci_low, b.exponent->ci_low);
+  EXPECT_EQ(a.exponent->ci_high, b.exponent->ci_high);
+}
+
+TEST(ScalingTest, UnderOneDecadeOfSizesIsUnknown) {
+  const ScalingGroup group = Analyze(MakeSpans(
+      {.cost = [](double s) { return s; }, .min_log2 = 10, .max_log2 = 12.5}));
+  EXPECT_EQ(group.verdict, "unknown");
+  EXPECT_THAT(group.reason, HasSubstr("decades"));
+}
+
+TEST(ScalingTest, TooFewBucketsIsUnknown) {
+  const ScalingGroup group = Analyze(MakeSpans(
+      {.cost = [](double s) { return s; }, .min_log2 = 10, .max_log2 = 11.5}));
+  EXPECT_EQ(group.verdict, "unknown");
+  EXPECT_THAT(group.reason, HasSubstr("too few buckets"));
+}
+
+TEST(ScalingTest, AWideIntervalIsUnknown) {
+  // Few spans and heavy noise: no class can be told.
+  const ScalingGroup group = Analyze(MakeSpans(
+      {.cost = [](double s) { return s; }, .noise_sigma = 2.5, .spans = 40}));
+  EXPECT_EQ(group.verdict, "unknown") << group.reason;
+}
+
+TEST(ScalingTest, TheCounterThatGrowsLikeTimeIsTheDriver) {
+  Workload w{.cost = [](double s) { return 0.01 * s * s; }};
+  std::vector<SizedSpan> spans = MakeSpans(w);
+  // heartbeats count bytes copied (quadratic), alloc_count grows linearly,
+  // alloc_bytes not at all.
+  for (SizedSpan& span : spans) {
+    span.counters = {span.size * span.size / 4, span.size / 16, 64.0};
+  }
+  const ScalingGroup group =
+      Analyze(spans, {"heartbeats", "alloc_count", "alloc_bytes"});
+  ASSERT_EQ(group.counters.size(), 3u);
+  EXPECT_EQ(group.counters[0].role, "driver");
+  EXPECT_EQ(group.counters[1].role, "rider");
+  EXPECT_EQ(group.counters[2].role, "unrelated");
+  ASSERT_TRUE(group.driver.has_value());
+  EXPECT_EQ(*group.driver, "heartbeats");
+  ASSERT_TRUE(group.counters[0].exponent.has_value());
+  EXPECT_NEAR(group.counters[0].exponent->estimate, 2.0, 0.01);
+  // Per unit of size, the driver's count grows bucket over bucket.
+  EXPECT_LT(*group.buckets.front().counters_per_unit[0],
+            *group.buckets.back().counters_per_unit[0]);
+}
+
+TEST(ScalingTest, BucketsArePowersOfTwoWithMediansAndPerUnitCost) {
+  std::vector<SizedSpan> spans;
+  for (int64_t ns : {100, 300, 200})
+    spans.push_back({.size = 4, .duration_ns = ns});
+  for (int64_t ns : {800, 1000, 900, 5000}) {
+    spans.push_back({.size = 10, .duration_ns = ns});
+  }
+  const ScalingGroup group = Analyze(spans);
+  ASSERT_EQ(group.buckets.size(), 2u);
+  EXPECT_EQ(group.buckets[0].size_low, 4);
+  EXPECT_EQ(group.buckets[0].size_high, 8);
+  EXPECT_EQ(group.buckets[0].spans, 3u);
+  EXPECT_EQ(group.buckets[0].median_ns, 200);
+  EXPECT_EQ(group.buckets[0].p95_ns, 300);
+  EXPECT_EQ(group.buckets[0].median_ns_per_unit, 50);
+  EXPECT_EQ(group.buckets[1].size_low, 8);
+  EXPECT_EQ(group.buckets[1].median_ns, 900);  // nearest rank 2 of 4
+  EXPECT_EQ(group.buckets[1].p95_ns, 5000);
+  EXPECT_EQ(group.size_min, 4);
+  EXPECT_EQ(group.size_max, 10);
+}
+
+TEST(ScalingTest, AnalyzeScalingGroupsCapturesBySizedKey) {
+  const Capture linear = TokenizeCapture([](double s) { return 2.0 * s; }, 1);
+  const Capture more = TokenizeCapture([](double s) { return 2.0 * s; }, 2);
+  const NamedCapture captures[] = {{"a.json", &linear}, {"b.json", &more}};
+  absl::StatusOr<ScalingReport> report = AnalyzeScaling(captures, {});
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->traces, (std::vector<std::string>{"a.json", "b.json"}));
+  // file.open's size never varies and `files` is constant: one group.
+  ASSERT_EQ(report->groups.size(), 1u);
+  const ScalingGroup& group = report->groups[0];
+  EXPECT_EQ(group.label, "file.tokenize [phase=parse]");
+  EXPECT_EQ(group.size_arg, "bytes");
+  EXPECT_EQ(group.spans, 1200u);
+  EXPECT_EQ(group.verdict, "linear") << group.reason;
+  ASSERT_TRUE(group.driver.has_value());
+  EXPECT_EQ(*group.driver, "heartbeats");
+
+  const std::string json = ScalingToJson(*report);
+  EXPECT_THAT(json, HasSubstr("\"schema\": \"spanprof.scaling\""));
+  EXPECT_THAT(json, HasSubstr("\"verdict\": \"linear\""));
+  EXPECT_THAT(ScalingTable(*report), HasSubstr("file.tokenize"));
+}
+
+TEST(ScalingTest, ANamedSizeArgumentThatNoSpanHasIsAnError) {
+  const Capture capture = TokenizeCapture([](double s) { return s; }, 1);
+  const NamedCapture captures[] = {{"a.json", &capture}};
+  ScalingOptions options;
+  options.size_arg = "rows";
+  absl::StatusOr<ScalingReport> report = AnalyzeScaling(captures, options);
+  ASSERT_FALSE(report.ok());
+  EXPECT_THAT(std::string(report.status().message()), HasSubstr("'rows'"));
+
+  // A named argument is analysed even where it does not vary.
+  options.size_arg = "files";
+  report = AnalyzeScaling(captures, options);
+  ASSERT_TRUE(report.ok());
+  ASSERT_EQ(report->groups.size(), 1u);
+  EXPECT_EQ(report->groups[0].verdict, "unknown");
+}
+
+TEST(ScalingTest, TheGateSeesTheExponentRise) {
+  const Capture base = TokenizeCapture([](double s) { return 2.0 * s; }, 1);
+  const Capture same = TokenizeCapture([](double s) { return 2.0 * s; }, 2);
+  const Capture slow =
+      TokenizeCapture([](double s) { return 0.002 * s * s; }, 3);
+  const NamedCapture base_side[] = {{"base.json", &base}};
+  const NamedCapture same_side[] = {{"same.json", &same}};
+  const NamedCapture slow_side[] = {{"slow.json", &slow}};
+
+  const std::vector<ScalingGateRow> regressed =
+      CompareScaling(base_side, slow_side, {}, 0.15);
+  ASSERT_EQ(regressed.size(), 1u);
+  EXPECT_EQ(regressed[0].verdict, "regressed") << regressed[0].reason;
+  ASSERT_TRUE(regressed[0].rise.has_value());
+  EXPECT_NEAR(regressed[0].rise->estimate, 1.0, 0.15);
+
+  const std::vector<ScalingGateRow> unchanged =
+      CompareScaling(base_side, same_side, {}, 0.15);
+  ASSERT_EQ(unchanged.size(), 1u);
+  EXPECT_EQ(unchanged[0].verdict, "same") << unchanged[0].reason;
+  EXPECT_THAT(ScalingGateTable(unchanged), HasSubstr("same"));
+}
+
+}  // namespace
+}  // namespace spanprof::analysis
