@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "spanprof/analysis/scaling.h"
 
 namespace spanprof::cli::internal {
 
@@ -56,6 +58,12 @@ int RunSummarize(const std::vector<std::string>& args, const CommandIo& io);
 int RunFolded(const std::vector<std::string>& args, const CommandIo& io);
 int RunPlot(const std::vector<std::string>& args, const CommandIo& io);
 int RunScaling(const std::vector<std::string>& args, const CommandIo& io);
+
+// `ScalingReportOf()` reads the traces at `paths` and analyses their scaling
+// (shared by `scaling` and `plot scaling`).
+absl::StatusOr<analysis::ScalingReport> ScalingReportOf(
+    const std::vector<std::string>& paths,
+    const analysis::ScalingOptions& options);
 
 }  // namespace spanprof::cli::internal
 

@@ -66,7 +66,7 @@ absl::StatusOr<ParsedFlags> ParseFlags(const std::vector<std::string>& args,
           absl::StrFormat("unknown flag %s", name));
     }
     const std::string key(spec->name);
-    if (parsed.values.count(key) != 0 || parsed.switches.count(key) != 0) {
+    if (parsed.values.contains(key) || parsed.switches.contains(key)) {
       return absl::InvalidArgumentError(
           absl::StrFormat("flag %s given more than once", spec->name));
     }

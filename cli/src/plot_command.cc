@@ -1,4 +1,5 @@
-// `spanprof plot timeline|breakdown|compare`: deterministic SVG figures.
+// `spanprof plot timeline|breakdown|compare|scaling`: deterministic SVG
+// figures.
 //
 // The command reads its inputs with the strict readers, renders with the
 // pure functions of spanprof/analysis/plot.h and writes the figure
@@ -48,6 +49,12 @@ constexpr FlagSpec kCompareFlags[] = {
     {"--absolute-tolerance", "", true, "NS"},
     {"--relative-tolerance-bps", "", true, "BPS"},
     {"--allow-incomplete", "", false, ""},
+};
+
+constexpr FlagSpec kScalingFlags[] = {
+    {"--output", "-o", true, "OUT.svg"},
+    {"--width", "", true, "PX"},
+    {"--size", "", true, "ARG"},
 };
 
 absl::Status UsageStatus(std::string_view message) {
@@ -254,22 +261,45 @@ int CompareFigure(const std::vector<std::string>& args, const CommandIo& io) {
   return Emit(*flags, analysis::PlotCompare(*comparison, options), io);
 }
 
+int ScalingFigure(const std::vector<std::string>& args, const CommandIo& io) {
+  absl::StatusOr<ParsedFlags> flags = ParseFlags(args, kScalingFlags);
+  if (!flags.ok()) return UsageError(io, kCommand, flags.status());
+  if (flags->positionals.empty()) {
+    return UsageError(io, kCommand, "missing argument TRACE");
+  }
+  analysis::ScalingPlotOptions options;
+  if (absl::Status s = WidthFlag(*flags, &options.width); !s.ok()) {
+    return UsageError(io, kCommand, s);
+  }
+  if (flags->Value("--output") == std::optional<std::string>("")) {
+    return UsageError(io, kCommand, "-o: the output path is empty");
+  }
+  analysis::ScalingOptions scaling;
+  scaling.size_arg = flags->Value("--size").value_or("");
+  absl::StatusOr<analysis::ScalingReport> report =
+      ScalingReportOf(flags->positionals, scaling);
+  if (!report.ok()) return Failure(io, kCommand, report.status());
+  return Emit(*flags, analysis::PlotScaling(*report, options), io);
+}
+
 }  // namespace
 
 int RunPlot(const std::vector<std::string>& args, const CommandIo& io) {
   if (args.empty()) {
     return UsageError(io, kCommand,
-                      "missing figure: timeline, breakdown or compare");
+                      "missing figure: timeline, breakdown, compare or "
+                      "scaling");
   }
   const std::string& figure = args[0];
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   if (figure == "timeline") return Timeline(rest, io);
   if (figure == "breakdown") return Breakdown(rest, io);
   if (figure == "compare") return CompareFigure(rest, io);
+  if (figure == "scaling") return ScalingFigure(rest, io);
   return UsageError(io, kCommand,
                     absl::StrCat("unknown figure \"", figure,
-                                 "\" (expected timeline, breakdown or "
-                                 "compare)"));
+                                 "\" (expected timeline, breakdown, "
+                                 "compare or scaling)"));
 }
 
 }  // namespace spanprof::cli::internal

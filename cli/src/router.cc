@@ -113,9 +113,9 @@ Example:
 )",
      RunFolded},
     {"plot",
-     "plot timeline TRACE | breakdown SUMMARY | compare BASE CAND "
-     "[options] [-o OUT.svg]",
-     "deterministic SVG figures: timeline, breakdown, compare",
+     "plot timeline TRACE | breakdown SUMMARY | compare BASE CAND | "
+     "scaling TRACE... [options] [-o OUT.svg]",
+     "deterministic SVG figures: timeline, breakdown, compare, scaling",
      R"(Draws an SVG figure from real artifacts. The same input gives the same
 bytes on every machine (no clocks, no floating point, sorted order), so
 figures can be checked in and regenerated.
@@ -129,6 +129,10 @@ figures can be checked in and regenerated.
                            by verdict (regressed red, improved green, within
                            grey, new blue, missing orange), with the band
                            of values within tolerance of the base
+  plot scaling TRACE...    per sized group (see `spanprof scaling`): bucket
+                           medians and p95s of the duration against size on
+                           log-log axes with the fitted line and exponent,
+                           and the cost per unit of size (flat = linear)
 
 Options:
   -o, --output OUT.svg          write atomically, creating parent
@@ -148,6 +152,8 @@ Options:
   --absolute-tolerance NS       default 0
   --relative-tolerance-bps BPS  default 0
   --allow-incomplete            draw summaries with drops or unfinished spans
+  scaling:
+  --size ARG                    the size argument (as `spanprof scaling`)
 
 Exit: 0 written (a regression drawn by compare too), 2 usage error,
 unreadable or invalid input, or write error.

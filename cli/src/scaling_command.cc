@@ -108,6 +108,14 @@ int RunGate(const LoadedTraces& base, const LoadedTraces& cand,
 
 }  // namespace
 
+absl::StatusOr<analysis::ScalingReport> ScalingReportOf(
+    const std::vector<std::string>& paths,
+    const analysis::ScalingOptions& options) {
+  absl::StatusOr<LoadedTraces> loaded = LoadTraces(paths);
+  if (!loaded.ok()) return loaded.status();
+  return analysis::AnalyzeScaling(loaded->named, options);
+}
+
 int RunScaling(const std::vector<std::string>& args, const CommandIo& io) {
   const SplitArgs split = SplitBaseline(args);
   absl::StatusOr<ParsedFlags> flags = ParseFlags(split.rest, kFlags);

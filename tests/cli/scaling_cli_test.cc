@@ -99,6 +99,20 @@ TEST_F(ScalingCliTest, TheGateFailsWhenTheExponentRose) {
   EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
 }
 
+TEST_F(ScalingCliTest, PlotScalingWritesTheFigure) {
+  const ProcessResult result = Spanprof(
+      {"plot", "scaling", Path("slow.json"), "-o", Path("fig/scaling.svg")});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const std::string svg = testing::ReadText(Path("fig/scaling.svg"));
+  EXPECT_THAT(svg, HasSubstr("<svg"));
+  EXPECT_THAT(svg, HasSubstr("file.tokenize [phase=parse] by bytes"));
+
+  const ProcessResult missing =
+      Spanprof({"plot", "scaling", Path("slow.json"), "--size", "rows"});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_THAT(missing.err, HasSubstr("'rows'"));
+}
+
 TEST_F(ScalingCliTest, ATraceWithoutSizesGetsANoteAndExitsZero) {
   const ProcessResult result = Spanprof({"scaling", Path("unsized.json")});
   EXPECT_EQ(result.exit_code, 0) << result.err;

@@ -31,7 +31,10 @@ constexpr size_t kZlibChunk = size_t{1} << 30;
 absl::Status ErrnoError(int error, std::string_view what,
                         const std::string& path) {
   const std::string message =
-      absl::StrCat(std::string(what), " ", path, ": ", std::strerror(error));
+      // strerror's buffer is only overwritten by another strerror call for an
+      // unknown error number; these are errno values of the calls just made.
+      absl::StrCat(std::string(what), " ", path, ": ",
+                   std::strerror(error));  // NOLINT(concurrency-mt-unsafe)
   switch (error) {
     case ENOENT:
       return absl::NotFoundError(message);
@@ -157,7 +160,7 @@ absl::Status GzipStream::Compress(std::string_view bytes, bool finish,
     FeedInput(stream, next, left);
     const size_t produced = out->size();
     const size_t room = std::max<size_t>(
-        64 * 1024, std::min<size_t>(stream.avail_in / 2, kZlibChunk));
+        size_t{64} * 1024, std::min<size_t>(stream.avail_in / 2, kZlibChunk));
     out->resize(produced + room);
     stream.next_out = reinterpret_cast<unsigned char*>(out->data() + produced);
     stream.avail_out = static_cast<uInt>(room);

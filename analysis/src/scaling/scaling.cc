@@ -138,6 +138,7 @@ struct FitInput {
 struct FitOutput {
   std::optional<Exponent> exponent;
   double offset = 0;
+  double log_scale = 0;
   std::vector<bool> used;  // per fit point: did it take part in the slope
   std::vector<double> bootstrap;
 };
@@ -162,6 +163,7 @@ FitOutput FitWithBootstrap(const FitInput& in, const ScalingOptions& options,
   const std::optional<PowerLawFit> fit = FitPowerLaw(in.x, y, in.fit_offset);
   if (!fit.has_value()) return out;
   out.offset = fit->offset;
+  out.log_scale = fit->log_scale;
   out.used = fit->used;
   std::vector<double> log_x(in.x.size());
   for (size_t i = 0; i < in.x.size(); ++i) log_x[i] = std::log(in.x[i]);
@@ -360,9 +362,11 @@ std::optional<PowerLawFit> FitPowerLaw(std::span<const double> x,
       for (size_t i = 0; i < x.size(); ++i) fit.used[i] = !dominated[i];
     }
   }
-  fit.exponent =
-      FitLogLog(Select(log_x, fit.used), Select(y, fit.used), fit.offset).slope;
-  if (std::isnan(fit.exponent)) return std::nullopt;
+  const LogFit line =
+      FitLogLog(Select(log_x, fit.used), Select(y, fit.used), fit.offset);
+  if (std::isnan(line.slope)) return std::nullopt;
+  fit.exponent = line.slope;
+  fit.log_scale = line.intercept;
   return fit;
 }
 
@@ -444,6 +448,7 @@ void AnalyzeSizedSpans(std::vector<SizedSpan> spans,
         FitWithBootstrap(DurationInput(fitted, 0.5), options, random);
     group.exponent = median.exponent;
     group.overhead_ns = median.offset;
+    group.log_scale = median.log_scale;
     group.bootstrap = std::move(median.bootstrap);
     group.p95_exponent =
         FitWithBootstrap(DurationInput(fitted, 0.95), options, random).exponent;
@@ -543,10 +548,9 @@ Gathered Gather(std::span<const NamedCapture> captures,
 }
 
 bool SizesVary(const std::vector<SizedSpan>& spans) {
-  for (const SizedSpan& span : spans) {
-    if (span.size != spans.front().size) return true;
-  }
-  return false;
+  return std::any_of(spans.begin(), spans.end(), [&](const SizedSpan& span) {
+    return span.size != spans.front().size;
+  });
 }
 
 ScalingGroup NewGroup(const GroupId& id,

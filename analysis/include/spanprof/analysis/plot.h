@@ -36,6 +36,7 @@
 #include <string>
 
 #include "spanprof/analysis/compare.h"
+#include "spanprof/analysis/scaling.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/capture.h"
 
@@ -120,6 +121,24 @@ struct ComparePlotOptions {
 // their base names only. Pure; never fails.
 std::string PlotCompare(const Comparison& comparison,
                         const ComparePlotOptions& options = {});
+
+// `ScalingPlotOptions` configures `PlotScaling()`.
+struct ScalingPlotOptions {
+  int width = 1000;
+  friend bool operator==(const ScalingPlotOptions&,
+                         const ScalingPlotOptions&) = default;
+};
+
+// `PlotScaling()` draws, per group of a scaling report, two panels over a
+// log size axis: on the left the bucket medians (filled dots) and p95s
+// (rings) of the duration on a log axis with the fitted line
+// overhead + a·size^b and its exponent; on the right the median duration per
+// unit of size on a linear axis (flat = linear, rising = super-linear). The
+// logarithms are computed in floating point and rounded to integer
+// coordinates, so the bytes are the same wherever the C library's `log`
+// rounds the same (every glibc). Pure; never fails.
+std::string PlotScaling(const ScalingReport& report,
+                        const ScalingPlotOptions& options = {});
 
 }  // namespace spanprof::analysis
 

@@ -119,6 +119,8 @@ struct ScalingGroup {
   // none improved it. The buckets where it dominates are left out of the
   // slope (`reason` says how many).
   double overhead_ns = 0;
+  // ln a of the median fit, for drawing it: median ≈ overhead + a·size^b.
+  double log_scale = 0;
   std::optional<Exponent> exponent;
   std::optional<Exponent> p95_exponent;
   std::string verdict;  // constant, sublinear, linear, superlinear, unknown
@@ -159,6 +161,7 @@ void AnalyzeSizedSpans(std::vector<SizedSpan> spans,
 struct PowerLawFit {
   double exponent = 0;
   double offset = 0;       // the fixed part c subtracted before the fit
+  double log_scale = 0;    // ln a: the fitted line is y = c + a·x^b
   std::vector<bool> used;  // the points the slope was fitted on
 };
 
