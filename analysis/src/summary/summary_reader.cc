@@ -22,6 +22,7 @@
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/status_macros.h"
 #include "spanprof/analysis/summary.h"
+#include "summary/process_resources.h"
 
 namespace spanprof::analysis {
 namespace {
@@ -75,16 +76,6 @@ constexpr std::array<FieldSpec, 19> kRootFields = {{
     {"process_resources"},
     {"validation_issues"},
     {"rows"},
-}};
-
-constexpr std::array<FieldSpec, 7> kResourceFields = {{
-    {"user_cpu_ns"},
-    {"system_cpu_ns"},
-    {"peak_rss_kib"},
-    {"minor_page_faults"},
-    {"major_page_faults"},
-    {"voluntary_context_switches"},
-    {"involuntary_context_switches"},
 }};
 
 constexpr std::array<FieldSpec, 2> kIssueFields = {{{"span"}, {"message"}}};
@@ -282,7 +273,7 @@ class SummaryReader {
       case kOverheadNsPerSpan:
         return Assign(json_.NonNegative(v, p), s.overhead_ns_per_span);
       case kProcessResources:
-        return ReadResources(v, p, s.process_resources);
+        return internal::ReadProcessResources(json_, v, p, s.process_resources);
       case kValidationIssues:
         return ReadIssues(v, p, s.validation_issues);
       case kRows:
@@ -296,22 +287,6 @@ class SummaryReader {
     if (!result.ok()) return result.status();
     out = *std::move(result);
     return absl::OkStatus();
-  }
-
-  absl::Status ReadResources(value& v, const JsonPath& p, ProcessResources& r) {
-    SPANPROF_ASSIGN_OR_RETURN(object o, json_.Object(v, p));
-    int64_t* const targets[] = {&r.user_cpu_ns,
-                                &r.system_cpu_ns,
-                                &r.peak_rss_kib,
-                                &r.minor_page_faults,
-                                &r.major_page_faults,
-                                &r.voluntary_context_switches,
-                                &r.involuntary_context_switches};
-    return json_.ReadObject(o, p, kResourceFields,
-                            [&](size_t field, value& fv, const JsonPath& fp) {
-                              return Assign(json_.NonNegative(fv, fp),
-                                            *targets[field]);
-                            });
   }
 
   absl::Status ReadIssues(value& v, const JsonPath& p,
@@ -519,12 +494,17 @@ class SummaryReader {
     return absl::OkStatus();
   }
 
-  absl::Status CheckInvariants(const Summary& s) const {
-    const JsonPath root = JsonPath::Root();
+  // What the rows add up to, for the totals.
+  struct RowSums {
     absl::int128 calls = 0;
     absl::int128 self_ns = 0;
     absl::int128 unfinished = 0;
     absl::int128 self_heartbeats = 0;
+  };
+
+  // Each row on its own, then across rows: unique keys, the sort order, alloc
+  // counters null in all rows or none.
+  absl::Status CheckRows(const Summary& s, RowSums& sums) const {
     absl::flat_hash_map<std::tuple<std::string_view, std::string_view,
                                    std::string_view, std::string_view>,
                         size_t>
@@ -559,39 +539,52 @@ class SummaryReader {
                         "alloc counters are null in some rows and integers in "
                         "others");
       }
-      calls += row.calls;
-      self_ns += row.self_ns;
-      unfinished += row.unfinished;
-      self_heartbeats += row.self_heartbeats;
+      sums.calls += row.calls;
+      sums.self_ns += row.self_ns;
+      sums.unfinished += row.unfinished;
+      sums.self_heartbeats += row.self_heartbeats;
     }
-    if (calls != absl::int128(s.event_count)) {
+    return absl::OkStatus();
+  }
+
+  absl::Status CheckTotals(const Summary& s, const RowSums& sums) const {
+    const JsonPath root = JsonPath::Root();
+    if (sums.calls != absl::int128(s.event_count)) {
       return json_.Error(root.Field("event_count"),
                          Cat(s.event_count, " != sum of rows[].calls (",
-                             static_cast<uint64_t>(calls), ")"));
+                             static_cast<uint64_t>(sums.calls), ")"));
     }
-    if (self_ns != s.recorded_thread_time_ns) {
+    if (sums.self_ns != s.recorded_thread_time_ns) {
       return json_.Error(
           root.Field("recorded_thread_time_ns"),
           Cat(s.recorded_thread_time_ns, " != sum of rows[].self_ns (",
-              static_cast<int64_t>(self_ns), ")"));
+              static_cast<int64_t>(sums.self_ns), ")"));
     }
-    if (unfinished != absl::int128(s.unfinished_events)) {
+    if (sums.unfinished != absl::int128(s.unfinished_events)) {
       return json_.Error(
           root.Field("unfinished_events"),
           Cat(s.unfinished_events, " != sum of rows[].unfinished (",
-              static_cast<uint64_t>(unfinished), ")"));
+              static_cast<uint64_t>(sums.unfinished), ")"));
     }
-    if (self_heartbeats != absl::int128(s.recorded_heartbeats)) {
+    if (sums.self_heartbeats != absl::int128(s.recorded_heartbeats)) {
       return json_.Error(
           root.Field("recorded_heartbeats"),
           Cat(s.recorded_heartbeats, " != sum of rows[].self_heartbeats (",
-              static_cast<uint64_t>(self_heartbeats), ")"));
+              static_cast<uint64_t>(sums.self_heartbeats), ")"));
     }
+    return absl::OkStatus();
+  }
+
+  absl::Status CheckInvariants(const Summary& s) const {
+    RowSums sums;
+    SPANPROF_RETURN_IF_ERROR(CheckRows(s, sums));
+    SPANPROF_RETURN_IF_ERROR(CheckTotals(s, sums));
     for (size_t i = 0; i < s.rows.size(); ++i) {
       SPANPROF_RETURN_IF_ERROR(CheckShare(i, s.rows[i], s));
     }
     if (s.complete && (s.dropped_events != 0 || s.unfinished_events != 0 ||
                        !s.validation_issues.empty())) {
+      const JsonPath root = JsonPath::Root();
       return json_.Error(root.Field("complete"),
                          Cat("true, but the capture has ", s.dropped_events,
                              " dropped events, ", s.unfinished_events,

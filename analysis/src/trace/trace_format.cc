@@ -1,0 +1,44 @@
+// The X event fragments that the trace writer and the fast reader share.
+#include "trace/trace_format.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "json/json_writer.h"
+#include "spanprof/capture.h"
+
+namespace spanprof::analysis::internal {
+
+SiteFragments RenderSiteFragments(const Site& site) {
+  SiteFragments out;
+  out.head.append(kSpanEventHead);
+  AppendJsonString(&out.head, site.name);
+  out.head.append(kCat);
+  AppendJsonString(&out.head, site.phase.empty()
+                                  ? kDefaultCategory
+                                  : std::string_view(site.phase));
+  const std::pair<std::string_view, const std::string*> tags[] = {
+      {"phase", &site.phase},
+      {"module", &site.module},
+      {"activity", &site.activity}};
+  for (const auto& [key, value] : tags) {
+    if (value->empty()) continue;
+    out.tags += ",\"";
+    out.tags.append(key);
+    out.tags += "\":";
+    AppendJsonString(&out.tags, *value);
+  }
+  return out;
+}
+
+std::string RenderThreadFragment(int64_t pid, uint64_t tid) {
+  std::string out(kPid);
+  AppendInt(&out, pid);
+  out.append(kTid);
+  AppendUint(&out, tid);
+  return out;
+}
+
+}  // namespace spanprof::analysis::internal

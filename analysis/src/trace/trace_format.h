@@ -1,0 +1,206 @@
+// trace_format.h — the one description of the trace layout that
+// `TraceToJson()` writes (private to the analysis library): the schema, the
+// metadata fields in their order, the flag names, the micros text form, and
+// the pieces of an X event's line. The writer renders with these and the
+// fast reader matches bytes against the same ones, so a layout change cannot
+// reach one side only. docs/formats.md ("Trace") explains the format.
+//
+// It includes only public headers, so that tests can include it as
+// "analysis/src/trace/trace_format.h".
+#ifndef SPANPROF_ANALYSIS_SRC_TRACE_TRACE_FORMAT_H_
+#define SPANPROF_ANALYSIS_SRC_TRACE_TRACE_FORMAT_H_
+
+#include <array>
+#include <charconv>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+#include "spanprof/capture.h"
+#include "spanprof/internal/parse_int.h"
+
+namespace spanprof::analysis::internal {
+
+inline constexpr std::string_view kTraceSchema = "spanprof.trace";
+inline constexpr int64_t kTraceSchemaVersion = 1;
+
+// The site of spans and drops whose site index is out of range (a validation
+// issue): they are still written, and still counted in the summary.
+inline constexpr std::string_view kInvalidSiteName = "(invalid site)";
+
+// An X event's "cat" when its site has no phase.
+inline constexpr std::string_view kDefaultCategory = "spanprof";
+
+// How the trace document is laid out (the writer's `JsonWriter::Options`):
+// no indentation, and one line per element of the top-level object and of
+// traceEvents, so one event per line.
+inline constexpr int kTraceIndent = 0;
+inline constexpr int kTraceLineDepth = 2;
+// What that layout writes before the first event, and how an M event's line
+// starts.
+inline constexpr std::string_view kTraceHead = "{\n\"traceEvents\":[\n";
+inline constexpr std::string_view kMetaEventHead = "{\"ph\":\"M\"";
+
+// `metadata`'s fields, in the order the writer writes them.
+enum MetadataField : size_t {
+  kMetaSchema,
+  kMetaSchemaVersion,
+  kMetaSpanprofVersion,
+  kMetaProcessName,
+  kMetaPid,
+  kMetaClock,
+  kMetaWallClockAnchorNs,
+  kMetaWindowNs,
+  kMetaEventLimit,
+  kMetaOverflowPolicy,
+  kMetaDroppedEvents,
+  kMetaDroppedBySite,
+  kMetaFinishedNormally,
+  kMetaOverheadNsPerSpan,
+  kMetaAllocMeasured,
+  kMetaProcessResources,
+  kMetaThreads,
+  kMetaSites,
+};
+inline constexpr std::array<std::string_view, 18> kMetadataKeys = {
+    "schema",
+    "schema_version",
+    "spanprof_version",
+    "process_name",
+    "pid",
+    "clock",
+    "wall_clock_anchor_ns",
+    "window_ns",
+    "event_limit",
+    "overflow_policy",
+    "dropped_events",
+    "dropped_by_site",
+    "finished_normally",
+    "overhead_ns_per_span",
+    "alloc_measured",
+    "process_resources",
+    "threads",
+    "sites",
+};
+// The objects of metadata.threads, metadata.sites and
+// metadata.dropped_by_site.
+inline constexpr std::array<std::string_view, 3> kThreadKeys = {"tid", "name",
+                                                                "sort_index"};
+inline constexpr std::array<std::string_view, 4> kSiteKeys = {
+    "name", "phase", "module", "activity"};
+inline constexpr std::array<std::string_view, 6> kDropKeys = {
+    "site", "name", "phase", "module", "activity", "count"};
+
+// The span flags in the order a `flags` array lists them.
+struct FlagName {
+  uint32_t bit;
+  std::string_view name;
+};
+inline constexpr FlagName kFlagNames[] = {
+    {kSpanUnfinished, "unfinished"},
+    {kSpanException, "exception"},
+    {kSpanRerooted, "rerooted"},
+};
+inline constexpr uint32_t kKnownFlags =
+    kSpanUnfinished | kSpanException | kSpanRerooted;
+
+// An X event's line, in order:
+//
+//   SiteFragments::head  ThreadFragment  kTs<micros>  kDur<micros>
+//   [kBindId<id> (kFlowInTrue | kFlowOutTrue)]
+//   kSpanId<id> kParentId<id> kDepth<n> kHeartbeats<n> kSite<n> kThread<n>
+//   SiteFragments::tags  [kAllocCount<n> kAllocBytes<n>]
+//   [kFlags "name",... ']']  [kUserArgs "key":value,... '}']  kEventEnd
+inline constexpr std::string_view kSpanEventHead = "{\"ph\":\"X\",\"name\":";
+inline constexpr std::string_view kCat = ",\"cat\":";
+inline constexpr std::string_view kPid = ",\"pid\":";
+inline constexpr std::string_view kTid = ",\"tid\":";
+inline constexpr std::string_view kTs = ",\"ts\":";
+inline constexpr std::string_view kDur = ",\"dur\":";
+inline constexpr std::string_view kBindId = ",\"bind_id\":";
+inline constexpr std::string_view kFlowInTrue = ",\"flow_in\":true";
+inline constexpr std::string_view kFlowOutTrue = ",\"flow_out\":true";
+inline constexpr std::string_view kSpanId = ",\"args\":{\"span_id\":";
+inline constexpr std::string_view kParentId = ",\"parent_id\":";
+inline constexpr std::string_view kDepth = ",\"depth\":";
+inline constexpr std::string_view kHeartbeats = ",\"heartbeats\":";
+inline constexpr std::string_view kSite = ",\"site\":";
+inline constexpr std::string_view kThread = ",\"thread\":";
+inline constexpr std::string_view kAllocCount = ",\"alloc_count\":";
+inline constexpr std::string_view kAllocBytes = ",\"alloc_bytes\":";
+inline constexpr std::string_view kFlags = ",\"flags\":[";
+inline constexpr std::string_view kUserArgs = ",\"args\":{";
+inline constexpr std::string_view kEventEnd = "}}";
+
+// `SiteFragments` is what an X event repeats of its site: `head` is the line
+// up to the end of "cat" (`{"ph":"X","name":...,"cat":...`), `tags` the
+// site's set tags in args (`,"phase":...,"module":...,"activity":...`).
+struct SiteFragments {
+  std::string head;
+  std::string tags;
+};
+SiteFragments RenderSiteFragments(const Site& site);
+
+// `RenderThreadFragment()` is an X event's `,"pid":<pid>,"tid":<tid>`.
+std::string RenderThreadFragment(int64_t pid, uint64_t tid);
+
+// `AppendMicros()` appends ns as microseconds, `<ns/1000>.<3 digits>`, exactly
+// (no floating point). Inline: the writer calls it twice per span.
+inline void AppendMicros(std::string* out, int64_t ns) {
+  // Magnitude in unsigned arithmetic, so INT64_MIN has one too.
+  uint64_t magnitude = static_cast<uint64_t>(ns);
+  if (ns < 0) {
+    out->push_back('-');
+    magnitude = ~magnitude + 1;
+  }
+  char buffer[32];
+  char* end = std::to_chars(buffer, buffer + 24, magnitude / 1000).ptr;
+  const unsigned fraction = static_cast<unsigned>(magnitude % 1000);
+  end[0] = '.';
+  end[1] = static_cast<char>('0' + fraction / 100);
+  end[2] = static_cast<char>('0' + fraction / 10 % 10);
+  end[3] = static_cast<char>('0' + fraction % 10);
+  out->append(buffer, static_cast<size_t>(end + 4 - buffer));
+}
+
+// `ParseMicros()` reads `-?(0|[1-9][0-9]*)(.[0-9]{1,3})?` microseconds
+// exactly into nanoseconds; false on any other text or beyond int64 ns.
+// Inline: the fast reader calls it twice per span.
+inline bool ParseMicros(std::string_view text, int64_t* ns) {
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  const bool negative = p != end && *p == '-';
+  if (negative) ++p;
+  uint64_t micros = 0;
+  const auto [int_end, ec] = spanprof::internal::ParseDigits(p, end, &micros);
+  if (ec != std::errc() || (*p == '0' && int_end - p > 1)) return false;
+  p = int_end;
+  uint64_t fraction = 0;
+  if (p != end && *p == '.') {
+    ++p;
+    int digits = 0;
+    for (; digits < 3 && p != end && *p >= '0' && *p <= '9'; ++digits, ++p) {
+      fraction = fraction * 10 + static_cast<uint64_t>(*p - '0');
+    }
+    if (digits == 0) return false;
+    for (; digits < 3; ++digits) fraction *= 10;
+  }
+  if (p != end) return false;  // a 4th decimal, an exponent, junk
+  uint64_t magnitude = 0;
+  if (__builtin_mul_overflow(micros, uint64_t{1000}, &magnitude) ||
+      __builtin_add_overflow(magnitude, fraction, &magnitude)) {
+    return false;
+  }
+  // INT64_MIN's magnitude is one more than INT64_MAX.
+  const uint64_t limit = static_cast<uint64_t>(INT64_MAX) + (negative ? 1 : 0);
+  if (magnitude > limit) return false;
+  *ns = negative ? static_cast<int64_t>(0 - magnitude)
+                 : static_cast<int64_t>(magnitude);
+  return true;
+}
+
+}  // namespace spanprof::analysis::internal
+
+#endif  // SPANPROF_ANALYSIS_SRC_TRACE_TRACE_FORMAT_H_
