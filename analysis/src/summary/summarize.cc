@@ -412,25 +412,70 @@ bool CrossThreadChildrenValid(const std::vector<Span>& spans,
   return true;
 }
 
-// The streaming path, with `IdIndex(id_base, id_window)`. Returns
-// kNotCanonical, having written nothing to `summary`, as soon as the capture
-// is not a canonical valid forest: unsorted, duplicate ids, any validation
-// issue, or a sum that would overflow; kIdOutsideWindow when an id does not
-// fit the index.
-//
-// One pass whose state the compiler keeps in registers; its steps share too
-// many locals to be functions of their own.
-// NOLINTNEXTLINE(readability-function-size)
-Canonical SummarizeCanonical(const Capture& capture, Summary& summary,
-                             uint64_t id_base, size_t id_window) {
-  const std::vector<Span>& spans = capture.spans;
-  const size_t n = spans.size();
-  IdIndex ids(id_base, id_window, n);
+// The spans of one thread that may still get children, in
+// SummarizeCanonical(). In a valid forest a same-thread parent is always on
+// the stack when its child starts; self time is then inclusive minus the
+// children's inclusive times (valid siblings do not overlap and lie inside
+// their parent).
+class OpenSpans {
+ public:
+  enum class Attach { kAttached, kNotOnStack, kInvalid };
 
-  // Pass 2: per thread, a stack of the spans that may still get children.
-  // In a valid forest a same-thread parent is always on the stack when its
-  // child starts; self time is then inclusive minus the children's inclusive
-  // times (valid siblings do not overlap and lie inside their parent).
+  OpenSpans(const std::vector<Span>& spans, RowAccumulator& rows)
+      : spans_(spans), rows_(rows) {
+    stack_.reserve(64);
+  }
+
+  // Finishes every open span (when the thread changes, and at the end).
+  void FinishAll() {
+    for (const Open& open : stack_) Finish(open);
+    stack_.clear();
+  }
+
+  // Spans that ended before `start_ns` cannot be parents of what follows.
+  [[gnu::always_inline]] void FinishEndedBefore(int64_t start_ns) {
+    while (!stack_.empty() && stack_.back().end < start_ns) {
+      Finish(stack_.back());
+      stack_.pop_back();
+    }
+  }
+
+  // Makes `s` (not a root) a child of its parent on the stack, finishing the
+  // spans above that parent: kNotOnStack when the parent is not there (a
+  // cross-thread child, or an irregular capture), kInvalid when `s` lies
+  // outside its parent, has the wrong depth or overlaps a sibling.
+  [[gnu::always_inline]] Attach AttachToParent(const Span& s,
+                                               int64_t inclusive) {
+    size_t k = stack_.size();
+    while (k > 0 && stack_[k - 1].id != s.parent_id) --k;
+    if (k == 0) return Attach::kNotOnStack;
+    while (stack_.size() > k) {
+      Finish(stack_.back());
+      stack_.pop_back();
+    }
+    Open& parent = stack_.back();
+    if (s.end_ns > parent.end || s.depth != parent.depth + 1 ||
+        s.start_ns < parent.sib_end) {
+      return Attach::kInvalid;
+    }
+    parent.sib_end = s.end_ns;
+    overflow_ |=
+        __builtin_add_overflow(parent.covered, inclusive, &parent.covered);
+    overflow_ |= __builtin_add_overflow(parent.child_heartbeats, s.heartbeats,
+                                        &parent.child_heartbeats);
+    return Attach::kAttached;
+  }
+
+  [[gnu::always_inline]] void Push(const Span& s, uint32_t index,
+                                   int64_t inclusive) {
+    stack_.push_back(Open{s.id, s.depth, index, rows_.RowForSite(s.site),
+                          s.end_ns, inclusive, 0, INT64_MIN, 0});
+  }
+
+  // Whether a sum over children overflowed.
+  bool overflow() const { return overflow_; }
+
+ private:
   struct Open {
     uint64_t id;
     uint32_t depth;
@@ -442,92 +487,86 @@ Canonical SummarizeCanonical(const Capture& capture, Summary& summary,
     int64_t sib_end;  // furthest end of the same-thread children so far
     uint64_t child_heartbeats;
   };
-  std::vector<Open> stack;
-  stack.reserve(64);
-  // Spans whose parent is not on their thread's stack: cross-thread children
-  // (fine), or irregular captures (found out below).
-  std::vector<uint32_t> deferred;
-  RowAccumulator rows(capture);
-  bool overflow = false;
 
-  auto finish = [&](const Open& open) {
-    const Span& span = spans[open.index];
+  void Finish(const Open& open) {
+    const Span& span = spans_[open.index];
     const uint64_t self_heartbeats =
         open.child_heartbeats >= span.heartbeats
             ? 0
             : span.heartbeats - open.child_heartbeats;
-    rows.Add(span, open.row, open.inclusive, open.inclusive - open.covered,
-             self_heartbeats);
-  };
+    rows_.Add(span, open.row, open.inclusive, open.inclusive - open.covered,
+              self_heartbeats);
+  }
 
+  const std::vector<Span>& spans_;
+  RowAccumulator& rows_;
+  std::vector<Open> stack_;
+  bool overflow_ = false;
+};
+
+// Span `i` is in the collector's order (thread, start, depth) after the one
+// before it, and is regular on its own: a non-zero id, not ending before it
+// starts, its site and thread in range, depth 0 exactly for roots.
+[[gnu::always_inline]] inline bool CanonicalSpan(const Capture& capture,
+                                                 uint32_t i) {
+  const Span& s = capture.spans[i];
+  if (i > 0) {
+    const Span& prev = capture.spans[i - 1];
+    if (std::tie(s.thread, s.start_ns, s.depth) <
+        std::tie(prev.thread, prev.start_ns, prev.depth)) {
+      return false;
+    }
+  }
+  return s.id != 0 && s.end_ns >= s.start_ns && s.site < capture.sites.size() &&
+         s.thread < capture.threads.size() &&
+         (s.parent_id == 0) == (s.depth == 0);
+}
+
+// The streaming path, with `IdIndex(id_base, id_window)`. Returns
+// kNotCanonical, having written nothing to `summary`, as soon as the capture
+// is not a canonical valid forest: unsorted, duplicate ids, any validation
+// issue, or a sum that would overflow; kIdOutsideWindow when an id does not
+// fit the index.
+Canonical SummarizeCanonical(const Capture& capture, Summary& summary,
+                             uint64_t id_base, size_t id_window) {
   constexpr Canonical kNo = Canonical::kNotCanonical;
-  const size_t site_count = capture.sites.size();
-  const size_t thread_count = capture.threads.size();
+  const std::vector<Span>& spans = capture.spans;
+  const size_t n = spans.size();
+  IdIndex ids(id_base, id_window, n);
+  RowAccumulator rows(capture);
+  OpenSpans open(spans, rows);
+  // Spans whose parent is not on their thread's stack: cross-thread children
+  // (fine), or irregular captures (found out below).
+  std::vector<uint32_t> deferred;
   uint32_t thread = kNone;
   int64_t roots_end = INT64_MIN;
   for (uint32_t i = 0; i < n; ++i) {
     const Span& s = spans[i];
-    if (i > 0) {
-      const Span& prev = spans[i - 1];
-      if (std::tie(s.thread, s.start_ns, s.depth) <
-          std::tie(prev.thread, prev.start_ns, prev.depth)) {
-        return kNo;
-      }
-    }
-    if (s.id == 0 || s.end_ns < s.start_ns || s.site >= site_count ||
-        s.thread >= thread_count || (s.parent_id == 0) != (s.depth == 0)) {
-      return kNo;
-    }
+    if (!CanonicalSpan(capture, i)) return kNo;
     if (const Canonical added = ids.Add(s.id, i); added != Canonical::kDone) {
       return added;
     }
     if (s.thread != thread) {
-      for (const Open& open : stack) finish(open);
-      stack.clear();
+      open.FinishAll();
       thread = s.thread;
       roots_end = INT64_MIN;
     }
-
-    // Spans that ended before this one starts cannot be its parents.
-    while (!stack.empty() && stack.back().end < s.start_ns) {
-      finish(stack.back());
-      stack.pop_back();
-    }
+    open.FinishEndedBefore(s.start_ns);
     int64_t inclusive;
     if (__builtin_sub_overflow(s.end_ns, s.start_ns, &inclusive)) return kNo;
     if (s.parent_id == 0) {
       if (s.start_ns < roots_end) return kNo;  // overlapping roots
       roots_end = std::max(roots_end, s.end_ns);
     } else {
-      size_t k = stack.size();
-      while (k > 0 && stack[k - 1].id != s.parent_id) --k;
-      if (k == 0) {
-        deferred.push_back(i);
-      } else {
-        while (stack.size() > k) {
-          finish(stack.back());
-          stack.pop_back();
-        }
-        Open& parent = stack.back();
-        if (s.end_ns > parent.end || s.depth != parent.depth + 1 ||
-            s.start_ns < parent.sib_end) {
-          return kNo;  // outside its parent, bad depth, or overlap
-        }
-        parent.sib_end = s.end_ns;
-        overflow |=
-            __builtin_add_overflow(parent.covered, inclusive, &parent.covered);
-        overflow |= __builtin_add_overflow(
-            parent.child_heartbeats, s.heartbeats, &parent.child_heartbeats);
-      }
+      const OpenSpans::Attach attach = open.AttachToParent(s, inclusive);
+      if (attach == OpenSpans::Attach::kInvalid) return kNo;
+      if (attach == OpenSpans::Attach::kNotOnStack) deferred.push_back(i);
     }
-    stack.push_back(Open{s.id, s.depth, i, rows.RowForSite(s.site), s.end_ns,
-                         inclusive, 0, INT64_MIN, 0});
+    open.Push(s, i, inclusive);
   }
-  for (const Open& open : stack) finish(open);
-  if (overflow) return kNo;
-
+  open.FinishAll();
+  if (open.overflow()) return kNo;
   if (!CrossThreadChildrenValid(spans, deferred, ids)) return kNo;
-
   rows.Finish(summary);
   return Canonical::kDone;
 }

@@ -393,14 +393,74 @@ class SummaryReader {
     return json_.Error(rows.Index(index), message);
   }
 
+  absl::Status CheckOrder(size_t index, std::string_view lo_name, int64_t lo,
+                          std::string_view hi_name, int64_t hi) const {
+    if (lo <= hi) return absl::OkStatus();
+    return RowError(index,
+                    Cat(hi_name, " (", hi, ") < ", lo_name, " (", lo, ")"));
+  }
+
+  // A row with calls 0: only dropped spans.
+  absl::Status CheckUncalledRow(size_t index, const Row& row) const {
+    const bool all_zero =
+        row.total_ns == 0 && row.self_ns == 0 && row.min_ns == 0 &&
+        row.mean_ns == 0 && row.median_ns == 0 && row.p95_ns == 0 &&
+        row.p99_ns == 0 && row.max_ns == 0 && row.total_heartbeats == 0 &&
+        row.self_heartbeats == 0 && row.threads == 0 && row.exceptions == 0 &&
+        row.unfinished == 0 && row.share_permille == 0;
+    if (!all_zero) {
+      return RowError(index,
+                      "a row with calls 0 must have every timing, heartbeat "
+                      "and count field 0");
+    }
+    if (row.dropped == 0) {
+      return RowError(index,
+                      "a row with calls 0 exists only for dropped spans, but "
+                      "dropped is 0");
+    }
+    return absl::OkStatus();
+  }
+
+  // A row with calls > 0: ordered percentiles, a consistent total and mean,
+  // counts within calls.
+  absl::Status CheckCalledRow(size_t index, const Row& row) const {
+    SPANPROF_RETURN_IF_ERROR(
+        CheckOrder(index, "min_ns", row.min_ns, "median_ns", row.median_ns));
+    SPANPROF_RETURN_IF_ERROR(
+        CheckOrder(index, "median_ns", row.median_ns, "p95_ns", row.p95_ns));
+    SPANPROF_RETURN_IF_ERROR(
+        CheckOrder(index, "p95_ns", row.p95_ns, "p99_ns", row.p99_ns));
+    SPANPROF_RETURN_IF_ERROR(
+        CheckOrder(index, "p99_ns", row.p99_ns, "max_ns", row.max_ns));
+    const absl::int128 calls = row.calls;
+    if (absl::int128(row.min_ns) * calls > row.total_ns ||
+        absl::int128(row.max_ns) * calls < row.total_ns) {
+      return RowError(index, Cat("total_ns (", row.total_ns,
+                                 ") is not within calls × [min_ns, "
+                                 "max_ns]"));
+    }
+    const int64_t mean =
+        static_cast<int64_t>(absl::int128(row.total_ns) / calls);
+    if (row.mean_ns != mean) {
+      return RowError(index, Cat("mean_ns (", row.mean_ns,
+                                 ") != floor(total_ns / calls) (", mean, ")"));
+    }
+    if (row.threads == 0) {
+      return RowError(index, "threads is 0 but calls > 0");
+    }
+    if (row.exceptions > row.calls) {
+      return RowError(index, Cat("exceptions (", row.exceptions, ") > calls (",
+                                 row.calls, ")"));
+    }
+    if (row.unfinished > row.calls) {
+      return RowError(index, Cat("unfinished (", row.unfinished, ") > calls (",
+                                 row.calls, ")"));
+    }
+    return absl::OkStatus();
+  }
+
   absl::Status CheckRow(size_t index, const Row& row,
                         const Summary& summary) const {
-    auto order = [&](std::string_view lo_name, int64_t lo,
-                     std::string_view hi_name, int64_t hi) -> absl::Status {
-      if (lo <= hi) return absl::OkStatus();
-      return RowError(index,
-                      Cat(hi_name, " (", hi, ") < ", lo_name, " (", lo, ")"));
-    };
     if (row.label != RowLabel(row.key)) {
       return RowError(index, Cat("label ", internal::Quote(row.label),
                                  " does not match key (expected ",
@@ -411,60 +471,10 @@ class SummaryReader {
                       "alloc_count and alloc_bytes must both be null or both "
                       "be integers");
     }
-    if (row.calls == 0) {
-      const bool all_zero =
-          row.total_ns == 0 && row.self_ns == 0 && row.min_ns == 0 &&
-          row.mean_ns == 0 && row.median_ns == 0 && row.p95_ns == 0 &&
-          row.p99_ns == 0 && row.max_ns == 0 && row.total_heartbeats == 0 &&
-          row.self_heartbeats == 0 && row.threads == 0 && row.exceptions == 0 &&
-          row.unfinished == 0 && row.share_permille == 0;
-      if (!all_zero) {
-        return RowError(index,
-                        "a row with calls 0 must have every timing, heartbeat "
-                        "and count field 0");
-      }
-      if (row.dropped == 0) {
-        return RowError(index,
-                        "a row with calls 0 exists only for dropped spans, but "
-                        "dropped is 0");
-      }
-    } else {
-      SPANPROF_RETURN_IF_ERROR(
-          order("min_ns", row.min_ns, "median_ns", row.median_ns));
-      SPANPROF_RETURN_IF_ERROR(
-          order("median_ns", row.median_ns, "p95_ns", row.p95_ns));
-      SPANPROF_RETURN_IF_ERROR(
-          order("p95_ns", row.p95_ns, "p99_ns", row.p99_ns));
-      SPANPROF_RETURN_IF_ERROR(
-          order("p99_ns", row.p99_ns, "max_ns", row.max_ns));
-      const absl::int128 calls = row.calls;
-      if (absl::int128(row.min_ns) * calls > row.total_ns ||
-          absl::int128(row.max_ns) * calls < row.total_ns) {
-        return RowError(index, Cat("total_ns (", row.total_ns,
-                                   ") is not within calls × [min_ns, "
-                                   "max_ns]"));
-      }
-      const int64_t mean =
-          static_cast<int64_t>(absl::int128(row.total_ns) / calls);
-      if (row.mean_ns != mean) {
-        return RowError(index,
-                        Cat("mean_ns (", row.mean_ns,
-                            ") != floor(total_ns / calls) (", mean, ")"));
-      }
-      if (row.threads == 0) {
-        return RowError(index, "threads is 0 but calls > 0");
-      }
-      if (row.exceptions > row.calls) {
-        return RowError(index, Cat("exceptions (", row.exceptions,
-                                   ") > calls (", row.calls, ")"));
-      }
-      if (row.unfinished > row.calls) {
-        return RowError(index, Cat("unfinished (", row.unfinished,
-                                   ") > calls (", row.calls, ")"));
-      }
-    }
+    SPANPROF_RETURN_IF_ERROR(row.calls == 0 ? CheckUncalledRow(index, row)
+                                            : CheckCalledRow(index, row));
     SPANPROF_RETURN_IF_ERROR(
-        order("self_ns", row.self_ns, "total_ns", row.total_ns));
+        CheckOrder(index, "self_ns", row.self_ns, "total_ns", row.total_ns));
     if (row.self_heartbeats > row.total_heartbeats) {
       return RowError(index,
                       Cat("self_heartbeats (", row.self_heartbeats,
