@@ -20,9 +20,9 @@ SiteFragments RenderSiteFragments(const Site& site) {
                                   ? kDefaultCategory
                                   : std::string_view(site.phase));
   const std::pair<std::string_view, const std::string*> tags[] = {
-      {"phase", &site.phase},
-      {"module", &site.module},
-      {"activity", &site.activity}};
+      {kSpanArgKeys[kArgPhase], &site.phase},
+      {kSpanArgKeys[kArgModule], &site.module},
+      {kSpanArgKeys[kArgActivity], &site.activity}};
   for (const auto& [key, value] : tags) {
     if (value->empty()) continue;
     out.tags += ",\"";

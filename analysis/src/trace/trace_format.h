@@ -43,6 +43,56 @@ inline constexpr int kTraceLineDepth = 2;
 inline constexpr std::string_view kTraceHead = "{\n\"traceEvents\":[\n";
 inline constexpr std::string_view kMetaEventHead = "{\"ph\":\"M\"";
 
+// The top-level object's fields, in order.
+inline constexpr std::array<std::string_view, 3> kRootKeys = {
+    "traceEvents", "displayTimeUnit", "metadata"};
+
+// An M event's fields, in order.
+inline constexpr std::array<std::string_view, 6> kMetaEventKeys = {
+    "ph", "name", "pid", "tid", "ts", "args"};
+
+// An X event's fields, in order (bind_id and one of flow_in / flow_out only
+// for a span in a cross-thread flow).
+enum SpanEventField : size_t {
+  kEvPh,
+  kEvName,
+  kEvCat,
+  kEvPid,
+  kEvTid,
+  kEvTs,
+  kEvDur,
+  kEvBindId,
+  kEvFlowIn,
+  kEvFlowOut,
+  kEvArgs,
+};
+inline constexpr std::array<std::string_view, 11> kSpanEventKeys = {
+    "ph",  "name",    "cat",     "pid",      "tid", "ts",
+    "dur", "bind_id", "flow_in", "flow_out", "args"};
+
+// An X event's args, in order; the first six are always there, the tags
+// only when set, the alloc counters only when measured, flags only when
+// set, and the user's arguments (a nested "args") only when recorded.
+enum SpanArgField : size_t {
+  kArgSpanId,
+  kArgParentId,
+  kArgDepth,
+  kArgHeartbeats,
+  kArgSite,
+  kArgThread,
+  kArgPhase,
+  kArgModule,
+  kArgActivity,
+  kArgAllocCount,
+  kArgAllocBytes,
+  kArgFlags,
+  kArgUserArgs,
+};
+inline constexpr std::array<std::string_view, 13> kSpanArgKeys = {
+    "span_id",     "parent_id", "depth",  "heartbeats", "site",
+    "thread",      "phase",     "module", "activity",   "alloc_count",
+    "alloc_bytes", "flags",     "args"};
+
 // `metadata`'s fields, in the order the writer writes them.
 enum MetadataField : size_t {
   kMetaSchema,
@@ -133,6 +183,43 @@ inline constexpr std::string_view kAllocBytes = ",\"alloc_bytes\":";
 inline constexpr std::string_view kFlags = ",\"flags\":[";
 inline constexpr std::string_view kUserArgs = ",\"args\":{";
 inline constexpr std::string_view kEventEnd = "}}";
+
+// `IsKeyFragment()`: `fragment` is `prefix` + `"key":`, so that the line's
+// fragments and the field lists above cannot drift apart.
+constexpr bool IsKeyFragment(std::string_view fragment, std::string_view key,
+                             std::string_view prefix = ",") {
+  return fragment.size() == prefix.size() + key.size() + 3 &&
+         fragment.substr(0, prefix.size()) == prefix &&
+         fragment[prefix.size()] == '"' &&
+         fragment.substr(prefix.size() + 1, key.size()) == key &&
+         fragment.substr(prefix.size() + 1 + key.size()) == "\":";
+}
+static_assert(IsKeyFragment(kSpanEventHead, kSpanEventKeys[kEvName],
+                            "{\"ph\":\"X\","));
+static_assert(kSpanEventKeys[kEvPh] == "ph");
+static_assert(IsKeyFragment(kCat, kSpanEventKeys[kEvCat]));
+static_assert(IsKeyFragment(kPid, kSpanEventKeys[kEvPid]));
+static_assert(IsKeyFragment(kTid, kSpanEventKeys[kEvTid]));
+static_assert(IsKeyFragment(kTs, kSpanEventKeys[kEvTs]));
+static_assert(IsKeyFragment(kDur, kSpanEventKeys[kEvDur]));
+static_assert(IsKeyFragment(kBindId, kSpanEventKeys[kEvBindId]));
+static_assert(IsKeyFragment(kFlowInTrue.substr(0, kFlowInTrue.size() - 4),
+                            kSpanEventKeys[kEvFlowIn]));
+static_assert(IsKeyFragment(kFlowOutTrue.substr(0, kFlowOutTrue.size() - 4),
+                            kSpanEventKeys[kEvFlowOut]));
+static_assert(IsKeyFragment(kSpanId, kSpanArgKeys[kArgSpanId], ",\"args\":{"));
+static_assert(kSpanEventKeys[kEvArgs] == "args");
+static_assert(IsKeyFragment(kParentId, kSpanArgKeys[kArgParentId]));
+static_assert(IsKeyFragment(kDepth, kSpanArgKeys[kArgDepth]));
+static_assert(IsKeyFragment(kHeartbeats, kSpanArgKeys[kArgHeartbeats]));
+static_assert(IsKeyFragment(kSite, kSpanArgKeys[kArgSite]));
+static_assert(IsKeyFragment(kThread, kSpanArgKeys[kArgThread]));
+static_assert(IsKeyFragment(kAllocCount, kSpanArgKeys[kArgAllocCount]));
+static_assert(IsKeyFragment(kAllocBytes, kSpanArgKeys[kArgAllocBytes]));
+static_assert(IsKeyFragment(kFlags.substr(0, kFlags.size() - 1),
+                            kSpanArgKeys[kArgFlags]));
+static_assert(IsKeyFragment(kUserArgs.substr(0, kUserArgs.size() - 1),
+                            kSpanArgKeys[kArgUserArgs]));
 
 // `SiteFragments` is what an X event repeats of its site: `head` is the line
 // up to the end of "cat" (`{"ph":"X","name":...,"cat":...`), `tags` the

@@ -48,69 +48,23 @@ constexpr auto kThreadFields = RequiredFields(kThreadKeys);
 constexpr auto kSiteFields = RequiredFields(kSiteKeys);
 constexpr auto kDropFields = RequiredFields(kDropKeys);
 
-constexpr std::array<FieldSpec, 3> kRootFields = {
-    {{"traceEvents"}, {"displayTimeUnit"}, {"metadata"}}};
+constexpr auto kRootFields = RequiredFields(kRootKeys);
+constexpr auto kMetaEventFields = RequiredFields(kMetaEventKeys);
 
-constexpr std::array<FieldSpec, 6> kMetaEventFields = {
-    {{"ph"}, {"name"}, {"pid"}, {"tid"}, {"ts"}, {"args"}}};
-
-enum SpanEventField : size_t {
-  kEvPh,
-  kEvName,
-  kEvCat,
-  kEvPid,
-  kEvTid,
-  kEvTs,
-  kEvDur,
-  kEvBindId,
-  kEvFlowIn,
-  kEvFlowOut,
-  kEvArgs,
-};
-constexpr std::array<FieldSpec, 11> kSpanEventFields = {{
-    {"ph"},
-    {"name"},
-    {"cat"},
-    {"pid"},
-    {"tid"},
-    {"ts"},
-    {"dur"},
-    {"bind_id", false},
-    {"flow_in", false},
-    {"flow_out", false},
-    {"args"},
-}};
-
-enum SpanArgField : size_t {
-  kArgSpanId,
-  kArgParentId,
-  kArgDepth,
-  kArgHeartbeats,
-  kArgSite,
-  kArgThread,
-  kArgPhase,
-  kArgModule,
-  kArgActivity,
-  kArgAllocCount,
-  kArgAllocBytes,
-  kArgFlags,
-  kArgUserArgs,
-};
-constexpr std::array<FieldSpec, 13> kSpanArgFields = {{
-    {"span_id"},
-    {"parent_id"},
-    {"depth"},
-    {"heartbeats"},
-    {"site"},
-    {"thread"},
-    {"phase", false},
-    {"module", false},
-    {"activity", false},
-    {"alloc_count", false},
-    {"alloc_bytes", false},
-    {"flags", false},
-    {"args", false},
-}};
+// An X event's flow binding, and all but the first six of its args, are
+// optional.
+constexpr std::array<FieldSpec, kSpanEventKeys.size()> kSpanEventFields = [] {
+  auto specs = RequiredFields(kSpanEventKeys);
+  for (size_t f : {kEvBindId, kEvFlowIn, kEvFlowOut}) {
+    specs[f].required = false;
+  }
+  return specs;
+}();
+constexpr std::array<FieldSpec, kSpanArgKeys.size()> kSpanArgFields = [] {
+  auto specs = RequiredFields(kSpanArgKeys);
+  for (size_t f = kArgPhase; f < specs.size(); ++f) specs[f].required = false;
+  return specs;
+}();
 
 template <typename T, typename U>
 absl::Status Assign(absl::StatusOr<T> result, U& out) {
@@ -573,7 +527,7 @@ class TraceReader {
     }
     const JsonPath path = JsonPath::Root();
     constexpr std::array<FieldSpec, 2> kTailFields = {
-        {{"displayTimeUnit"}, {"metadata"}}};
+        {kRootFields[1], kRootFields[2]}};
     // Not SPANPROF_RETURN_IF_ERROR: the lambdas use it too (-Wshadow).
     if (absl::Status read =
             json_.ReadObject(root, path, kTailFields,
@@ -829,9 +783,9 @@ class TraceReader {
                              " (the site's phase), got ", Quote(pending.cat)));
     }
     const std::pair<std::string_view, const std::optional<std::string_view>*>
-        tags[] = {{"phase", &pending.phase},
-                  {"module", &pending.module},
-                  {"activity", &pending.activity}};
+        tags[] = {{kSpanArgKeys[kArgPhase], &pending.phase},
+                  {kSpanArgKeys[kArgModule], &pending.module},
+                  {kSpanArgKeys[kArgActivity], &pending.activity}};
     const std::string* site_tags[] = {&site.phase, &site.module,
                                       &site.activity};
     for (size_t t = 0; t < 3; ++t) {

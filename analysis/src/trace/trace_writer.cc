@@ -339,60 +339,50 @@ EventFragments RenderFragments(const Capture& capture) {
   return out;
 }
 
+// One M event; `write_arg` writes its one argument's key and value.
+template <typename WriteTid, typename WriteArg>
+void WriteMetaEvent(JsonWriter& w, std::string_view name, int64_t pid,
+                    WriteTid write_tid, WriteArg write_arg) {
+  using internal::kMetaEventKeys;
+  w.BeginObject();
+  w.Key(kMetaEventKeys[0]);
+  w.String("M");
+  w.Key(kMetaEventKeys[1]);
+  w.String(name);
+  w.Key(kMetaEventKeys[2]);
+  w.Int(pid);
+  w.Key(kMetaEventKeys[3]);
+  write_tid();
+  w.Key(kMetaEventKeys[4]);
+  w.Int(0);
+  w.Key(kMetaEventKeys[5]);
+  w.BeginObject();
+  write_arg();
+  w.EndObject();
+  w.EndObject();
+}
+
 // The M events: the process's name, then each thread's name and sort index.
 void WriteMetaEvents(JsonWriter& w, const Capture& capture) {
-  w.BeginObject();
-  w.Key("ph");
-  w.String("M");
-  w.Key("name");
-  w.String("process_name");
-  w.Key("pid");
-  w.Int(capture.pid);
-  w.Key("tid");
-  w.Int(capture.pid);
-  w.Key("ts");
-  w.Int(0);
-  w.Key("args");
-  w.BeginObject();
-  w.Key("name");
-  w.String(capture.process_name);
-  w.EndObject();
-  w.EndObject();
+  WriteMetaEvent(
+      w, "process_name", capture.pid, [&] { w.Int(capture.pid); },
+      [&] {
+        w.Key("name");
+        w.String(capture.process_name);
+      });
   for (const ThreadInfo& thread : capture.threads) {
-    w.BeginObject();
-    w.Key("ph");
-    w.String("M");
-    w.Key("name");
-    w.String("thread_name");
-    w.Key("pid");
-    w.Int(capture.pid);
-    w.Key("tid");
-    w.Uint(thread.os_tid);
-    w.Key("ts");
-    w.Int(0);
-    w.Key("args");
-    w.BeginObject();
-    w.Key("name");
-    w.String(ThreadLabel(thread));
-    w.EndObject();
-    w.EndObject();
-    w.BeginObject();
-    w.Key("ph");
-    w.String("M");
-    w.Key("name");
-    w.String("thread_sort_index");
-    w.Key("pid");
-    w.Int(capture.pid);
-    w.Key("tid");
-    w.Uint(thread.os_tid);
-    w.Key("ts");
-    w.Int(0);
-    w.Key("args");
-    w.BeginObject();
-    w.Key("sort_index");
-    w.Uint(thread.sort_index);
-    w.EndObject();
-    w.EndObject();
+    WriteMetaEvent(
+        w, "thread_name", capture.pid, [&] { w.Uint(thread.os_tid); },
+        [&] {
+          w.Key("name");
+          w.String(ThreadLabel(thread));
+        });
+    WriteMetaEvent(
+        w, "thread_sort_index", capture.pid, [&] { w.Uint(thread.os_tid); },
+        [&] {
+          w.Key("sort_index");
+          w.Uint(thread.sort_index);
+        });
   }
 }
 
@@ -501,7 +491,7 @@ absl::Status RenderTrace(
   JsonWriter w(out, {.indent = internal::kTraceIndent,
                      .line_depth = internal::kTraceLineDepth});
   w.BeginObject();
-  w.Key("traceEvents");
+  w.Key(internal::kRootKeys[0]);
   w.BeginArray();
   WriteMetaEvents(w, capture);
   EventOrder order(spans);
@@ -514,9 +504,9 @@ absl::Status RenderTrace(
     }
   }
   w.EndArray();
-  w.Key("displayTimeUnit");
+  w.Key(internal::kRootKeys[1]);
   w.String("ns");
-  w.Key("metadata");
+  w.Key(internal::kRootKeys[2]);
   WriteMetadata(w, capture);
   w.EndObject();
   w.Newline();
