@@ -1,4 +1,5 @@
-// The X event fragments that the trace writer and the fast reader share.
+// The X event fragments that the trace writer and the fast reader share, and
+// `FormatMicros()`.
 #include "trace/trace_format.h"
 
 #include <cstdint>
@@ -7,6 +8,7 @@
 #include <utility>
 
 #include "json/json_writer.h"
+#include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
 
 namespace spanprof::analysis::internal {
@@ -42,3 +44,13 @@ std::string RenderThreadFragment(int64_t pid, uint64_t tid) {
 }
 
 }  // namespace spanprof::analysis::internal
+
+namespace spanprof::analysis {
+
+std::string FormatMicros(int64_t ns) {
+  std::string out;
+  internal::AppendMicros(&out, ns);
+  return out;
+}
+
+}  // namespace spanprof::analysis

@@ -306,16 +306,6 @@ std::string ThreadLabel(const ThreadInfo& thread) {
   return "thread-" + std::to_string(thread.os_tid);
 }
 
-}  // namespace
-
-std::string FormatMicros(int64_t ns) {
-  std::string out;
-  AppendMicros(&out, ns);
-  return out;
-}
-
-namespace {
-
 // What each X event repeats of its site and thread, rendered once. The last
 // entry of each stands for an index out of range.
 struct EventFragments {
