@@ -23,110 +23,20 @@
 #include "spanprof/analysis/status_macros.h"
 #include "spanprof/analysis/summary.h"
 #include "summary/process_resources.h"
+#include "summary/summary_format.h"
 
 namespace spanprof::analysis {
+namespace internal {
 namespace {
 
-using internal::Cat;
-using internal::FieldSpec;
-using internal::JsonPath;
-using internal::StrictJson;
 using simdjson::ondemand::array;
 using simdjson::ondemand::object;
 using simdjson::ondemand::value;
 
-enum RootField : size_t {
-  kSchema,
-  kSchemaVersion,
-  kClock,
-  kProcessName,
-  kEventCount,
-  kThreadCount,
-  kMaxDepth,
-  kWindowNs,
-  kRecordedThreadTimeNs,
-  kRecordedHeartbeats,
-  kEventLimit,
-  kOverflowPolicy,
-  kDroppedEvents,
-  kUnfinishedEvents,
-  kComplete,
-  kOverheadNsPerSpan,
-  kProcessResources,
-  kValidationIssues,
-  kRows,
-};
-constexpr std::array<FieldSpec, 19> kRootFields = {{
-    {"schema"},
-    {"schema_version"},
-    {"clock"},
-    {"process_name"},
-    {"event_count"},
-    {"thread_count"},
-    {"max_depth"},
-    {"window_ns"},
-    {"recorded_thread_time_ns"},
-    {"recorded_heartbeats"},
-    {"event_limit"},
-    {"overflow_policy"},
-    {"dropped_events"},
-    {"unfinished_events"},
-    {"complete"},
-    {"overhead_ns_per_span"},
-    {"process_resources"},
-    {"validation_issues"},
-    {"rows"},
-}};
-
-constexpr std::array<FieldSpec, 2> kIssueFields = {{{"span"}, {"message"}}};
-
-constexpr std::array<FieldSpec, 4> kKeyFields = {
-    {{"name"}, {"phase"}, {"module"}, {"activity"}}};
-
-enum RowField : size_t {
-  kKey,
-  kLabel,
-  kCalls,
-  kTotalNs,
-  kSelfNs,
-  kMinNs,
-  kMeanNs,
-  kMedianNs,
-  kP95Ns,
-  kP99Ns,
-  kMaxNs,
-  kTotalHeartbeats,
-  kSelfHeartbeats,
-  kAllocCount,
-  kAllocBytes,
-  kSharePermille,
-  kThreads,
-  kExceptions,
-  kUnfinished,
-  kDropped,
-};
-constexpr std::array<FieldSpec, 20> kRowFields = {{
-    {"key"},
-    {"label"},
-    {"calls"},
-    {"total_ns"},
-    {"self_ns"},
-    {"min_ns"},
-    {"mean_ns"},
-    {"median_ns"},
-    {"p95_ns"},
-    {"p99_ns"},
-    {"max_ns"},
-    {"total_heartbeats"},
-    {"self_heartbeats"},
-    {"alloc_count"},
-    {"alloc_bytes"},
-    {"share_permille"},
-    {"threads"},
-    {"exceptions"},
-    {"unfinished"},
-    {"dropped"},
-}};
+constexpr auto kRootFields = RequiredFields(kSummaryKeys);
+constexpr auto kIssueFields = RequiredFields(kIssueKeys);
+constexpr auto kKeyFields = RequiredFields(kRowKeyKeys);
+constexpr auto kRowFields = RequiredFields(kRowKeys);
 
 class SummaryReader {
  public:
@@ -138,7 +48,7 @@ class SummaryReader {
   // scratch, schema first, so that the error is the one that comes first.
   absl::StatusOr<Summary> Read(std::string_view text) {
     {
-      internal::ParsedDocument document(text);
+      ParsedDocument document(text);
       SPANPROF_ASSIGN_OR_RETURN(object root, document.Start(json_));
       Summary summary;
       if (ReadFields(root, summary).ok() && document.Finish(json_).ok() &&
@@ -148,7 +58,7 @@ class SummaryReader {
         return summary;
       }
     }
-    internal::ParsedDocument document(text);
+    ParsedDocument document(text);
     SPANPROF_ASSIGN_OR_RETURN(object root, document.Start(json_));
     SPANPROF_RETURN_IF_ERROR(CheckSchema(root));
     SPANPROF_ASSIGN_OR_RETURN(root, document.Rewind(json_));
@@ -185,9 +95,9 @@ class SummaryReader {
         SPANPROF_ASSIGN_OR_RETURN(std::string_view schema,
                                   json_.String(v, path.Field("schema")));
         if (schema != kSummarySchema) {
-          return json_.Error(path.Field("schema"),
-                             Cat("expected \"", kSummarySchema, "\", got ",
-                                 internal::Quote(schema)));
+          return json_.Error(
+              path.Field("schema"),
+              Cat("expected \"", kSummarySchema, "\", got ", Quote(schema)));
         }
       } else if (key == "schema_version" && !has_version) {
         has_version = true;
@@ -215,7 +125,7 @@ class SummaryReader {
 
   absl::Status ReadRootField(size_t field, value& v, const JsonPath& p,
                              Summary& s) {
-    switch (static_cast<RootField>(field)) {
+    switch (static_cast<SummaryField>(field)) {
       case kSchema: {
         SPANPROF_ASSIGN_OR_RETURN(std::string_view text, json_.String(v, p));
         s.schema = std::string(text);
@@ -231,7 +141,7 @@ class SummaryReader {
         if (text != "tsc" && text != "monotonic") {
           return json_.Error(p, Cat("expected \"tsc\" or "
                                     "\"monotonic\", got ",
-                                    internal::Quote(text)));
+                                    Quote(text)));
         }
         s.clock = std::string(text);
         return absl::OkStatus();
@@ -258,8 +168,8 @@ class SummaryReader {
       case kOverflowPolicy: {
         SPANPROF_ASSIGN_OR_RETURN(std::string_view text, json_.String(v, p));
         if (text != "drop" && text != "ring") {
-          return json_.Error(p, Cat("expected \"drop\" or \"ring\", got ",
-                                    internal::Quote(text)));
+          return json_.Error(
+              p, Cat("expected \"drop\" or \"ring\", got ", Quote(text)));
         }
         s.overflow_policy = std::string(text);
         return absl::OkStatus();
@@ -273,7 +183,7 @@ class SummaryReader {
       case kOverheadNsPerSpan:
         return Assign(json_.NonNegative(v, p), s.overhead_ns_per_span);
       case kProcessResources:
-        return internal::ReadProcessResources(json_, v, p, s.process_resources);
+        return ReadProcessResources(json_, v, p, s.process_resources);
       case kValidationIssues:
         return ReadIssues(v, p, s.validation_issues);
       case kRows:
@@ -462,9 +372,9 @@ class SummaryReader {
   absl::Status CheckRow(size_t index, const Row& row,
                         const Summary& summary) const {
     if (row.label != RowLabel(row.key)) {
-      return RowError(index, Cat("label ", internal::Quote(row.label),
+      return RowError(index, Cat("label ", Quote(row.label),
                                  " does not match key (expected ",
-                                 internal::Quote(RowLabel(row.key)), ")"));
+                                 Quote(RowLabel(row.key)), ")"));
     }
     if (row.alloc_count.has_value() != row.alloc_bytes.has_value()) {
       return RowError(index,
@@ -529,7 +439,7 @@ class SummaryReader {
                                        row.key.module, row.key.activity),
           i);
       if (!inserted) {
-        return RowError(i, Cat("duplicate key ", internal::Quote(row.label),
+        return RowError(i, Cat("duplicate key ", Quote(row.label),
                                " (also $.rows[", it->second, "])"));
       }
       if (i > 0) {
@@ -608,10 +518,11 @@ class SummaryReader {
 };
 
 }  // namespace
+}  // namespace internal
 
 absl::StatusOr<Summary> ParseSummary(std::string_view json,
                                      std::string_view source) {
-  return SummaryReader(source).Read(json);
+  return internal::SummaryReader(source).Read(json);
 }
 
 absl::StatusOr<Summary> ReadSummary(const std::string& path) {

@@ -11,43 +11,45 @@
 #include "spanprof/analysis/status_macros.h"
 #include "spanprof/analysis/summary.h"
 #include "summary/process_resources.h"
+#include "summary/summary_format.h"
 
 namespace spanprof::analysis {
+namespace internal {
 namespace {
 
 // The scalar fields before `process_resources`.
 void WriteTotals(JsonWriter& w, const Summary& summary) {
-  w.Key("schema");
+  w.Key(kSummaryKeys[kSchema]);
   w.String(summary.schema);
-  w.Key("schema_version");
+  w.Key(kSummaryKeys[kSchemaVersion]);
   w.Int(summary.schema_version);
-  w.Key("clock");
+  w.Key(kSummaryKeys[kClock]);
   w.String(summary.clock);
-  w.Key("process_name");
+  w.Key(kSummaryKeys[kProcessName]);
   w.String(summary.process_name);
-  w.Key("event_count");
+  w.Key(kSummaryKeys[kEventCount]);
   w.Uint(summary.event_count);
-  w.Key("thread_count");
+  w.Key(kSummaryKeys[kThreadCount]);
   w.Uint(summary.thread_count);
-  w.Key("max_depth");
+  w.Key(kSummaryKeys[kMaxDepth]);
   w.Uint(summary.max_depth);
-  w.Key("window_ns");
+  w.Key(kSummaryKeys[kWindowNs]);
   w.Int(summary.window_ns);
-  w.Key("recorded_thread_time_ns");
+  w.Key(kSummaryKeys[kRecordedThreadTimeNs]);
   w.Int(summary.recorded_thread_time_ns);
-  w.Key("recorded_heartbeats");
+  w.Key(kSummaryKeys[kRecordedHeartbeats]);
   w.Uint(summary.recorded_heartbeats);
-  w.Key("event_limit");
+  w.Key(kSummaryKeys[kEventLimit]);
   w.Uint(summary.event_limit);
-  w.Key("overflow_policy");
+  w.Key(kSummaryKeys[kOverflowPolicy]);
   w.String(summary.overflow_policy);
-  w.Key("dropped_events");
+  w.Key(kSummaryKeys[kDroppedEvents]);
   w.Uint(summary.dropped_events);
-  w.Key("unfinished_events");
+  w.Key(kSummaryKeys[kUnfinishedEvents]);
   w.Uint(summary.unfinished_events);
-  w.Key("complete");
+  w.Key(kSummaryKeys[kComplete]);
   w.Bool(summary.complete);
-  w.Key("overhead_ns_per_span");
+  w.Key(kSummaryKeys[kOverheadNsPerSpan]);
   w.Int(summary.overhead_ns_per_span);
 }
 
@@ -55,9 +57,9 @@ void WriteIssues(JsonWriter& w, const std::vector<ValidationIssue>& issues) {
   w.BeginArray();
   for (const ValidationIssue& issue : issues) {
     w.BeginObject();
-    w.Key("span");
+    w.Key(kIssueKeys[0]);
     w.Uint(issue.span);
-    w.Key("message");
+    w.Key(kIssueKeys[1]);
     w.String(issue.message);
     w.EndObject();
   }
@@ -66,78 +68,80 @@ void WriteIssues(JsonWriter& w, const std::vector<ValidationIssue>& issues) {
 
 void WriteKey(JsonWriter& w, const RowKey& key) {
   w.BeginObject();
-  w.Key("name");
+  w.Key(kRowKeyKeys[0]);
   w.String(key.name);
-  w.Key("phase");
+  w.Key(kRowKeyKeys[1]);
   w.String(key.phase);
-  w.Key("module");
+  w.Key(kRowKeyKeys[2]);
   w.String(key.module);
-  w.Key("activity");
+  w.Key(kRowKeyKeys[3]);
   w.String(key.activity);
   w.EndObject();
 }
 
 void WriteRow(JsonWriter& w, const Row& row) {
   w.BeginObject();
-  w.Key("key");
+  w.Key(kRowKeys[kKey]);
   WriteKey(w, row.key);
-  w.Key("label");
+  w.Key(kRowKeys[kLabel]);
   w.String(row.label);
-  w.Key("calls");
+  w.Key(kRowKeys[kCalls]);
   w.Uint(row.calls);
-  w.Key("total_ns");
+  w.Key(kRowKeys[kTotalNs]);
   w.Int(row.total_ns);
-  w.Key("self_ns");
+  w.Key(kRowKeys[kSelfNs]);
   w.Int(row.self_ns);
-  w.Key("min_ns");
+  w.Key(kRowKeys[kMinNs]);
   w.Int(row.min_ns);
-  w.Key("mean_ns");
+  w.Key(kRowKeys[kMeanNs]);
   w.Int(row.mean_ns);
-  w.Key("median_ns");
+  w.Key(kRowKeys[kMedianNs]);
   w.Int(row.median_ns);
-  w.Key("p95_ns");
+  w.Key(kRowKeys[kP95Ns]);
   w.Int(row.p95_ns);
-  w.Key("p99_ns");
+  w.Key(kRowKeys[kP99Ns]);
   w.Int(row.p99_ns);
-  w.Key("max_ns");
+  w.Key(kRowKeys[kMaxNs]);
   w.Int(row.max_ns);
-  w.Key("total_heartbeats");
+  w.Key(kRowKeys[kTotalHeartbeats]);
   w.Uint(row.total_heartbeats);
-  w.Key("self_heartbeats");
+  w.Key(kRowKeys[kSelfHeartbeats]);
   w.Uint(row.self_heartbeats);
-  w.Key("alloc_count");
+  w.Key(kRowKeys[kAllocCount]);
   w.OptionalInt(row.alloc_count);
-  w.Key("alloc_bytes");
+  w.Key(kRowKeys[kAllocBytes]);
   w.OptionalInt(row.alloc_bytes);
-  w.Key("share_permille");
+  w.Key(kRowKeys[kSharePermille]);
   w.Int(row.share_permille);
-  w.Key("threads");
+  w.Key(kRowKeys[kThreads]);
   w.Uint(row.threads);
-  w.Key("exceptions");
+  w.Key(kRowKeys[kExceptions]);
   w.Uint(row.exceptions);
-  w.Key("unfinished");
+  w.Key(kRowKeys[kUnfinished]);
   w.Uint(row.unfinished);
-  w.Key("dropped");
+  w.Key(kRowKeys[kDropped]);
   w.Uint(row.dropped);
   w.EndObject();
 }
 
 }  // namespace
+}  // namespace internal
 
 std::string SummaryToJson(const Summary& summary) {
+  using internal::kSummaryKeys;
   std::string out;
   out.reserve(1024 + summary.rows.size() * 700 +
               summary.validation_issues.size() * 120);
   JsonWriter w(&out, {.indent = 2});
   w.BeginObject();
-  WriteTotals(w, summary);
-  w.Key("process_resources");
+  internal::WriteTotals(w, summary);
+  w.Key(kSummaryKeys[internal::kProcessResources]);
   internal::WriteProcessResources(w, summary.process_resources);
-  w.Key("validation_issues");
-  WriteIssues(w, summary.validation_issues);
-  w.Key("rows");
+  w.Key(kSummaryKeys[internal::kValidationIssues]);
+  internal::WriteIssues(w, summary.validation_issues);
+  w.Key(kSummaryKeys[internal::kRows]);
   w.BeginArray();
-  for (const Row& row : summary.rows) WriteRow(w, row);
+  for (const Row& row : summary.rows) internal::WriteRow(w, row);
   w.EndArray();
   w.EndObject();
   w.Newline();
