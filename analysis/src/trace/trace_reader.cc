@@ -5,7 +5,8 @@
 // search, so that each X event can be checked against it as it streams by:
 // its name, category and tags must be those of its site, its tid that of its
 // thread. `ts` and `dur` are parsed from their decimal text into integer
-// nanoseconds, never through a double.
+// nanoseconds, never through a double. The layout both this reader's fast
+// path and the writer follow is described once, in trace_format.h.
 #include "trace/trace_reader.h"
 
 #include <algorithm>
@@ -271,9 +272,10 @@ class TraceReader {
     std::sort(sorted_tids_.begin(), sorted_tids_.end());
   }
 
-  // What `TraceToJson()` writes for metadata's sites and threads: an X
-  // event's text up to the end of "cat", its tags in args, and its pid and
-  // tid. Each X line is compared with these, byte for byte.
+  // What `TraceToJson()` writes for metadata's sites and threads, rendered
+  // by the same functions (trace_format.h): an X event's text up to the end
+  // of "cat", its tags in args, and its pid and tid. Each X line is compared
+  // with these, byte for byte.
   void RenderExpectedText() {
     sites_.clear();
     sites_.reserve(capture_.sites.size());
