@@ -126,17 +126,17 @@ class SummaryReader {
   absl::Status ReadRootField(size_t field, value& v, const JsonPath& p,
                              Summary& s) {
     switch (static_cast<SummaryField>(field)) {
-      case kSchema: {
+      case kRootSchema: {
         SPANPROF_ASSIGN_OR_RETURN(std::string_view text, json_.String(v, p));
         s.schema = std::string(text);
         return absl::OkStatus();
       }
-      case kSchemaVersion: {
+      case kRootSchemaVersion: {
         SPANPROF_ASSIGN_OR_RETURN(s.schema_version,
                                   json_.Int(v, p, INT64_MIN, INT64_MAX));
         return absl::OkStatus();
       }
-      case kClock: {
+      case kRootClock: {
         SPANPROF_ASSIGN_OR_RETURN(std::string_view text, json_.String(v, p));
         if (text != "tsc" && text != "monotonic") {
           return json_.Error(p, Cat("expected \"tsc\" or "
@@ -146,26 +146,26 @@ class SummaryReader {
         s.clock = std::string(text);
         return absl::OkStatus();
       }
-      case kProcessName: {
+      case kRootProcessName: {
         SPANPROF_ASSIGN_OR_RETURN(std::string_view text, json_.String(v, p));
         s.process_name = std::string(text);
         return absl::OkStatus();
       }
-      case kEventCount:
+      case kRootEventCount:
         return Assign(json_.Unsigned(v, p), s.event_count);
-      case kThreadCount:
+      case kRootThreadCount:
         return Assign(json_.Unsigned(v, p), s.thread_count);
-      case kMaxDepth:
+      case kRootMaxDepth:
         return Assign(json_.Unsigned(v, p), s.max_depth);
-      case kWindowNs:
+      case kRootWindowNs:
         return Assign(json_.NonNegative(v, p), s.window_ns);
-      case kRecordedThreadTimeNs:
+      case kRootRecordedThreadTimeNs:
         return Assign(json_.NonNegative(v, p), s.recorded_thread_time_ns);
-      case kRecordedHeartbeats:
+      case kRootRecordedHeartbeats:
         return Assign(json_.Unsigned(v, p), s.recorded_heartbeats);
-      case kEventLimit:
+      case kRootEventLimit:
         return Assign(json_.Unsigned(v, p), s.event_limit);
-      case kOverflowPolicy: {
+      case kRootOverflowPolicy: {
         SPANPROF_ASSIGN_OR_RETURN(std::string_view text, json_.String(v, p));
         if (text != "drop" && text != "ring") {
           return json_.Error(
@@ -174,19 +174,19 @@ class SummaryReader {
         s.overflow_policy = std::string(text);
         return absl::OkStatus();
       }
-      case kDroppedEvents:
+      case kRootDroppedEvents:
         return Assign(json_.Unsigned(v, p), s.dropped_events);
-      case kUnfinishedEvents:
+      case kRootUnfinishedEvents:
         return Assign(json_.Unsigned(v, p), s.unfinished_events);
-      case kComplete:
+      case kRootComplete:
         return Assign(json_.Bool(v, p), s.complete);
-      case kOverheadNsPerSpan:
+      case kRootOverheadNsPerSpan:
         return Assign(json_.NonNegative(v, p), s.overhead_ns_per_span);
-      case kProcessResources:
+      case kRootProcessResources:
         return ReadProcessResources(json_, v, p, s.process_resources);
-      case kValidationIssues:
+      case kRootValidationIssues:
         return ReadIssues(v, p, s.validation_issues);
-      case kRows:
+      case kRootRows:
         return ReadRows(v, p, s.rows);
     }
     return absl::InternalError("unhandled summary field");
@@ -250,48 +250,48 @@ class SummaryReader {
   absl::Status ReadRowField(size_t field, value& v, const JsonPath& p,
                             Row& row) {
     switch (static_cast<RowField>(field)) {
-      case kKey:
+      case kRowKey:
         return ReadKey(v, p, row.key);
-      case kLabel: {
+      case kRowLabel: {
         SPANPROF_ASSIGN_OR_RETURN(std::string_view text, json_.String(v, p));
         row.label = std::string(text);
         return absl::OkStatus();
       }
-      case kCalls:
+      case kRowCalls:
         return Assign(json_.Unsigned(v, p), row.calls);
-      case kTotalNs:
+      case kRowTotalNs:
         return Assign(json_.NonNegative(v, p), row.total_ns);
-      case kSelfNs:
+      case kRowSelfNs:
         return Assign(json_.NonNegative(v, p), row.self_ns);
-      case kMinNs:
+      case kRowMinNs:
         return Assign(json_.NonNegative(v, p), row.min_ns);
-      case kMeanNs:
+      case kRowMeanNs:
         return Assign(json_.NonNegative(v, p), row.mean_ns);
-      case kMedianNs:
+      case kRowMedianNs:
         return Assign(json_.NonNegative(v, p), row.median_ns);
-      case kP95Ns:
+      case kRowP95Ns:
         return Assign(json_.NonNegative(v, p), row.p95_ns);
-      case kP99Ns:
+      case kRowP99Ns:
         return Assign(json_.NonNegative(v, p), row.p99_ns);
-      case kMaxNs:
+      case kRowMaxNs:
         return Assign(json_.NonNegative(v, p), row.max_ns);
-      case kTotalHeartbeats:
+      case kRowTotalHeartbeats:
         return Assign(json_.Unsigned(v, p), row.total_heartbeats);
-      case kSelfHeartbeats:
+      case kRowSelfHeartbeats:
         return Assign(json_.Unsigned(v, p), row.self_heartbeats);
-      case kAllocCount:
+      case kRowAllocCount:
         return Assign(json_.NullableNonNegative(v, p), row.alloc_count);
-      case kAllocBytes:
+      case kRowAllocBytes:
         return Assign(json_.NullableNonNegative(v, p), row.alloc_bytes);
-      case kSharePermille:
+      case kRowSharePermille:
         return Assign(json_.Int(v, p, 0, 1000), row.share_permille);
-      case kThreads:
+      case kRowThreads:
         return Assign(json_.Unsigned(v, p), row.threads);
-      case kExceptions:
+      case kRowExceptions:
         return Assign(json_.Unsigned(v, p), row.exceptions);
-      case kUnfinished:
+      case kRowUnfinished:
         return Assign(json_.Unsigned(v, p), row.unfinished);
-      case kDropped:
+      case kRowDropped:
         return Assign(json_.Unsigned(v, p), row.dropped);
     }
     return absl::InternalError("unhandled row field");

@@ -15,9 +15,9 @@ namespace spanprof::analysis::internal {
 
 SiteFragments RenderSiteFragments(const Site& site) {
   SiteFragments out;
-  out.head.append(kSpanEventHead);
+  out.head.append(kLineHead);
   AppendJsonString(&out.head, site.name);
-  out.head.append(kCat);
+  out.head.append(kLineCat);
   AppendJsonString(&out.head, site.phase.empty()
                                   ? kDefaultCategory
                                   : std::string_view(site.phase));
@@ -36,9 +36,9 @@ SiteFragments RenderSiteFragments(const Site& site) {
 }
 
 std::string RenderThreadFragment(int64_t pid, uint64_t tid) {
-  std::string out(kPid);
+  std::string out(kLinePid);
   AppendInt(&out, pid);
-  out.append(kTid);
+  out.append(kLineTid);
   AppendUint(&out, tid);
   return out;
 }

@@ -158,31 +158,32 @@ inline constexpr uint32_t kKnownFlags =
 
 // An X event's line, in order:
 //
-//   SiteFragments::head  ThreadFragment  kTs<micros>  kDur<micros>
-//   [kBindId<id> (kFlowInTrue | kFlowOutTrue)]
-//   kSpanId<id> kParentId<id> kDepth<n> kHeartbeats<n> kSite<n> kThread<n>
-//   SiteFragments::tags  [kAllocCount<n> kAllocBytes<n>]
-//   [kFlags "name",... ']']  [kUserArgs "key":value,... '}']  kEventEnd
-inline constexpr std::string_view kSpanEventHead = "{\"ph\":\"X\",\"name\":";
-inline constexpr std::string_view kCat = ",\"cat\":";
-inline constexpr std::string_view kPid = ",\"pid\":";
-inline constexpr std::string_view kTid = ",\"tid\":";
-inline constexpr std::string_view kTs = ",\"ts\":";
-inline constexpr std::string_view kDur = ",\"dur\":";
-inline constexpr std::string_view kBindId = ",\"bind_id\":";
-inline constexpr std::string_view kFlowInTrue = ",\"flow_in\":true";
-inline constexpr std::string_view kFlowOutTrue = ",\"flow_out\":true";
-inline constexpr std::string_view kSpanId = ",\"args\":{\"span_id\":";
-inline constexpr std::string_view kParentId = ",\"parent_id\":";
-inline constexpr std::string_view kDepth = ",\"depth\":";
-inline constexpr std::string_view kHeartbeats = ",\"heartbeats\":";
-inline constexpr std::string_view kSite = ",\"site\":";
-inline constexpr std::string_view kThread = ",\"thread\":";
-inline constexpr std::string_view kAllocCount = ",\"alloc_count\":";
-inline constexpr std::string_view kAllocBytes = ",\"alloc_bytes\":";
-inline constexpr std::string_view kFlags = ",\"flags\":[";
-inline constexpr std::string_view kUserArgs = ",\"args\":{";
-inline constexpr std::string_view kEventEnd = "}}";
+//   SiteFragments::head  ThreadFragment  kLineTs<micros>  kLineDur<micros>
+//   [kLineBindId<id> (kLineFlowIn | kLineFlowOut)]
+//   kLineSpanId<id>  kLineParentId<id>  kLineDepth<n>  kLineHeartbeats<n>
+//   kLineSite<n>  kLineThread<n>  SiteFragments::tags
+//   [kLineAllocCount<n> kLineAllocBytes<n>]
+//   [kLineFlags "name",... ']']  [kLineUserArgs "key":value,... '}']  kLineEnd
+inline constexpr std::string_view kLineHead = "{\"ph\":\"X\",\"name\":";
+inline constexpr std::string_view kLineCat = ",\"cat\":";
+inline constexpr std::string_view kLinePid = ",\"pid\":";
+inline constexpr std::string_view kLineTid = ",\"tid\":";
+inline constexpr std::string_view kLineTs = ",\"ts\":";
+inline constexpr std::string_view kLineDur = ",\"dur\":";
+inline constexpr std::string_view kLineBindId = ",\"bind_id\":";
+inline constexpr std::string_view kLineFlowIn = ",\"flow_in\":true";
+inline constexpr std::string_view kLineFlowOut = ",\"flow_out\":true";
+inline constexpr std::string_view kLineSpanId = ",\"args\":{\"span_id\":";
+inline constexpr std::string_view kLineParentId = ",\"parent_id\":";
+inline constexpr std::string_view kLineDepth = ",\"depth\":";
+inline constexpr std::string_view kLineHeartbeats = ",\"heartbeats\":";
+inline constexpr std::string_view kLineSite = ",\"site\":";
+inline constexpr std::string_view kLineThread = ",\"thread\":";
+inline constexpr std::string_view kLineAllocCount = ",\"alloc_count\":";
+inline constexpr std::string_view kLineAllocBytes = ",\"alloc_bytes\":";
+inline constexpr std::string_view kLineFlags = ",\"flags\":[";
+inline constexpr std::string_view kLineUserArgs = ",\"args\":{";
+inline constexpr std::string_view kLineEnd = "}}";
 
 // `IsKeyFragment()`: `fragment` is `prefix` + `"key":`, so that the line's
 // fragments and the field lists above cannot drift apart.
@@ -194,31 +195,32 @@ constexpr bool IsKeyFragment(std::string_view fragment, std::string_view key,
          fragment.substr(prefix.size() + 1, key.size()) == key &&
          fragment.substr(prefix.size() + 1 + key.size()) == "\":";
 }
-static_assert(IsKeyFragment(kSpanEventHead, kSpanEventKeys[kEvName],
+static_assert(IsKeyFragment(kLineHead, kSpanEventKeys[kEvName],
                             "{\"ph\":\"X\","));
 static_assert(kSpanEventKeys[kEvPh] == "ph");
-static_assert(IsKeyFragment(kCat, kSpanEventKeys[kEvCat]));
-static_assert(IsKeyFragment(kPid, kSpanEventKeys[kEvPid]));
-static_assert(IsKeyFragment(kTid, kSpanEventKeys[kEvTid]));
-static_assert(IsKeyFragment(kTs, kSpanEventKeys[kEvTs]));
-static_assert(IsKeyFragment(kDur, kSpanEventKeys[kEvDur]));
-static_assert(IsKeyFragment(kBindId, kSpanEventKeys[kEvBindId]));
-static_assert(IsKeyFragment(kFlowInTrue.substr(0, kFlowInTrue.size() - 4),
+static_assert(IsKeyFragment(kLineCat, kSpanEventKeys[kEvCat]));
+static_assert(IsKeyFragment(kLinePid, kSpanEventKeys[kEvPid]));
+static_assert(IsKeyFragment(kLineTid, kSpanEventKeys[kEvTid]));
+static_assert(IsKeyFragment(kLineTs, kSpanEventKeys[kEvTs]));
+static_assert(IsKeyFragment(kLineDur, kSpanEventKeys[kEvDur]));
+static_assert(IsKeyFragment(kLineBindId, kSpanEventKeys[kEvBindId]));
+static_assert(IsKeyFragment(kLineFlowIn.substr(0, kLineFlowIn.size() - 4),
                             kSpanEventKeys[kEvFlowIn]));
-static_assert(IsKeyFragment(kFlowOutTrue.substr(0, kFlowOutTrue.size() - 4),
+static_assert(IsKeyFragment(kLineFlowOut.substr(0, kLineFlowOut.size() - 4),
                             kSpanEventKeys[kEvFlowOut]));
-static_assert(IsKeyFragment(kSpanId, kSpanArgKeys[kArgSpanId], ",\"args\":{"));
+static_assert(IsKeyFragment(kLineSpanId, kSpanArgKeys[kArgSpanId],
+                            ",\"args\":{"));
 static_assert(kSpanEventKeys[kEvArgs] == "args");
-static_assert(IsKeyFragment(kParentId, kSpanArgKeys[kArgParentId]));
-static_assert(IsKeyFragment(kDepth, kSpanArgKeys[kArgDepth]));
-static_assert(IsKeyFragment(kHeartbeats, kSpanArgKeys[kArgHeartbeats]));
-static_assert(IsKeyFragment(kSite, kSpanArgKeys[kArgSite]));
-static_assert(IsKeyFragment(kThread, kSpanArgKeys[kArgThread]));
-static_assert(IsKeyFragment(kAllocCount, kSpanArgKeys[kArgAllocCount]));
-static_assert(IsKeyFragment(kAllocBytes, kSpanArgKeys[kArgAllocBytes]));
-static_assert(IsKeyFragment(kFlags.substr(0, kFlags.size() - 1),
+static_assert(IsKeyFragment(kLineParentId, kSpanArgKeys[kArgParentId]));
+static_assert(IsKeyFragment(kLineDepth, kSpanArgKeys[kArgDepth]));
+static_assert(IsKeyFragment(kLineHeartbeats, kSpanArgKeys[kArgHeartbeats]));
+static_assert(IsKeyFragment(kLineSite, kSpanArgKeys[kArgSite]));
+static_assert(IsKeyFragment(kLineThread, kSpanArgKeys[kArgThread]));
+static_assert(IsKeyFragment(kLineAllocCount, kSpanArgKeys[kArgAllocCount]));
+static_assert(IsKeyFragment(kLineAllocBytes, kSpanArgKeys[kArgAllocBytes]));
+static_assert(IsKeyFragment(kLineFlags.substr(0, kLineFlags.size() - 1),
                             kSpanArgKeys[kArgFlags]));
-static_assert(IsKeyFragment(kUserArgs.substr(0, kUserArgs.size() - 1),
+static_assert(IsKeyFragment(kLineUserArgs.substr(0, kLineUserArgs.size() - 1),
                             kSpanArgKeys[kArgUserArgs]));
 
 // `SiteFragments` is what an X event repeats of its site: `head` is the line

@@ -370,39 +370,40 @@ class TraceReader {
     LineCursor in{line, end};
     Span span;
     TraceEvent event;
-    if (!in.Literal(kSpanEventHead) || !in.Literal("\"") || !in.SkipString() ||
-        !in.Literal(kCat) || !in.Literal("\"") || !in.SkipString()) {
+    if (!in.Literal(kLineHead) || !in.Literal("\"") || !in.SkipString() ||
+        !in.Literal(kLineCat) || !in.Literal("\"") || !in.SkipString()) {
       return false;
     }
     const std::string_view head(line, static_cast<size_t>(in.p - line));
     const char* const ids_begin = in.p;
-    if (!in.Literal(kPid)) return false;
+    if (!in.Literal(kLinePid)) return false;
     in.SkipInteger();
-    if (!in.Literal(kTid)) return false;
+    if (!in.Literal(kLineTid)) return false;
     in.SkipInteger();
     const std::string_view ids(ids_begin,
                                static_cast<size_t>(in.p - ids_begin));
-    if (!in.Literal(kTs) || !in.Micros(&event.ts_ns) || !in.Literal(kDur) ||
-        !in.Micros(&event.dur_ns)) {
+    if (!in.Literal(kLineTs) || !in.Micros(&event.ts_ns) ||
+        !in.Literal(kLineDur) || !in.Micros(&event.dur_ns)) {
       return false;
     }
     constexpr auto kMax = static_cast<uint64_t>(INT64_MAX);
-    if (in.Literal(kBindId)) {
+    if (in.Literal(kLineBindId)) {
       event.has_bind_id = true;
       if (!in.Unsigned(kMax, &event.bind_id)) return false;
-      if (in.Literal(kFlowInTrue)) {
+      if (in.Literal(kLineFlowIn)) {
         event.flow_in = true;
-      } else if (in.Literal(kFlowOutTrue)) {
+      } else if (in.Literal(kLineFlowOut)) {
         event.flow_out = true;
       } else {
         return false;
       }
     }
-    if (!in.Literal(kSpanId) || !in.Unsigned(kMax, &span.id) || span.id == 0 ||
-        !in.Literal(kParentId) || !in.Unsigned(kMax, &span.parent_id) ||
-        !in.Literal(kDepth) || !in.Index(&span.depth) ||
-        !in.Literal(kHeartbeats) || !in.Unsigned(kMax, &span.heartbeats) ||
-        !in.Literal(kSite) || !in.Index(&span.site) || !in.Literal(kThread) ||
+    if (!in.Literal(kLineSpanId) || !in.Unsigned(kMax, &span.id) ||
+        span.id == 0 || !in.Literal(kLineParentId) ||
+        !in.Unsigned(kMax, &span.parent_id) || !in.Literal(kLineDepth) ||
+        !in.Index(&span.depth) || !in.Literal(kLineHeartbeats) ||
+        !in.Unsigned(kMax, &span.heartbeats) || !in.Literal(kLineSite) ||
+        !in.Index(&span.site) || !in.Literal(kLineThread) ||
         !in.Index(&span.thread)) {
       return false;
     }
@@ -413,19 +414,19 @@ class TraceReader {
       return false;
     }
     if (capture_.alloc_measured &&
-        (!in.Literal(kAllocCount) || !in.Signed(&span.alloc_count) ||
-         !in.Literal(kAllocBytes) || !in.Signed(&span.alloc_bytes))) {
+        (!in.Literal(kLineAllocCount) || !in.Signed(&span.alloc_count) ||
+         !in.Literal(kLineAllocBytes) || !in.Signed(&span.alloc_bytes))) {
       return false;
     }
-    if (in.Literal(kFlags) && !ReadFlagList(in, span.flags)) {
+    if (in.Literal(kLineFlags) && !ReadFlagList(in, span.flags)) {
       return false;
     }
     const size_t first_arg = fast_args_.size();
-    if (in.Literal(kUserArgs) && !ReadArgList(in)) {
+    if (in.Literal(kLineUserArgs) && !ReadArgList(in)) {
       fast_args_.resize(first_arg);
       return false;
     }
-    if (!in.Literal(kEventEnd) ||
+    if (!in.Literal(kLineEnd) ||
         __builtin_add_overflow(event.ts_ns, event.dur_ns, &span.end_ns)) {
       return false;
     }

@@ -379,14 +379,14 @@ void WriteMetaEvents(JsonWriter& w, const Capture& capture) {
 void AppendFlow(std::string* o, const Span& span, uint8_t flow) {
   switch (flow) {
     case kFlowIn:
-      o->append(internal::kBindId);
+      o->append(internal::kLineBindId);
       AppendUint(o, span.parent_id);
-      o->append(internal::kFlowInTrue);
+      o->append(internal::kLineFlowIn);
       break;
     case kFlowOut:
-      o->append(internal::kBindId);
+      o->append(internal::kLineBindId);
       AppendUint(o, span.id);
-      o->append(internal::kFlowOutTrue);
+      o->append(internal::kLineFlowOut);
       break;
     default:
       break;
@@ -394,7 +394,7 @@ void AppendFlow(std::string* o, const Span& span, uint8_t flow) {
 }
 
 void AppendFlags(std::string* o, uint32_t flags) {
-  o->append(internal::kFlags);
+  o->append(internal::kLineFlags);
   bool first = true;
   for (const auto& [bit, name] : internal::kFlagNames) {
     if ((flags & bit) == 0) continue;
@@ -409,7 +409,7 @@ void AppendFlags(std::string* o, uint32_t flags) {
 
 void AppendUserArgs(std::string* o, const Capture& capture, size_t begin,
                     size_t end) {
-  o->append(internal::kUserArgs);
+  o->append(internal::kLineUserArgs);
   for (size_t a = begin; a < end; ++a) {
     const SpanArg& arg = capture.args[a];
     if (a != begin) o->push_back(',');
@@ -432,28 +432,28 @@ void AppendUserArgs(std::string* o, const Capture& capture, size_t begin,
   const size_t thread = std::min<size_t>(span.thread, capture.threads.size());
   o->append(fragments.sites[site].head);
   o->append(fragments.threads[thread]);
-  o->append(internal::kTs);
+  o->append(internal::kLineTs);
   AppendMicros(o, span.start_ns);
-  o->append(internal::kDur);
+  o->append(internal::kLineDur);
   AppendMicros(o, SatSub(span.end_ns, span.start_ns));
   AppendFlow(o, span, flow);
-  o->append(internal::kSpanId);
+  o->append(internal::kLineSpanId);
   AppendUint(o, span.id);
-  o->append(internal::kParentId);
+  o->append(internal::kLineParentId);
   AppendUint(o, span.parent_id);
-  o->append(internal::kDepth);
+  o->append(internal::kLineDepth);
   AppendUint(o, span.depth);
-  o->append(internal::kHeartbeats);
+  o->append(internal::kLineHeartbeats);
   AppendUint(o, span.heartbeats);
-  o->append(internal::kSite);
+  o->append(internal::kLineSite);
   AppendUint(o, span.site);
-  o->append(internal::kThread);
+  o->append(internal::kLineThread);
   AppendUint(o, span.thread);
   o->append(fragments.sites[site].tags);
   if (capture.alloc_measured) {
-    o->append(internal::kAllocCount);
+    o->append(internal::kLineAllocCount);
     AppendInt(o, span.alloc_count);
-    o->append(internal::kAllocBytes);
+    o->append(internal::kLineAllocBytes);
     AppendInt(o, span.alloc_bytes);
   }
   if ((span.flags & internal::kKnownFlags) != 0) AppendFlags(o, span.flags);
@@ -462,7 +462,7 @@ void AppendUserArgs(std::string* o, const Capture& capture, size_t begin,
   const size_t args_end =
       std::min<size_t>(args_begin + span.arg_count, capture.args.size());
   if (args_end > args_begin) AppendUserArgs(o, capture, args_begin, args_end);
-  o->append(internal::kEventEnd);
+  o->append(internal::kLineEnd);
 }
 
 // Renders the trace into `*out`. Whenever `*out` holds at least `chunk` bytes

@@ -39,7 +39,7 @@ TEST(TraceFormatTest, WriterUsesTheFragments) {
     const std::string line =
         RenderSiteFragments(capture.sites[span.site]).head +
         RenderThreadFragment(capture.pid, capture.threads[span.thread].os_tid) +
-        std::string(kTs) + FormatMicros(span.start_ns);
+        std::string(kLineTs) + FormatMicros(span.start_ns);
     EXPECT_NE(json.find("\n" + line), std::string::npos) << line;
   }
 }
