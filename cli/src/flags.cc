@@ -3,11 +3,13 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_format.h"
+#include "spanprof/internal/parse_int.h"
 
 namespace spanprof::cli::internal {
 namespace {
@@ -100,14 +102,17 @@ absl::StatusOr<int64_t> ParseNonNegativeInt(std::string_view flag,
   };
   if (text.empty()) return bad("");
   if (text[0] == '-') return bad(" (negative)");
-  int64_t value = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return bad("");
-    const int digit = c - '0';
-    if (value > (INT64_MAX - digit) / 10) return bad(" (too large)");
-    value = value * 10 + digit;
+  // Digits beyond int64 are "too large" even when junk follows them.
+  uint64_t value = 0;
+  const char* const end = text.data() + text.size();
+  const auto [ptr, ec] =
+      spanprof::internal::ParseDigits(text.data(), end, &value);
+  if (ec == std::errc::result_out_of_range ||
+      (ec == std::errc() && value > static_cast<uint64_t>(INT64_MAX))) {
+    return bad(" (too large)");
   }
-  return value;
+  if (ec != std::errc() || ptr != end) return bad("");
+  return static_cast<int64_t>(value);
 }
 
 }  // namespace spanprof::cli::internal

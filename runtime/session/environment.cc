@@ -2,9 +2,11 @@
 #include <cerrno>
 #include <cstdlib>
 #include <string>
+#include <system_error>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "spanprof/internal/parse_int.h"
 #include "spanprof/session.h"
 
 namespace spanprof {
@@ -50,13 +52,12 @@ absl::Status ParsePositive(const char* name, uint64_t* out) {
   if (raw == nullptr) return absl::OkStatus();
   const std::string v(raw);
   const std::string expected = "a positive integer (no sign, no suffix)";
-  if (v.empty() || v.size() > 19) return Bad(name, v, expected);
+  // At most 19 digits, so never beyond uint64.
   uint64_t value = 0;
-  for (char c : v) {
-    if (c < '0' || c > '9') return Bad(name, v, expected);
-    value = value * 10 + static_cast<uint64_t>(c - '0');
+  if (v.size() > 19 || internal::ParseUint64(v, &value) != std::errc() ||
+      value == 0) {
+    return Bad(name, v, expected);
   }
-  if (value == 0) return Bad(name, v, expected);
   *out = value;
   return absl::OkStatus();
 }

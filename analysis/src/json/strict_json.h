@@ -22,10 +22,12 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <system_error>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "json/simdjson_status.h"
+#include "spanprof/internal/parse_int.h"
 
 namespace spanprof::analysis::internal {
 
@@ -85,6 +87,16 @@ struct FieldSpec {
   std::string_view name;
   bool required = true;
 };
+
+// `RequiredFields()` is the spec of an object whose fields are all required,
+// from their names (a format's one list of its field names).
+template <size_t N>
+constexpr std::array<FieldSpec, N> RequiredFields(
+    const std::array<std::string_view, N>& names) {
+  std::array<FieldSpec, N> specs{};
+  for (size_t i = 0; i < N; ++i) specs[i] = FieldSpec{names[i]};
+  return specs;
+}
 
 // `Quote()` renders a string for an error message, shortened when long.
 inline std::string Quote(std::string_view text) {
@@ -354,30 +366,19 @@ class StrictJson {
 
   enum class IntegerForm { kOk, kOutOfRange, kNotInteger };
 
-  // `ParseInteger()` parses the JSON integer form exactly into int64.
+  // `ParseInteger()` parses the JSON integer form (`-?(0|[1-9][0-9]*)`)
+  // exactly into int64. Text that is not that form is kNotInteger, even when
+  // its digits are also out of range.
   static IntegerForm ParseInteger(std::string_view text, int64_t* out) {
-    size_t i = 0;
-    const bool negative = !text.empty() && text[0] == '-';
-    if (negative) ++i;
-    if (i >= text.size()) return IntegerForm::kNotInteger;
-    if (text[i] == '0' && i + 1 != text.size()) return IntegerForm::kNotInteger;
-    // Accumulate as a negative number so INT64_MIN is representable.
-    int64_t value = 0;
-    bool overflow = false;
-    for (; i < text.size(); ++i) {
-      const char c = text[i];
-      if (c < '0' || c > '9') return IntegerForm::kNotInteger;
-      const int digit = c - '0';
-      if (value < (INT64_MIN + digit) / 10) overflow = true;
-      if (!overflow) value = value * 10 - digit;
+    if (spanprof::internal::HasLeadingZero(text)) {
+      return IntegerForm::kNotInteger;
     }
-    if (overflow) return IntegerForm::kOutOfRange;
-    if (!negative) {
-      if (value == INT64_MIN) return IntegerForm::kOutOfRange;
-      value = -value;
+    const std::errc error = spanprof::internal::ParseInt64(text, out);
+    if (error == std::errc()) return IntegerForm::kOk;
+    if (error == std::errc::result_out_of_range) {
+      return IntegerForm::kOutOfRange;
     }
-    *out = value;
-    return IntegerForm::kOk;
+    return IntegerForm::kNotInteger;
   }
 
   // `IsJsonNumber()` is the full JSON number grammar (RFC 8259).

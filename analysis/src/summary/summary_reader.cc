@@ -22,120 +22,21 @@
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/status_macros.h"
 #include "spanprof/analysis/summary.h"
+#include "summary/process_resources.h"
+#include "summary/summary_format.h"
 
 namespace spanprof::analysis {
+namespace internal {
 namespace {
 
-using internal::Cat;
-using internal::FieldSpec;
-using internal::JsonPath;
-using internal::StrictJson;
 using simdjson::ondemand::array;
 using simdjson::ondemand::object;
 using simdjson::ondemand::value;
 
-enum RootField : size_t {
-  kSchema,
-  kSchemaVersion,
-  kClock,
-  kProcessName,
-  kEventCount,
-  kThreadCount,
-  kMaxDepth,
-  kWindowNs,
-  kRecordedThreadTimeNs,
-  kRecordedHeartbeats,
-  kEventLimit,
-  kOverflowPolicy,
-  kDroppedEvents,
-  kUnfinishedEvents,
-  kComplete,
-  kOverheadNsPerSpan,
-  kProcessResources,
-  kValidationIssues,
-  kRows,
-};
-constexpr std::array<FieldSpec, 19> kRootFields = {{
-    {"schema"},
-    {"schema_version"},
-    {"clock"},
-    {"process_name"},
-    {"event_count"},
-    {"thread_count"},
-    {"max_depth"},
-    {"window_ns"},
-    {"recorded_thread_time_ns"},
-    {"recorded_heartbeats"},
-    {"event_limit"},
-    {"overflow_policy"},
-    {"dropped_events"},
-    {"unfinished_events"},
-    {"complete"},
-    {"overhead_ns_per_span"},
-    {"process_resources"},
-    {"validation_issues"},
-    {"rows"},
-}};
-
-constexpr std::array<FieldSpec, 7> kResourceFields = {{
-    {"user_cpu_ns"},
-    {"system_cpu_ns"},
-    {"peak_rss_kib"},
-    {"minor_page_faults"},
-    {"major_page_faults"},
-    {"voluntary_context_switches"},
-    {"involuntary_context_switches"},
-}};
-
-constexpr std::array<FieldSpec, 2> kIssueFields = {{{"span"}, {"message"}}};
-
-constexpr std::array<FieldSpec, 4> kKeyFields = {
-    {{"name"}, {"phase"}, {"module"}, {"activity"}}};
-
-enum RowField : size_t {
-  kKey,
-  kLabel,
-  kCalls,
-  kTotalNs,
-  kSelfNs,
-  kMinNs,
-  kMeanNs,
-  kMedianNs,
-  kP95Ns,
-  kP99Ns,
-  kMaxNs,
-  kTotalHeartbeats,
-  kSelfHeartbeats,
-  kAllocCount,
-  kAllocBytes,
-  kSharePermille,
-  kThreads,
-  kExceptions,
-  kUnfinished,
-  kDropped,
-};
-constexpr std::array<FieldSpec, 20> kRowFields = {{
-    {"key"},
-    {"label"},
-    {"calls"},
-    {"total_ns"},
-    {"self_ns"},
-    {"min_ns"},
-    {"mean_ns"},
-    {"median_ns"},
-    {"p95_ns"},
-    {"p99_ns"},
-    {"max_ns"},
-    {"total_heartbeats"},
-    {"self_heartbeats"},
-    {"alloc_count"},
-    {"alloc_bytes"},
-    {"share_permille"},
-    {"threads"},
-    {"exceptions"},
-    {"unfinished"},
-    {"dropped"},
-}};
+constexpr auto kRootFields = RequiredFields(kSummaryKeys);
+constexpr auto kIssueFields = RequiredFields(kIssueKeys);
+constexpr auto kKeyFields = RequiredFields(kRowKeyKeys);
+constexpr auto kRowFields = RequiredFields(kRowKeys);
 
 class SummaryReader {
  public:
@@ -147,7 +48,7 @@ class SummaryReader {
   // scratch, schema first, so that the error is the one that comes first.
   absl::StatusOr<Summary> Read(std::string_view text) {
     {
-      internal::ParsedDocument document(text);
+      ParsedDocument document(text);
       SPANPROF_ASSIGN_OR_RETURN(object root, document.Start(json_));
       Summary summary;
       if (ReadFields(root, summary).ok() && document.Finish(json_).ok() &&
@@ -157,7 +58,7 @@ class SummaryReader {
         return summary;
       }
     }
-    internal::ParsedDocument document(text);
+    ParsedDocument document(text);
     SPANPROF_ASSIGN_OR_RETURN(object root, document.Start(json_));
     SPANPROF_RETURN_IF_ERROR(CheckSchema(root));
     SPANPROF_ASSIGN_OR_RETURN(root, document.Rewind(json_));
@@ -194,9 +95,9 @@ class SummaryReader {
         SPANPROF_ASSIGN_OR_RETURN(std::string_view schema,
                                   json_.String(v, path.Field("schema")));
         if (schema != kSummarySchema) {
-          return json_.Error(path.Field("schema"),
-                             Cat("expected \"", kSummarySchema, "\", got ",
-                                 internal::Quote(schema)));
+          return json_.Error(
+              path.Field("schema"),
+              Cat("expected \"", kSummarySchema, "\", got ", Quote(schema)));
         }
       } else if (key == "schema_version" && !has_version) {
         has_version = true;
@@ -224,68 +125,68 @@ class SummaryReader {
 
   absl::Status ReadRootField(size_t field, value& v, const JsonPath& p,
                              Summary& s) {
-    switch (static_cast<RootField>(field)) {
-      case kSchema: {
+    switch (static_cast<SummaryField>(field)) {
+      case kRootSchema: {
         SPANPROF_ASSIGN_OR_RETURN(std::string_view text, json_.String(v, p));
         s.schema = std::string(text);
         return absl::OkStatus();
       }
-      case kSchemaVersion: {
+      case kRootSchemaVersion: {
         SPANPROF_ASSIGN_OR_RETURN(s.schema_version,
                                   json_.Int(v, p, INT64_MIN, INT64_MAX));
         return absl::OkStatus();
       }
-      case kClock: {
+      case kRootClock: {
         SPANPROF_ASSIGN_OR_RETURN(std::string_view text, json_.String(v, p));
         if (text != "tsc" && text != "monotonic") {
           return json_.Error(p, Cat("expected \"tsc\" or "
                                     "\"monotonic\", got ",
-                                    internal::Quote(text)));
+                                    Quote(text)));
         }
         s.clock = std::string(text);
         return absl::OkStatus();
       }
-      case kProcessName: {
+      case kRootProcessName: {
         SPANPROF_ASSIGN_OR_RETURN(std::string_view text, json_.String(v, p));
         s.process_name = std::string(text);
         return absl::OkStatus();
       }
-      case kEventCount:
+      case kRootEventCount:
         return Assign(json_.Unsigned(v, p), s.event_count);
-      case kThreadCount:
+      case kRootThreadCount:
         return Assign(json_.Unsigned(v, p), s.thread_count);
-      case kMaxDepth:
+      case kRootMaxDepth:
         return Assign(json_.Unsigned(v, p), s.max_depth);
-      case kWindowNs:
+      case kRootWindowNs:
         return Assign(json_.NonNegative(v, p), s.window_ns);
-      case kRecordedThreadTimeNs:
+      case kRootRecordedThreadTimeNs:
         return Assign(json_.NonNegative(v, p), s.recorded_thread_time_ns);
-      case kRecordedHeartbeats:
+      case kRootRecordedHeartbeats:
         return Assign(json_.Unsigned(v, p), s.recorded_heartbeats);
-      case kEventLimit:
+      case kRootEventLimit:
         return Assign(json_.Unsigned(v, p), s.event_limit);
-      case kOverflowPolicy: {
+      case kRootOverflowPolicy: {
         SPANPROF_ASSIGN_OR_RETURN(std::string_view text, json_.String(v, p));
         if (text != "drop" && text != "ring") {
-          return json_.Error(p, Cat("expected \"drop\" or \"ring\", got ",
-                                    internal::Quote(text)));
+          return json_.Error(
+              p, Cat("expected \"drop\" or \"ring\", got ", Quote(text)));
         }
         s.overflow_policy = std::string(text);
         return absl::OkStatus();
       }
-      case kDroppedEvents:
+      case kRootDroppedEvents:
         return Assign(json_.Unsigned(v, p), s.dropped_events);
-      case kUnfinishedEvents:
+      case kRootUnfinishedEvents:
         return Assign(json_.Unsigned(v, p), s.unfinished_events);
-      case kComplete:
+      case kRootComplete:
         return Assign(json_.Bool(v, p), s.complete);
-      case kOverheadNsPerSpan:
+      case kRootOverheadNsPerSpan:
         return Assign(json_.NonNegative(v, p), s.overhead_ns_per_span);
-      case kProcessResources:
-        return ReadResources(v, p, s.process_resources);
-      case kValidationIssues:
+      case kRootProcessResources:
+        return ReadProcessResources(json_, v, p, s.process_resources);
+      case kRootValidationIssues:
         return ReadIssues(v, p, s.validation_issues);
-      case kRows:
+      case kRootRows:
         return ReadRows(v, p, s.rows);
     }
     return absl::InternalError("unhandled summary field");
@@ -296,22 +197,6 @@ class SummaryReader {
     if (!result.ok()) return result.status();
     out = *std::move(result);
     return absl::OkStatus();
-  }
-
-  absl::Status ReadResources(value& v, const JsonPath& p, ProcessResources& r) {
-    SPANPROF_ASSIGN_OR_RETURN(object o, json_.Object(v, p));
-    int64_t* const targets[] = {&r.user_cpu_ns,
-                                &r.system_cpu_ns,
-                                &r.peak_rss_kib,
-                                &r.minor_page_faults,
-                                &r.major_page_faults,
-                                &r.voluntary_context_switches,
-                                &r.involuntary_context_switches};
-    return json_.ReadObject(o, p, kResourceFields,
-                            [&](size_t field, value& fv, const JsonPath& fp) {
-                              return Assign(json_.NonNegative(fv, fp),
-                                            *targets[field]);
-                            });
   }
 
   absl::Status ReadIssues(value& v, const JsonPath& p,
@@ -365,48 +250,48 @@ class SummaryReader {
   absl::Status ReadRowField(size_t field, value& v, const JsonPath& p,
                             Row& row) {
     switch (static_cast<RowField>(field)) {
-      case kKey:
+      case kRowKey:
         return ReadKey(v, p, row.key);
-      case kLabel: {
+      case kRowLabel: {
         SPANPROF_ASSIGN_OR_RETURN(std::string_view text, json_.String(v, p));
         row.label = std::string(text);
         return absl::OkStatus();
       }
-      case kCalls:
+      case kRowCalls:
         return Assign(json_.Unsigned(v, p), row.calls);
-      case kTotalNs:
+      case kRowTotalNs:
         return Assign(json_.NonNegative(v, p), row.total_ns);
-      case kSelfNs:
+      case kRowSelfNs:
         return Assign(json_.NonNegative(v, p), row.self_ns);
-      case kMinNs:
+      case kRowMinNs:
         return Assign(json_.NonNegative(v, p), row.min_ns);
-      case kMeanNs:
+      case kRowMeanNs:
         return Assign(json_.NonNegative(v, p), row.mean_ns);
-      case kMedianNs:
+      case kRowMedianNs:
         return Assign(json_.NonNegative(v, p), row.median_ns);
-      case kP95Ns:
+      case kRowP95Ns:
         return Assign(json_.NonNegative(v, p), row.p95_ns);
-      case kP99Ns:
+      case kRowP99Ns:
         return Assign(json_.NonNegative(v, p), row.p99_ns);
-      case kMaxNs:
+      case kRowMaxNs:
         return Assign(json_.NonNegative(v, p), row.max_ns);
-      case kTotalHeartbeats:
+      case kRowTotalHeartbeats:
         return Assign(json_.Unsigned(v, p), row.total_heartbeats);
-      case kSelfHeartbeats:
+      case kRowSelfHeartbeats:
         return Assign(json_.Unsigned(v, p), row.self_heartbeats);
-      case kAllocCount:
+      case kRowAllocCount:
         return Assign(json_.NullableNonNegative(v, p), row.alloc_count);
-      case kAllocBytes:
+      case kRowAllocBytes:
         return Assign(json_.NullableNonNegative(v, p), row.alloc_bytes);
-      case kSharePermille:
+      case kRowSharePermille:
         return Assign(json_.Int(v, p, 0, 1000), row.share_permille);
-      case kThreads:
+      case kRowThreads:
         return Assign(json_.Unsigned(v, p), row.threads);
-      case kExceptions:
+      case kRowExceptions:
         return Assign(json_.Unsigned(v, p), row.exceptions);
-      case kUnfinished:
+      case kRowUnfinished:
         return Assign(json_.Unsigned(v, p), row.unfinished);
-      case kDropped:
+      case kRowDropped:
         return Assign(json_.Unsigned(v, p), row.dropped);
     }
     return absl::InternalError("unhandled row field");
@@ -418,78 +303,88 @@ class SummaryReader {
     return json_.Error(rows.Index(index), message);
   }
 
+  absl::Status CheckOrder(size_t index, std::string_view lo_name, int64_t lo,
+                          std::string_view hi_name, int64_t hi) const {
+    if (lo <= hi) return absl::OkStatus();
+    return RowError(index,
+                    Cat(hi_name, " (", hi, ") < ", lo_name, " (", lo, ")"));
+  }
+
+  // A row with calls 0: only dropped spans.
+  absl::Status CheckUncalledRow(size_t index, const Row& row) const {
+    const bool all_zero =
+        row.total_ns == 0 && row.self_ns == 0 && row.min_ns == 0 &&
+        row.mean_ns == 0 && row.median_ns == 0 && row.p95_ns == 0 &&
+        row.p99_ns == 0 && row.max_ns == 0 && row.total_heartbeats == 0 &&
+        row.self_heartbeats == 0 && row.threads == 0 && row.exceptions == 0 &&
+        row.unfinished == 0 && row.share_permille == 0;
+    if (!all_zero) {
+      return RowError(index,
+                      "a row with calls 0 must have every timing, heartbeat "
+                      "and count field 0");
+    }
+    if (row.dropped == 0) {
+      return RowError(index,
+                      "a row with calls 0 exists only for dropped spans, but "
+                      "dropped is 0");
+    }
+    return absl::OkStatus();
+  }
+
+  // A row with calls > 0: ordered percentiles, a consistent total and mean,
+  // counts within calls.
+  absl::Status CheckCalledRow(size_t index, const Row& row) const {
+    SPANPROF_RETURN_IF_ERROR(
+        CheckOrder(index, "min_ns", row.min_ns, "median_ns", row.median_ns));
+    SPANPROF_RETURN_IF_ERROR(
+        CheckOrder(index, "median_ns", row.median_ns, "p95_ns", row.p95_ns));
+    SPANPROF_RETURN_IF_ERROR(
+        CheckOrder(index, "p95_ns", row.p95_ns, "p99_ns", row.p99_ns));
+    SPANPROF_RETURN_IF_ERROR(
+        CheckOrder(index, "p99_ns", row.p99_ns, "max_ns", row.max_ns));
+    const absl::int128 calls = row.calls;
+    if (absl::int128(row.min_ns) * calls > row.total_ns ||
+        absl::int128(row.max_ns) * calls < row.total_ns) {
+      return RowError(index, Cat("total_ns (", row.total_ns,
+                                 ") is not within calls × [min_ns, "
+                                 "max_ns]"));
+    }
+    const int64_t mean =
+        static_cast<int64_t>(absl::int128(row.total_ns) / calls);
+    if (row.mean_ns != mean) {
+      return RowError(index, Cat("mean_ns (", row.mean_ns,
+                                 ") != floor(total_ns / calls) (", mean, ")"));
+    }
+    if (row.threads == 0) {
+      return RowError(index, "threads is 0 but calls > 0");
+    }
+    if (row.exceptions > row.calls) {
+      return RowError(index, Cat("exceptions (", row.exceptions, ") > calls (",
+                                 row.calls, ")"));
+    }
+    if (row.unfinished > row.calls) {
+      return RowError(index, Cat("unfinished (", row.unfinished, ") > calls (",
+                                 row.calls, ")"));
+    }
+    return absl::OkStatus();
+  }
+
   absl::Status CheckRow(size_t index, const Row& row,
                         const Summary& summary) const {
-    auto order = [&](std::string_view lo_name, int64_t lo,
-                     std::string_view hi_name, int64_t hi) -> absl::Status {
-      if (lo <= hi) return absl::OkStatus();
-      return RowError(index,
-                      Cat(hi_name, " (", hi, ") < ", lo_name, " (", lo, ")"));
-    };
     if (row.label != RowLabel(row.key)) {
-      return RowError(index, Cat("label ", internal::Quote(row.label),
+      return RowError(index, Cat("label ", Quote(row.label),
                                  " does not match key (expected ",
-                                 internal::Quote(RowLabel(row.key)), ")"));
+                                 Quote(RowLabel(row.key)), ")"));
     }
     if (row.alloc_count.has_value() != row.alloc_bytes.has_value()) {
       return RowError(index,
                       "alloc_count and alloc_bytes must both be null or both "
                       "be integers");
     }
-    if (row.calls == 0) {
-      const bool all_zero =
-          row.total_ns == 0 && row.self_ns == 0 && row.min_ns == 0 &&
-          row.mean_ns == 0 && row.median_ns == 0 && row.p95_ns == 0 &&
-          row.p99_ns == 0 && row.max_ns == 0 && row.total_heartbeats == 0 &&
-          row.self_heartbeats == 0 && row.threads == 0 && row.exceptions == 0 &&
-          row.unfinished == 0 && row.share_permille == 0;
-      if (!all_zero) {
-        return RowError(index,
-                        "a row with calls 0 must have every timing, heartbeat "
-                        "and count field 0");
-      }
-      if (row.dropped == 0) {
-        return RowError(index,
-                        "a row with calls 0 exists only for dropped spans, but "
-                        "dropped is 0");
-      }
-    } else {
-      SPANPROF_RETURN_IF_ERROR(
-          order("min_ns", row.min_ns, "median_ns", row.median_ns));
-      SPANPROF_RETURN_IF_ERROR(
-          order("median_ns", row.median_ns, "p95_ns", row.p95_ns));
-      SPANPROF_RETURN_IF_ERROR(
-          order("p95_ns", row.p95_ns, "p99_ns", row.p99_ns));
-      SPANPROF_RETURN_IF_ERROR(
-          order("p99_ns", row.p99_ns, "max_ns", row.max_ns));
-      const absl::int128 calls = row.calls;
-      if (absl::int128(row.min_ns) * calls > row.total_ns ||
-          absl::int128(row.max_ns) * calls < row.total_ns) {
-        return RowError(index, Cat("total_ns (", row.total_ns,
-                                   ") is not within calls × [min_ns, "
-                                   "max_ns]"));
-      }
-      const int64_t mean =
-          static_cast<int64_t>(absl::int128(row.total_ns) / calls);
-      if (row.mean_ns != mean) {
-        return RowError(index,
-                        Cat("mean_ns (", row.mean_ns,
-                            ") != floor(total_ns / calls) (", mean, ")"));
-      }
-      if (row.threads == 0) {
-        return RowError(index, "threads is 0 but calls > 0");
-      }
-      if (row.exceptions > row.calls) {
-        return RowError(index, Cat("exceptions (", row.exceptions,
-                                   ") > calls (", row.calls, ")"));
-      }
-      if (row.unfinished > row.calls) {
-        return RowError(index, Cat("unfinished (", row.unfinished,
-                                   ") > calls (", row.calls, ")"));
-      }
-    }
+    SPANPROF_RETURN_IF_ERROR(row.calls == 0 ? CheckUncalledRow(index, row)
+                                            : CheckCalledRow(index, row));
     SPANPROF_RETURN_IF_ERROR(
-        order("self_ns", row.self_ns, "total_ns", row.total_ns));
+        CheckOrder(index, "self_ns", row.self_ns, "total_ns", row.total_ns));
     if (row.self_heartbeats > row.total_heartbeats) {
       return RowError(index,
                       Cat("self_heartbeats (", row.self_heartbeats,
@@ -519,12 +414,17 @@ class SummaryReader {
     return absl::OkStatus();
   }
 
-  absl::Status CheckInvariants(const Summary& s) const {
-    const JsonPath root = JsonPath::Root();
+  // What the rows add up to, for the totals.
+  struct RowSums {
     absl::int128 calls = 0;
     absl::int128 self_ns = 0;
     absl::int128 unfinished = 0;
     absl::int128 self_heartbeats = 0;
+  };
+
+  // Each row on its own, then across rows: unique keys, the sort order, alloc
+  // counters null in all rows or none.
+  absl::Status CheckRows(const Summary& s, RowSums& sums) const {
     absl::flat_hash_map<std::tuple<std::string_view, std::string_view,
                                    std::string_view, std::string_view>,
                         size_t>
@@ -539,7 +439,7 @@ class SummaryReader {
                                        row.key.module, row.key.activity),
           i);
       if (!inserted) {
-        return RowError(i, Cat("duplicate key ", internal::Quote(row.label),
+        return RowError(i, Cat("duplicate key ", Quote(row.label),
                                " (also $.rows[", it->second, "])"));
       }
       if (i > 0) {
@@ -559,39 +459,52 @@ class SummaryReader {
                         "alloc counters are null in some rows and integers in "
                         "others");
       }
-      calls += row.calls;
-      self_ns += row.self_ns;
-      unfinished += row.unfinished;
-      self_heartbeats += row.self_heartbeats;
+      sums.calls += row.calls;
+      sums.self_ns += row.self_ns;
+      sums.unfinished += row.unfinished;
+      sums.self_heartbeats += row.self_heartbeats;
     }
-    if (calls != absl::int128(s.event_count)) {
+    return absl::OkStatus();
+  }
+
+  absl::Status CheckTotals(const Summary& s, const RowSums& sums) const {
+    const JsonPath root = JsonPath::Root();
+    if (sums.calls != absl::int128(s.event_count)) {
       return json_.Error(root.Field("event_count"),
                          Cat(s.event_count, " != sum of rows[].calls (",
-                             static_cast<uint64_t>(calls), ")"));
+                             static_cast<uint64_t>(sums.calls), ")"));
     }
-    if (self_ns != s.recorded_thread_time_ns) {
+    if (sums.self_ns != s.recorded_thread_time_ns) {
       return json_.Error(
           root.Field("recorded_thread_time_ns"),
           Cat(s.recorded_thread_time_ns, " != sum of rows[].self_ns (",
-              static_cast<int64_t>(self_ns), ")"));
+              static_cast<int64_t>(sums.self_ns), ")"));
     }
-    if (unfinished != absl::int128(s.unfinished_events)) {
+    if (sums.unfinished != absl::int128(s.unfinished_events)) {
       return json_.Error(
           root.Field("unfinished_events"),
           Cat(s.unfinished_events, " != sum of rows[].unfinished (",
-              static_cast<uint64_t>(unfinished), ")"));
+              static_cast<uint64_t>(sums.unfinished), ")"));
     }
-    if (self_heartbeats != absl::int128(s.recorded_heartbeats)) {
+    if (sums.self_heartbeats != absl::int128(s.recorded_heartbeats)) {
       return json_.Error(
           root.Field("recorded_heartbeats"),
           Cat(s.recorded_heartbeats, " != sum of rows[].self_heartbeats (",
-              static_cast<uint64_t>(self_heartbeats), ")"));
+              static_cast<uint64_t>(sums.self_heartbeats), ")"));
     }
+    return absl::OkStatus();
+  }
+
+  absl::Status CheckInvariants(const Summary& s) const {
+    RowSums sums;
+    SPANPROF_RETURN_IF_ERROR(CheckRows(s, sums));
+    SPANPROF_RETURN_IF_ERROR(CheckTotals(s, sums));
     for (size_t i = 0; i < s.rows.size(); ++i) {
       SPANPROF_RETURN_IF_ERROR(CheckShare(i, s.rows[i], s));
     }
     if (s.complete && (s.dropped_events != 0 || s.unfinished_events != 0 ||
                        !s.validation_issues.empty())) {
+      const JsonPath root = JsonPath::Root();
       return json_.Error(root.Field("complete"),
                          Cat("true, but the capture has ", s.dropped_events,
                              " dropped events, ", s.unfinished_events,
@@ -605,10 +518,11 @@ class SummaryReader {
 };
 
 }  // namespace
+}  // namespace internal
 
 absl::StatusOr<Summary> ParseSummary(std::string_view json,
                                      std::string_view source) {
-  return SummaryReader(source).Read(json);
+  return internal::SummaryReader(source).Read(json);
 }
 
 absl::StatusOr<Summary> ReadSummary(const std::string& path) {

@@ -5,7 +5,8 @@
 // search, so that each X event can be checked against it as it streams by:
 // its name, category and tags must be those of its site, its tid that of its
 // thread. `ts` and `dur` are parsed from their decimal text into integer
-// nanoseconds, never through a double.
+// nanoseconds, never through a double. The layout both this reader's fast
+// path and the writer follow is described once, in trace_format.h.
 #include "trace/trace_reader.h"
 
 #include <algorithm>
@@ -31,6 +32,9 @@
 #include "spanprof/analysis/status_macros.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
+#include "spanprof/internal/parse_int.h"
+#include "summary/process_resources.h"
+#include "trace/trace_format.h"
 
 namespace spanprof::analysis {
 namespace internal {
@@ -40,136 +44,28 @@ using simdjson::ondemand::array;
 using simdjson::ondemand::object;
 using simdjson::ondemand::value;
 
-constexpr std::string_view kTraceSchema = "spanprof.trace";
-constexpr int64_t kTraceSchemaVersion = 1;
+constexpr auto kMetadataFields = RequiredFields(kMetadataKeys);
+constexpr auto kThreadFields = RequiredFields(kThreadKeys);
+constexpr auto kSiteFields = RequiredFields(kSiteKeys);
+constexpr auto kDropFields = RequiredFields(kDropKeys);
 
-enum MetadataField : size_t {
-  kMetaSchema,
-  kMetaSchemaVersion,
-  kMetaSpanprofVersion,
-  kMetaProcessName,
-  kMetaPid,
-  kMetaClock,
-  kMetaWallClockAnchorNs,
-  kMetaWindowNs,
-  kMetaEventLimit,
-  kMetaOverflowPolicy,
-  kMetaDroppedEvents,
-  kMetaDroppedBySite,
-  kMetaFinishedNormally,
-  kMetaOverheadNsPerSpan,
-  kMetaAllocMeasured,
-  kMetaProcessResources,
-  kMetaThreads,
-  kMetaSites,
-};
-constexpr std::array<FieldSpec, 18> kMetadataFields = {{
-    {"schema"},
-    {"schema_version"},
-    {"spanprof_version"},
-    {"process_name"},
-    {"pid"},
-    {"clock"},
-    {"wall_clock_anchor_ns"},
-    {"window_ns"},
-    {"event_limit"},
-    {"overflow_policy"},
-    {"dropped_events"},
-    {"dropped_by_site"},
-    {"finished_normally"},
-    {"overhead_ns_per_span"},
-    {"alloc_measured"},
-    {"process_resources"},
-    {"threads"},
-    {"sites"},
-}};
+constexpr auto kRootFields = RequiredFields(kRootKeys);
+constexpr auto kMetaEventFields = RequiredFields(kMetaEventKeys);
 
-constexpr std::array<FieldSpec, 7> kResourceFields = {{
-    {"user_cpu_ns"},
-    {"system_cpu_ns"},
-    {"peak_rss_kib"},
-    {"minor_page_faults"},
-    {"major_page_faults"},
-    {"voluntary_context_switches"},
-    {"involuntary_context_switches"},
-}};
-
-constexpr std::array<FieldSpec, 3> kThreadFields = {
-    {{"tid"}, {"name"}, {"sort_index"}}};
-constexpr std::array<FieldSpec, 4> kSiteFields = {
-    {{"name"}, {"phase"}, {"module"}, {"activity"}}};
-constexpr std::array<FieldSpec, 6> kDropFields = {
-    {{"site"}, {"name"}, {"phase"}, {"module"}, {"activity"}, {"count"}}};
-
-constexpr std::array<FieldSpec, 3> kRootFields = {
-    {{"traceEvents"}, {"displayTimeUnit"}, {"metadata"}}};
-
-constexpr std::array<FieldSpec, 6> kMetaEventFields = {
-    {{"ph"}, {"name"}, {"pid"}, {"tid"}, {"ts"}, {"args"}}};
-
-enum SpanEventField : size_t {
-  kEvPh,
-  kEvName,
-  kEvCat,
-  kEvPid,
-  kEvTid,
-  kEvTs,
-  kEvDur,
-  kEvBindId,
-  kEvFlowIn,
-  kEvFlowOut,
-  kEvArgs,
-};
-constexpr std::array<FieldSpec, 11> kSpanEventFields = {{
-    {"ph"},
-    {"name"},
-    {"cat"},
-    {"pid"},
-    {"tid"},
-    {"ts"},
-    {"dur"},
-    {"bind_id", false},
-    {"flow_in", false},
-    {"flow_out", false},
-    {"args"},
-}};
-
-enum SpanArgField : size_t {
-  kArgSpanId,
-  kArgParentId,
-  kArgDepth,
-  kArgHeartbeats,
-  kArgSite,
-  kArgThread,
-  kArgPhase,
-  kArgModule,
-  kArgActivity,
-  kArgAllocCount,
-  kArgAllocBytes,
-  kArgFlags,
-  kArgUserArgs,
-};
-constexpr std::array<FieldSpec, 13> kSpanArgFields = {{
-    {"span_id"},
-    {"parent_id"},
-    {"depth"},
-    {"heartbeats"},
-    {"site"},
-    {"thread"},
-    {"phase", false},
-    {"module", false},
-    {"activity", false},
-    {"alloc_count", false},
-    {"alloc_bytes", false},
-    {"flags", false},
-    {"args", false},
-}};
-
-constexpr std::pair<std::string_view, uint32_t> kFlagNames[] = {
-    {"unfinished", kSpanUnfinished},
-    {"exception", kSpanException},
-    {"rerooted", kSpanRerooted},
-};
+// An X event's flow binding, and all but the first six of its args, are
+// optional.
+constexpr std::array<FieldSpec, kSpanEventKeys.size()> kSpanEventFields = [] {
+  auto specs = RequiredFields(kSpanEventKeys);
+  for (size_t f : {kEvBindId, kEvFlowIn, kEvFlowOut}) {
+    specs[f].required = false;
+  }
+  return specs;
+}();
+constexpr std::array<FieldSpec, kSpanArgKeys.size()> kSpanArgFields = [] {
+  auto specs = RequiredFields(kSpanArgKeys);
+  for (size_t f = kArgPhase; f < specs.size(); ++f) specs[f].required = false;
+  return specs;
+}();
 
 template <typename T, typename U>
 absl::Status Assign(absl::StatusOr<T> result, U& out) {
@@ -202,9 +98,13 @@ class TraceReader {
  public:
   explicit TraceReader(std::string_view source) : json_(source) {}
 
-  // `keep_events` false leaves `ParsedTrace::events` empty.
-  absl::StatusOr<ParsedTrace> Read(std::string_view text, bool keep_events) {
-    if (ReadInChunks(text, keep_events)) return AssembleInOrder();
+  // `keep_events` false leaves `ParsedTrace::events` empty. When
+  // `used_fast_path` is not null it tells whether `ReadInChunks()` read it.
+  absl::StatusOr<ParsedTrace> Read(std::string_view text, bool keep_events,
+                                   bool* used_fast_path = nullptr) {
+    const bool fast = ReadInChunks(text, keep_events);
+    if (used_fast_path != nullptr) *used_fast_path = fast;
+    if (fast) return AssembleInOrder();
     capture_ = Capture();
     fast_spans_ = std::vector<Span>();
     fast_args_ = std::vector<SpanArg>();
@@ -219,6 +119,33 @@ class TraceReader {
   }
 
  private:
+  // `ChunkDocument` is one reused padded buffer and parser.
+  class ChunkDocument {
+   public:
+    bool Load(std::string_view open, std::string_view body,
+              std::string_view close) {
+      const size_t size = open.size() + body.size() + close.size();
+      if (size + simdjson::SIMDJSON_PADDING > capacity_) {
+        capacity_ = size + simdjson::SIMDJSON_PADDING;
+        buffer_ = std::make_unique<char[]>(capacity_);
+      }
+      char* out = buffer_.get();
+      std::memcpy(out, open.data(), open.size());
+      std::memcpy(out + open.size(), body.data(), body.size());
+      std::memcpy(out + open.size() + body.size(), close.data(), close.size());
+      std::memset(out + size, 0, simdjson::SIMDJSON_PADDING);
+      return parser_.iterate(out, size, capacity_).get(document_) ==
+             simdjson::SUCCESS;
+    }
+    simdjson::ondemand::document& document() { return document_; }
+
+   private:
+    std::unique_ptr<char[]> buffer_;
+    size_t capacity_ = 0;
+    simdjson::ondemand::parser parser_;
+    simdjson::ondemand::document document_;
+  };
+
   // The fast path, for a trace laid out as `TraceToJson()` writes it: one
   // event per line between `{\n"traceEvents":[\n` and a line that starts
   // with `],`. The events are parsed in chunks of whole lines, each wrapped
@@ -234,56 +161,72 @@ class TraceReader {
   // or any other layout, returns false, and the trace is read again by the
   // one-pass reader below, which gives the error exactly as before.
   bool ReadInChunks(std::string_view text, bool keep_events) {
-    constexpr std::string_view kHead = "{\n\"traceEvents\":[\n";
-    constexpr size_t kChunk = size_t{256} << 10;
     if (text.size() > simdjson::SIMDJSON_MAXSIZE_BYTES ||
-        text.substr(0, kHead.size()) != kHead) {
+        text.substr(0, kTraceHead.size()) != kTraceHead) {
       return false;
     }
-    // The line that closes traceEvents: the last one that starts with "],".
-    size_t end = text.size();
-    size_t events_end = std::string_view::npos;
-    while (end > kHead.size()) {
-      const void* nl = memrchr(text.data(), '\n', end);
-      if (nl == nullptr) return false;
-      const size_t at =
-          static_cast<size_t>(static_cast<const char*>(nl) - text.data());
-      if (text.substr(at + 1, 2) == "],") {
-        events_end = at;
-        break;
-      }
-      end = at;
-    }
-    if (events_end == std::string_view::npos || events_end <= kHead.size()) {
-      return false;
-    }
+    const size_t events_end = FindEventsEnd(text);
+    if (events_end == std::string_view::npos) return false;
     ChunkDocument chunk;
     if (!chunk.Load("{", text.substr(events_end + 3), "") ||
         !ReadTail(chunk).ok()) {
       return false;
     }
-    sorted_tids_.clear();
-    for (const ThreadInfo& thread : capture_.threads) {
-      sorted_tids_.push_back(thread.os_tid);
-    }
-    std::sort(sorted_tids_.begin(), sorted_tids_.end());
+    SortTids();
     RenderExpectedText();
     // An X event is at least ~100 bytes: reserving by that bound touches
     // no memory that is not used.
-    fast_spans_.reserve((events_end - kHead.size()) / 100);
-    // The M events come first: read them with On Demand, in chunks.
-    constexpr std::string_view kMetaHead = "{\"ph\":\"M\"";
-    size_t spans_begin = kHead.size();
+    fast_spans_.reserve((events_end - kTraceHead.size()) / 100);
+    const size_t spans_begin = SkipMetaEvents(text, events_end);
+    size_t index = 0;
+    if (!ReadMetaEvents(text.substr(0, spans_begin - 2), chunk, index,
+                        keep_events)) {
+      return false;
+    }
+    if (spans_begin >= events_end) return spans_begin == events_end + 2;
+    return ReadSpanLines(text.substr(0, events_end), spans_begin, index,
+                         keep_events);
+  }
+
+  // Where the line that closes traceEvents (the last one that starts with
+  // "],") begins, at its '\n'; npos when there is none past the head.
+  static size_t FindEventsEnd(std::string_view text) {
+    size_t end = text.size();
+    while (end > kTraceHead.size()) {
+      const void* nl = memrchr(text.data(), '\n', end);
+      if (nl == nullptr) return std::string_view::npos;
+      const size_t at =
+          static_cast<size_t>(static_cast<const char*>(nl) - text.data());
+      if (text.substr(at + 1, 2) == "],") {
+        return at <= kTraceHead.size() ? std::string_view::npos : at;
+      }
+      end = at;
+    }
+    return std::string_view::npos;
+  }
+
+  // Past the M events, which come first: where the first X event's line
+  // starts (events_end + 2 when there is none).
+  static size_t SkipMetaEvents(std::string_view text, size_t events_end) {
+    size_t spans_begin = kTraceHead.size();
     while (spans_begin < events_end &&
-           text.compare(spans_begin, kMetaHead.size(), kMetaHead) == 0) {
+           text.compare(spans_begin, kMetaEventHead.size(), kMetaEventHead) ==
+               0) {
       const size_t nl = text.find(",\n", spans_begin);
       spans_begin = nl == std::string_view::npos || nl >= events_end
                         ? events_end + 2
                         : nl + 2;
     }
-    const size_t meta_end = spans_begin - 2;  // where its ",\n" starts
-    size_t pos = kHead.size();
-    size_t index = 0;
+    return spans_begin;
+  }
+
+  // The M events, from the head up to the end of `text`, read with On
+  // Demand in chunks of whole lines.
+  bool ReadMetaEvents(std::string_view text, ChunkDocument& chunk,
+                      size_t& index, bool keep_events) {
+    constexpr size_t kChunk = size_t{256} << 10;
+    const size_t meta_end = text.size();
+    size_t pos = kTraceHead.size();
     while (pos < meta_end) {
       size_t cut = meta_end;  // one past the chunk's last byte
       if (meta_end - pos > kChunk) {
@@ -291,12 +234,8 @@ class TraceReader {
         std::string_view window = text.substr(pos, kChunk);
         size_t nl = window.rfind(",\n");
         if (nl == std::string_view::npos || nl == 0) {
-          nl = text.substr(0, meta_end).find(",\n", pos + kChunk);
-          if (nl == std::string_view::npos) {
-            nl = meta_end;
-          } else {
-            nl -= pos;
-          }
+          nl = text.find(",\n", pos + kChunk);
+          nl = nl == std::string_view::npos ? meta_end - pos : nl - pos;
         }
         cut = pos + nl;
       }
@@ -306,10 +245,15 @@ class TraceReader {
       }
       pos = cut + 2;  // past ",\n"
     }
-    // The X events, one line each, matched against the writer's layout.
-    if (spans_begin >= events_end) return spans_begin == events_end + 2;
-    const char* p = text.data() + spans_begin;
-    const char* const spans_end = text.data() + events_end;
+    return true;
+  }
+
+  // The X events from `begin` to the end of `text`, one line each, matched
+  // against the writer's layout.
+  bool ReadSpanLines(std::string_view text, size_t begin, size_t& index,
+                     bool keep_events) {
+    const char* p = text.data() + begin;
+    const char* const spans_end = text.data() + text.size();
     while (true) {
       if (!ReadSpanLine(p, spans_end, index, keep_events)) return false;
       ++index;
@@ -319,40 +263,29 @@ class TraceReader {
     }
   }
 
-  // What `TraceToJson()` writes for metadata's sites and threads: an X
-  // event's text up to the end of "cat", its tags in args, and its pid and
-  // tid. Each X line is compared with these, byte for byte.
-  void RenderExpectedText() {
-    site_heads_.resize(capture_.sites.size());
-    site_tags_.resize(capture_.sites.size());
-    for (size_t s = 0; s < capture_.sites.size(); ++s) {
-      const Site& site = capture_.sites[s];
-      std::string& head = site_heads_[s];
-      head = "{\"ph\":\"X\",\"name\":";
-      AppendJsonString(&head, site.name);
-      head += ",\"cat\":";
-      AppendJsonString(&head, site.phase.empty() ? "spanprof" : site.phase);
-      std::string& tags = site_tags_[s];
-      tags.clear();
-      const std::pair<std::string_view, const std::string*> tag_fields[] = {
-          {"phase", &site.phase},
-          {"module", &site.module},
-          {"activity", &site.activity}};
-      for (const auto& [key, tag] : tag_fields) {
-        if (tag->empty()) continue;
-        tags += ",\"";
-        tags.append(key);
-        tags += "\":";
-        AppendJsonString(&tags, *tag);
-      }
+  // `sorted_tids_`: metadata.threads' tids, sorted, for ResolveMetaEvent().
+  void SortTids() {
+    sorted_tids_.clear();
+    for (const ThreadInfo& thread : capture_.threads) {
+      sorted_tids_.push_back(thread.os_tid);
     }
-    std::string pid_text;
-    AppendInt(&pid_text, capture_.pid);
-    thread_ids_.resize(capture_.threads.size());
-    for (size_t t = 0; t < capture_.threads.size(); ++t) {
-      std::string& ids = thread_ids_[t];
-      ids = ",\"pid\":" + pid_text + ",\"tid\":";
-      AppendUint(&ids, capture_.threads[t].os_tid);
+    std::sort(sorted_tids_.begin(), sorted_tids_.end());
+  }
+
+  // What `TraceToJson()` writes for metadata's sites and threads, rendered
+  // by the same functions (trace_format.h): an X event's text up to the end
+  // of "cat", its tags in args, and its pid and tid. Each X line is compared
+  // with these, byte for byte.
+  void RenderExpectedText() {
+    sites_.clear();
+    sites_.reserve(capture_.sites.size());
+    for (const Site& site : capture_.sites) {
+      sites_.push_back(RenderSiteFragments(site));
+    }
+    thread_ids_.clear();
+    thread_ids_.reserve(capture_.threads.size());
+    for (const ThreadInfo& thread : capture_.threads) {
+      thread_ids_.push_back(RenderThreadFragment(capture_.pid, thread.os_tid));
     }
   }
 
@@ -377,18 +310,12 @@ class TraceReader {
 
     // `-?(0|[1-9][0-9]*)` in [0, max] (no sign) or [-max - 1, max] (signed).
     [[gnu::always_inline]] bool Unsigned(uint64_t max, uint64_t* out) {
-      if (p == end || !IsDigit(*p)) return false;
-      if (*p == '0') {
-        ++p;
-        *out = 0;
-        return p == end || !IsDigit(*p);
-      }
       uint64_t value = 0;
-      for (; p != end && IsDigit(*p); ++p) {
-        const auto digit = static_cast<uint64_t>(*p - '0');
-        if (value > (max - digit) / 10) return false;
-        value = value * 10 + digit;
+      const auto [next, ec] = spanprof::internal::ParseDigits(p, end, &value);
+      if (ec != std::errc() || value > max || (*p == '0' && next - p > 1)) {
+        return false;
       }
+      p = next;
       *out = value;
       return true;
     }
@@ -443,64 +370,63 @@ class TraceReader {
     LineCursor in{line, end};
     Span span;
     TraceEvent event;
-    if (!in.Literal("{\"ph\":\"X\",\"name\":\"") || !in.SkipString() ||
-        !in.Literal(",\"cat\":\"") || !in.SkipString()) {
+    if (!in.Literal(kLineHead) || !in.Literal("\"") || !in.SkipString() ||
+        !in.Literal(kLineCat) || !in.Literal("\"") || !in.SkipString()) {
       return false;
     }
     const std::string_view head(line, static_cast<size_t>(in.p - line));
     const char* const ids_begin = in.p;
-    if (!in.Literal(",\"pid\":")) return false;
+    if (!in.Literal(kLinePid)) return false;
     in.SkipInteger();
-    if (!in.Literal(",\"tid\":")) return false;
+    if (!in.Literal(kLineTid)) return false;
     in.SkipInteger();
     const std::string_view ids(ids_begin,
                                static_cast<size_t>(in.p - ids_begin));
-    if (!in.Literal(",\"ts\":") || !in.Micros(&event.ts_ns) ||
-        !in.Literal(",\"dur\":") || !in.Micros(&event.dur_ns)) {
+    if (!in.Literal(kLineTs) || !in.Micros(&event.ts_ns) ||
+        !in.Literal(kLineDur) || !in.Micros(&event.dur_ns)) {
       return false;
     }
     constexpr auto kMax = static_cast<uint64_t>(INT64_MAX);
-    if (in.Literal(",\"bind_id\":")) {
+    if (in.Literal(kLineBindId)) {
       event.has_bind_id = true;
       if (!in.Unsigned(kMax, &event.bind_id)) return false;
-      if (in.Literal(",\"flow_in\":true")) {
+      if (in.Literal(kLineFlowIn)) {
         event.flow_in = true;
-      } else if (in.Literal(",\"flow_out\":true")) {
+      } else if (in.Literal(kLineFlowOut)) {
         event.flow_out = true;
       } else {
         return false;
       }
     }
-    if (!in.Literal(",\"args\":{\"span_id\":") ||
-        !in.Unsigned(kMax, &span.id) || span.id == 0 ||
-        !in.Literal(",\"parent_id\":") || !in.Unsigned(kMax, &span.parent_id) ||
-        !in.Literal(",\"depth\":") || !in.Index(&span.depth) ||
-        !in.Literal(",\"heartbeats\":") ||
-        !in.Unsigned(kMax, &span.heartbeats) || !in.Literal(",\"site\":") ||
-        !in.Index(&span.site) || !in.Literal(",\"thread\":") ||
+    if (!in.Literal(kLineSpanId) || !in.Unsigned(kMax, &span.id) ||
+        span.id == 0 || !in.Literal(kLineParentId) ||
+        !in.Unsigned(kMax, &span.parent_id) || !in.Literal(kLineDepth) ||
+        !in.Index(&span.depth) || !in.Literal(kLineHeartbeats) ||
+        !in.Unsigned(kMax, &span.heartbeats) || !in.Literal(kLineSite) ||
+        !in.Index(&span.site) || !in.Literal(kLineThread) ||
         !in.Index(&span.thread)) {
       return false;
     }
     if (span.site >= capture_.sites.size() ||
         span.thread >= capture_.threads.size() ||
-        head != site_heads_[span.site] || ids != thread_ids_[span.thread] ||
-        !in.Literal(site_tags_[span.site])) {
+        head != sites_[span.site].head || ids != thread_ids_[span.thread] ||
+        !in.Literal(sites_[span.site].tags)) {
       return false;
     }
     if (capture_.alloc_measured &&
-        (!in.Literal(",\"alloc_count\":") || !in.Signed(&span.alloc_count) ||
-         !in.Literal(",\"alloc_bytes\":") || !in.Signed(&span.alloc_bytes))) {
+        (!in.Literal(kLineAllocCount) || !in.Signed(&span.alloc_count) ||
+         !in.Literal(kLineAllocBytes) || !in.Signed(&span.alloc_bytes))) {
       return false;
     }
-    if (in.Literal(",\"flags\":[") && !ReadFlagList(in, span.flags)) {
+    if (in.Literal(kLineFlags) && !ReadFlagList(in, span.flags)) {
       return false;
     }
     const size_t first_arg = fast_args_.size();
-    if (in.Literal(",\"args\":{") && !ReadArgList(in)) {
+    if (in.Literal(kLineUserArgs) && !ReadArgList(in)) {
       fast_args_.resize(first_arg);
       return false;
     }
-    if (!in.Literal("}}") ||
+    if (!in.Literal(kLineEnd) ||
         __builtin_add_overflow(event.ts_ns, event.dur_ns, &span.end_ns)) {
       return false;
     }
@@ -528,7 +454,7 @@ class TraceReader {
     if (in.Literal("]")) return true;
     do {
       bool known = false;
-      for (const auto& [name, bit] : kFlagNames) {
+      for (const auto& [bit, name] : kFlagNames) {
         if (in.Peek('"') &&
             in.end - in.p > static_cast<ptrdiff_t>(name.size()) + 1 &&
             std::memcmp(in.p + 1, name.data(), name.size()) == 0 &&
@@ -591,33 +517,6 @@ class TraceReader {
     return in.Literal("}");
   }
 
-  // `ChunkDocument` is one reused padded buffer and parser.
-  class ChunkDocument {
-   public:
-    bool Load(std::string_view open, std::string_view body,
-              std::string_view close) {
-      const size_t size = open.size() + body.size() + close.size();
-      if (size + simdjson::SIMDJSON_PADDING > capacity_) {
-        capacity_ = size + simdjson::SIMDJSON_PADDING;
-        buffer_ = std::make_unique<char[]>(capacity_);
-      }
-      char* out = buffer_.get();
-      std::memcpy(out, open.data(), open.size());
-      std::memcpy(out + open.size(), body.data(), body.size());
-      std::memcpy(out + open.size() + body.size(), close.data(), close.size());
-      std::memset(out + size, 0, simdjson::SIMDJSON_PADDING);
-      return parser_.iterate(out, size, capacity_).get(document_) ==
-             simdjson::SUCCESS;
-    }
-    simdjson::ondemand::document& document() { return document_; }
-
-   private:
-    std::unique_ptr<char[]> buffer_;
-    size_t capacity_ = 0;
-    simdjson::ondemand::parser parser_;
-    simdjson::ondemand::document document_;
-  };
-
   static bool AtEnd(simdjson::ondemand::document& document) {
     const char* location = nullptr;
     return document.current_location().get(location) != simdjson::SUCCESS;
@@ -631,7 +530,7 @@ class TraceReader {
     }
     const JsonPath path = JsonPath::Root();
     constexpr std::array<FieldSpec, 2> kTailFields = {
-        {{"displayTimeUnit"}, {"metadata"}}};
+        {kRootFields[1], kRootFields[2]}};
     // Not SPANPROF_RETURN_IF_ERROR: the lambdas use it too (-Wshadow).
     if (absl::Status read =
             json_.ReadObject(root, path, kTailFields,
@@ -817,12 +716,7 @@ class TraceReader {
   absl::Status Resolve() {
     const JsonPath root = JsonPath::Root();
     const JsonPath events = root.Field("traceEvents");
-    std::vector<uint64_t> tids;
-    for (const ThreadInfo& thread : capture_.threads) {
-      tids.push_back(thread.os_tid);
-    }
-    std::sort(tids.begin(), tids.end());
-    sorted_tids_ = std::move(tids);
+    SortTids();
     for (const TraceEvent& event : events_) {
       if (event.is_span) continue;
       SPANPROF_RETURN_IF_ERROR(ResolveMetaEvent(events, event));
@@ -884,18 +778,17 @@ class TraceReader {
                          Cat(Quote(pending.name), " != metadata.sites[",
                              span.site, "].name ", Quote(site.name)));
     }
-    const std::string_view expected_cat = site.phase.empty()
-                                              ? std::string_view("spanprof")
-                                              : std::string_view(site.phase);
+    const std::string_view expected_cat =
+        site.phase.empty() ? kDefaultCategory : std::string_view(site.phase);
     if (pending.cat != expected_cat) {
       return json_.Error(p.Field("cat"),
                          Cat("expected ", Quote(expected_cat),
                              " (the site's phase), got ", Quote(pending.cat)));
     }
     const std::pair<std::string_view, const std::optional<std::string_view>*>
-        tags[] = {{"phase", &pending.phase},
-                  {"module", &pending.module},
-                  {"activity", &pending.activity}};
+        tags[] = {{kSpanArgKeys[kArgPhase], &pending.phase},
+                  {kSpanArgKeys[kArgModule], &pending.module},
+                  {kSpanArgKeys[kArgActivity], &pending.activity}};
     const std::string* site_tags[] = {&site.phase, &site.module,
                                       &site.activity};
     for (size_t t = 0; t < 3; ++t) {
@@ -929,128 +822,130 @@ class TraceReader {
     return absl::OkStatus();
   }
 
+  // A `dropped_by_site` entry, checked against metadata.sites once read.
+  struct RawDrop {
+    int64_t site = 0;
+    Site names;
+    uint64_t count = 0;
+  };
+
   absl::Status ReadMetadata(value& v, const JsonPath& p) {
     SPANPROF_ASSIGN_OR_RETURN(object o, json_.Object(v, p));
-    struct RawDrop {
-      int64_t site = 0;
-      Site names;
-      uint64_t count = 0;
-    };
     std::vector<RawDrop> drops;
-    Capture& c = capture_;
     // Not SPANPROF_RETURN_IF_ERROR: the lambdas use it too (-Wshadow).
     if (absl::Status read = json_.ReadObject(
             o, p, kMetadataFields,
-            [&](size_t field, value& fv, const JsonPath& fp) -> absl::Status {
-              switch (static_cast<MetadataField>(field)) {
-                case kMetaSchema: {
-                  SPANPROF_ASSIGN_OR_RETURN(std::string_view s,
-                                            json_.String(fv, fp));
-                  if (s != kTraceSchema) {
-                    return json_.Error(fp, Cat("expected \"", kTraceSchema,
-                                               "\", got ", Quote(s)));
-                  }
-                  return absl::OkStatus();
-                }
-                case kMetaSchemaVersion: {
-                  SPANPROF_ASSIGN_OR_RETURN(
-                      int64_t version, json_.Int(fv, fp, INT64_MIN, INT64_MAX));
-                  if (version != kTraceSchemaVersion) {
-                    return json_.Error(
-                        fp, Cat("unsupported schema_version ", version,
-                                " (this reader reads version ",
-                                kTraceSchemaVersion, ")"));
-                  }
-                  return absl::OkStatus();
-                }
-                case kMetaSpanprofVersion:
-                  return ReadString(fv, fp, c.spanprof_version);
-                case kMetaProcessName:
-                  return ReadString(fv, fp, c.process_name);
-                case kMetaPid:
-                  return Assign(json_.NonNegative(fv, fp), c.pid);
-                case kMetaClock: {
-                  SPANPROF_RETURN_IF_ERROR(ReadString(fv, fp, c.clock));
-                  if (c.clock != "tsc" && c.clock != "monotonic") {
-                    return json_.Error(fp, Cat("expected \"tsc\" or "
-                                               "\"monotonic\", got ",
-                                               Quote(c.clock)));
-                  }
-                  return absl::OkStatus();
-                }
-                case kMetaWallClockAnchorNs:
-                  return Assign(json_.Int(fv, fp, INT64_MIN, INT64_MAX),
-                                c.wall_clock_anchor_ns);
-                case kMetaWindowNs:
-                  return Assign(json_.NonNegative(fv, fp), c.window_ns);
-                case kMetaEventLimit:
-                  return Assign(json_.Unsigned(fv, fp), c.event_limit);
-                case kMetaOverflowPolicy: {
-                  SPANPROF_RETURN_IF_ERROR(
-                      ReadString(fv, fp, c.overflow_policy));
-                  if (c.overflow_policy != "drop" &&
-                      c.overflow_policy != "ring") {
-                    return json_.Error(fp, Cat("expected \"drop\" or \"ring\", "
-                                               "got ",
-                                               Quote(c.overflow_policy)));
-                  }
-                  return absl::OkStatus();
-                }
-                case kMetaDroppedEvents:
-                  return Assign(json_.Unsigned(fv, fp), c.dropped_events);
-                case kMetaDroppedBySite: {
-                  SPANPROF_ASSIGN_OR_RETURN(array a, json_.Array(fv, fp));
-                  return json_.ForEachElement(
-                      a, fp,
-                      [&](size_t, value& ev,
-                          const JsonPath& ep) -> absl::Status {
-                        SPANPROF_ASSIGN_OR_RETURN(object eo,
-                                                  json_.Object(ev, ep));
-                        RawDrop& drop = drops.emplace_back();
-                        return json_.ReadObject(
-                            eo, ep, kDropFields,
-                            [&](size_t df, value& dv,
-                                const JsonPath& dp) -> absl::Status {
-                              switch (df) {
-                                case 0:
-                                  return Assign(json_.NonNegative(dv, dp),
-                                                drop.site);
-                                case 1:
-                                  return ReadString(dv, dp, drop.names.name);
-                                case 2:
-                                  return ReadString(dv, dp, drop.names.phase);
-                                case 3:
-                                  return ReadString(dv, dp, drop.names.module);
-                                case 4:
-                                  return ReadString(dv, dp,
-                                                    drop.names.activity);
-                                default:
-                                  return Assign(json_.Unsigned(dv, dp),
-                                                drop.count);
-                              }
-                            });
-                      });
-                }
-                case kMetaFinishedNormally:
-                  return Assign(json_.Bool(fv, fp), c.finished_normally);
-                case kMetaOverheadNsPerSpan:
-                  return Assign(json_.NonNegative(fv, fp),
-                                c.overhead_ns_per_span);
-                case kMetaAllocMeasured:
-                  return Assign(json_.Bool(fv, fp), c.alloc_measured);
-                case kMetaProcessResources:
-                  return ReadResources(fv, fp, c.process_resources);
-                case kMetaThreads:
-                  return ReadThreads(fv, fp);
-                case kMetaSites:
-                  return ReadSites(fv, fp);
-              }
-              return absl::InternalError("unhandled metadata field");
+            [&](size_t field, value& fv, const JsonPath& fp) {
+              return ReadMetadataField(static_cast<MetadataField>(field), fv,
+                                       fp, drops);
             });
         !read.ok())
       return read;
-    // Drops name their site twice (index and names): both must agree.
-    const JsonPath drops_path = p.Field("dropped_by_site");
+    return ResolveDrops(p.Field(kMetadataKeys[kMetaDroppedBySite]), drops);
+  }
+
+  absl::Status ReadMetadataField(MetadataField field, value& fv,
+                                 const JsonPath& fp,
+                                 std::vector<RawDrop>& drops) {
+    Capture& c = capture_;
+    switch (field) {
+      case kMetaSchema:
+        return CheckTraceSchema(fv, fp);
+      case kMetaSchemaVersion:
+        return CheckTraceSchemaVersion(fv, fp);
+      case kMetaSpanprofVersion:
+        return ReadString(fv, fp, c.spanprof_version);
+      case kMetaProcessName:
+        return ReadString(fv, fp, c.process_name);
+      case kMetaPid:
+        return Assign(json_.NonNegative(fv, fp), c.pid);
+      case kMetaClock:
+        return ReadOneOf(fv, fp, "tsc", "monotonic", c.clock);
+      case kMetaWallClockAnchorNs:
+        return Assign(json_.Int(fv, fp, INT64_MIN, INT64_MAX),
+                      c.wall_clock_anchor_ns);
+      case kMetaWindowNs:
+        return Assign(json_.NonNegative(fv, fp), c.window_ns);
+      case kMetaEventLimit:
+        return Assign(json_.Unsigned(fv, fp), c.event_limit);
+      case kMetaOverflowPolicy:
+        return ReadOneOf(fv, fp, "drop", "ring", c.overflow_policy);
+      case kMetaDroppedEvents:
+        return Assign(json_.Unsigned(fv, fp), c.dropped_events);
+      case kMetaDroppedBySite:
+        return ReadDrops(fv, fp, drops);
+      case kMetaFinishedNormally:
+        return Assign(json_.Bool(fv, fp), c.finished_normally);
+      case kMetaOverheadNsPerSpan:
+        return Assign(json_.NonNegative(fv, fp), c.overhead_ns_per_span);
+      case kMetaAllocMeasured:
+        return Assign(json_.Bool(fv, fp), c.alloc_measured);
+      case kMetaProcessResources:
+        return ReadProcessResources(json_, fv, fp, c.process_resources);
+      case kMetaThreads:
+        return ReadThreads(fv, fp);
+      case kMetaSites:
+        return ReadSites(fv, fp);
+    }
+    return absl::InternalError("unhandled metadata field");
+  }
+
+  absl::Status CheckTraceSchema(value& v, const JsonPath& p) {
+    SPANPROF_ASSIGN_OR_RETURN(std::string_view s, json_.String(v, p));
+    if (s != kTraceSchema) {
+      return json_.Error(
+          p, Cat("expected \"", kTraceSchema, "\", got ", Quote(s)));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status CheckTraceSchemaVersion(value& v, const JsonPath& p) {
+    SPANPROF_ASSIGN_OR_RETURN(int64_t version,
+                              json_.Int(v, p, INT64_MIN, INT64_MAX));
+    if (version != kTraceSchemaVersion) {
+      return json_.Error(
+          p, Cat("unsupported schema_version ", version,
+                 " (this reader reads version ", kTraceSchemaVersion, ")"));
+    }
+    return absl::OkStatus();
+  }
+
+  // A string that must be `a` or `b`.
+  absl::Status ReadOneOf(value& v, const JsonPath& p, std::string_view a,
+                         std::string_view b, std::string& out) {
+    SPANPROF_RETURN_IF_ERROR(ReadString(v, p, out));
+    if (out != a && out != b) {
+      return json_.Error(
+          p, Cat("expected \"", a, "\" or \"", b, "\", got ", Quote(out)));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status ReadDrops(value& v, const JsonPath& p,
+                         std::vector<RawDrop>& drops) {
+    SPANPROF_ASSIGN_OR_RETURN(array a, json_.Array(v, p));
+    return json_.ForEachElement(
+        a, p, [&](size_t, value& ev, const JsonPath& ep) -> absl::Status {
+          SPANPROF_ASSIGN_OR_RETURN(object eo, json_.Object(ev, ep));
+          RawDrop& drop = drops.emplace_back();
+          std::string* const names[] = {&drop.names.name, &drop.names.phase,
+                                        &drop.names.module,
+                                        &drop.names.activity};
+          return json_.ReadObject(
+              eo, ep, kDropFields,
+              [&](size_t df, value& dv, const JsonPath& dp) -> absl::Status {
+                if (df == 0)
+                  return Assign(json_.NonNegative(dv, dp), drop.site);
+                if (df == 5) return Assign(json_.Unsigned(dv, dp), drop.count);
+                return ReadString(dv, dp, *names[df - 1]);
+              });
+        });
+  }
+
+  // Drops name their site twice (index and names): both must agree.
+  absl::Status ResolveDrops(const JsonPath& drops_path,
+                            const std::vector<RawDrop>& drops) {
+    Capture& c = capture_;
     for (size_t i = 0; i < drops.size(); ++i) {
       const RawDrop& drop = drops[i];
       const JsonPath drop_path = drops_path.Index(i);
@@ -1073,22 +968,6 @@ class TraceReader {
     SPANPROF_ASSIGN_OR_RETURN(std::string_view s, json_.String(v, p));
     out.assign(s.data(), s.size());
     return absl::OkStatus();
-  }
-
-  absl::Status ReadResources(value& v, const JsonPath& p, ProcessResources& r) {
-    SPANPROF_ASSIGN_OR_RETURN(object o, json_.Object(v, p));
-    int64_t* const targets[] = {&r.user_cpu_ns,
-                                &r.system_cpu_ns,
-                                &r.peak_rss_kib,
-                                &r.minor_page_faults,
-                                &r.major_page_faults,
-                                &r.voluntary_context_switches,
-                                &r.involuntary_context_switches};
-    return json_.ReadObject(o, p, kResourceFields,
-                            [&](size_t field, value& fv, const JsonPath& fp) {
-                              return Assign(json_.NonNegative(fv, fp),
-                                            *targets[field]);
-                            });
   }
 
   absl::Status ReadThreads(value& v, const JsonPath& p) {
@@ -1346,7 +1225,7 @@ class TraceReader {
         a, p, [&](size_t, value& ev, const JsonPath& ep) -> absl::Status {
           SPANPROF_ASSIGN_OR_RETURN(std::string_view name,
                                     json_.String(ev, ep));
-          for (const auto& [flag_name, bit] : kFlagNames) {
+          for (const auto& [bit, flag_name] : kFlagNames) {
             if (flag_name != name) continue;
             if ((flags & bit) != 0) {
               return json_.Error(ep, Cat("duplicate flag ", Quote(name)));
@@ -1449,63 +1328,21 @@ class TraceReader {
 
   StrictJson json_;
   Capture capture_;
-  std::vector<uint64_t> sorted_tids_;    // metadata.threads' tids
-  std::vector<PendingSpan> spans_;       // the one-pass reader's
-  std::vector<Span> fast_spans_;         // the fast path's, file order
-  std::vector<SpanArg> fast_args_;       // the fast path's, file order
-  std::vector<std::string> site_heads_;  // RenderExpectedText()'s
-  std::vector<std::string> site_tags_;
+  std::vector<uint64_t> sorted_tids_;  // metadata.threads' tids
+  std::vector<PendingSpan> spans_;     // the one-pass reader's
+  std::vector<Span> fast_spans_;       // the fast path's, file order
+  std::vector<SpanArg> fast_args_;     // the fast path's, file order
+  std::vector<SiteFragments> sites_;   // RenderExpectedText()'s
   std::vector<std::string> thread_ids_;
   std::vector<TraceEvent> events_;
 };
 
 }  // namespace
 
-bool ParseMicros(std::string_view text, int64_t* ns) {
-  size_t i = 0;
-  const bool negative = !text.empty() && text[0] == '-';
-  if (negative) ++i;
-  const size_t int_start = i;
-  while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
-  const size_t int_end = i;
-  if (int_end == int_start) return false;
-  if (text[int_start] == '0' && int_end - int_start > 1) return false;
-  int64_t fraction = 0;
-  if (i < text.size() && text[i] == '.') {
-    ++i;
-    size_t digits = 0;
-    while (i < text.size() && text[i] >= '0' && text[i] <= '9' && digits < 3) {
-      fraction = fraction * 10 + (text[i] - '0');
-      ++i;
-      ++digits;
-    }
-    if (digits == 0) return false;
-    for (; digits < 3; ++digits) fraction *= 10;
-  }
-  if (i != text.size()) return false;  // a 4th decimal, an exponent, junk
-  // Accumulate negatively so that the most negative value is representable.
-  int64_t value = 0;
-  for (size_t k = int_start; k < int_end; ++k) {
-    if (__builtin_mul_overflow(value, 10, &value) ||
-        __builtin_sub_overflow(value, text[k] - '0', &value)) {
-      return false;
-    }
-  }
-  if (__builtin_mul_overflow(value, 1000, &value) ||
-      __builtin_sub_overflow(value, fraction, &value)) {
-    return false;
-  }
-  if (!negative) {
-    if (value == INT64_MIN) return false;
-    value = -value;
-  }
-  *ns = value;
-  return true;
-}
-
 absl::StatusOr<ParsedTrace> ParseTraceDocument(std::string_view json,
-                                               std::string_view source) {
-  return TraceReader(source).Read(json, /*keep_events=*/true);
+                                               std::string_view source,
+                                               bool* used_fast_path) {
+  return TraceReader(source).Read(json, /*keep_events=*/true, used_fast_path);
 }
 
 }  // namespace internal

@@ -38,13 +38,13 @@ struct ParsedTrace {
   std::vector<TraceEvent> events;  // in file order
 };
 
-// `ParseTraceDocument()` is `ParseTrace()` keeping the events.
+// `ParseTraceDocument()` is `ParseTrace()` keeping the events. When
+// `used_fast_path` is not null it tells whether the trace was read by the
+// byte-matching fast path (the layout `TraceToJson()` writes) rather than
+// by the one-pass reader; tests use it to see that the fast path ran.
 absl::StatusOr<ParsedTrace> ParseTraceDocument(std::string_view json,
-                                               std::string_view source);
-
-// `ParseMicros()` reads `<int>[.<1-3 digits>]` microseconds (optionally
-// negative) exactly into nanoseconds; false on any other text or overflow.
-bool ParseMicros(std::string_view text, int64_t* ns);
+                                               std::string_view source,
+                                               bool* used_fast_path = nullptr);
 
 }  // namespace spanprof::analysis::internal
 

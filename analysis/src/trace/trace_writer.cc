@@ -18,18 +18,16 @@
 #include "spanprof/analysis/status_macros.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
+#include "summary/process_resources.h"
+#include "trace/trace_format.h"
 
 namespace spanprof::analysis {
 namespace {
 
-constexpr std::string_view kTraceSchema = "spanprof.trace";
-constexpr int64_t kTraceSchemaVersion = 1;
-constexpr std::string_view kInvalidSiteName = "(invalid site)";
-
-constexpr std::pair<uint32_t, std::string_view> kFlagNames[] = {
-    {kSpanUnfinished, "\"unfinished\""},
-    {kSpanException, "\"exception\""},
-    {kSpanRerooted, "\"rerooted\""}};
+using internal::AppendMicros;
+using internal::kInvalidSiteName;
+using internal::kTraceSchema;
+using internal::kTraceSchemaVersion;
 
 // Durations of corrupt captures (say start_ns = INT64_MIN) saturate instead of
 // overflowing.
@@ -39,23 +37,6 @@ int64_t SatSub(int64_t a, int64_t b) {
     return b < 0 ? INT64_MAX : INT64_MIN;
   }
   return result;
-}
-
-void AppendMicros(std::string* out, int64_t ns) {
-  // Magnitude in unsigned arithmetic, so INT64_MIN has one too.
-  uint64_t magnitude = static_cast<uint64_t>(ns);
-  if (ns < 0) {
-    out->push_back('-');
-    magnitude = ~magnitude + 1;
-  }
-  char buffer[32];
-  char* end = std::to_chars(buffer, buffer + 24, magnitude / 1000).ptr;
-  const unsigned fraction = static_cast<unsigned>(magnitude % 1000);
-  end[0] = '.';
-  end[1] = static_cast<char>('0' + fraction / 100);
-  end[2] = static_cast<char>('0' + fraction / 10 % 10);
-  end[3] = static_cast<char>('0' + fraction % 10);
-  out->append(buffer, static_cast<size_t>(end + 4 - buffer));
 }
 
 // How a span's X event takes part in a cross-thread flow.
@@ -220,94 +201,51 @@ class EventOrder {
 };
 
 void WriteSiteFields(JsonWriter& w, const Site& site) {
-  w.Key("name");
-  w.String(site.name);
-  w.Key("phase");
-  w.String(site.phase);
-  w.Key("module");
-  w.String(site.module);
-  w.Key("activity");
-  w.String(site.activity);
+  const std::string* const values[] = {&site.name, &site.phase, &site.module,
+                                       &site.activity};
+  for (size_t i = 0; i < internal::kSiteKeys.size(); ++i) {
+    w.Key(internal::kSiteKeys[i]);
+    w.String(*values[i]);
+  }
 }
 
-void WriteMetadata(JsonWriter& w, const Capture& capture) {
-  w.BeginObject();
-  w.Key("schema");
-  w.String(kTraceSchema);
-  w.Key("schema_version");
-  w.Int(kTraceSchemaVersion);
-  w.Key("spanprof_version");
-  w.String(capture.spanprof_version);
-  w.Key("process_name");
-  w.String(capture.process_name);
-  w.Key("pid");
-  w.Int(capture.pid);
-  w.Key("clock");
-  w.String(capture.clock);
-  w.Key("wall_clock_anchor_ns");
-  w.Int(capture.wall_clock_anchor_ns);
-  w.Key("window_ns");
-  w.Int(capture.window_ns);
-  w.Key("event_limit");
-  w.Uint(capture.event_limit);
-  w.Key("overflow_policy");
-  w.String(capture.overflow_policy);
-  w.Key("dropped_events");
-  w.Uint(capture.dropped_events);
-  w.Key("dropped_by_site");
+// The site of a drop or span whose index is out of range.
+Site InvalidSite() { return Site{std::string(kInvalidSiteName), "", "", ""}; }
+
+void WriteDroppedBySite(JsonWriter& w, const Capture& capture) {
   w.BeginArray();
   for (const SiteDrops& drops : capture.dropped_by_site) {
-    const Site fallback{std::string(kInvalidSiteName), "", "", ""};
+    const Site fallback = InvalidSite();
     const Site& site = drops.site < capture.sites.size()
                            ? capture.sites[drops.site]
                            : fallback;
     w.BeginObject();
-    w.Key("site");
+    w.Key(internal::kDropKeys[0]);
     w.Uint(drops.site);
     WriteSiteFields(w, site);
-    w.Key("count");
+    w.Key(internal::kDropKeys[5]);
     w.Uint(drops.count);
     w.EndObject();
   }
   w.EndArray();
-  w.Key("finished_normally");
-  w.Bool(capture.finished_normally);
-  w.Key("overhead_ns_per_span");
-  w.Int(capture.overhead_ns_per_span);
-  w.Key("alloc_measured");
-  w.Bool(capture.alloc_measured);
-  const ProcessResources& res = capture.process_resources;
-  w.Key("process_resources");
-  w.BeginObject();
-  w.Key("user_cpu_ns");
-  w.Int(res.user_cpu_ns);
-  w.Key("system_cpu_ns");
-  w.Int(res.system_cpu_ns);
-  w.Key("peak_rss_kib");
-  w.Int(res.peak_rss_kib);
-  w.Key("minor_page_faults");
-  w.Int(res.minor_page_faults);
-  w.Key("major_page_faults");
-  w.Int(res.major_page_faults);
-  w.Key("voluntary_context_switches");
-  w.Int(res.voluntary_context_switches);
-  w.Key("involuntary_context_switches");
-  w.Int(res.involuntary_context_switches);
-  w.EndObject();
-  w.Key("threads");
+}
+
+void WriteThreads(JsonWriter& w, const Capture& capture) {
   w.BeginArray();
   for (const ThreadInfo& thread : capture.threads) {
     w.BeginObject();
-    w.Key("tid");
+    w.Key(internal::kThreadKeys[0]);
     w.Uint(thread.os_tid);
-    w.Key("name");
+    w.Key(internal::kThreadKeys[1]);
     w.String(thread.name);
-    w.Key("sort_index");
+    w.Key(internal::kThreadKeys[2]);
     w.Uint(thread.sort_index);
     w.EndObject();
   }
   w.EndArray();
-  w.Key("sites");
+}
+
+void WriteSites(JsonWriter& w, const Capture& capture) {
   w.BeginArray();
   for (const Site& site : capture.sites) {
     w.BeginObject();
@@ -315,6 +253,51 @@ void WriteMetadata(JsonWriter& w, const Capture& capture) {
     w.EndObject();
   }
   w.EndArray();
+}
+
+void WriteMetadata(JsonWriter& w, const Capture& capture) {
+  using internal::MetadataField;
+  const Capture& c = capture;
+  auto key = [&](MetadataField field) {
+    w.Key(internal::kMetadataKeys[field]);
+  };
+  w.BeginObject();
+  key(internal::kMetaSchema);
+  w.String(kTraceSchema);
+  key(internal::kMetaSchemaVersion);
+  w.Int(kTraceSchemaVersion);
+  key(internal::kMetaSpanprofVersion);
+  w.String(c.spanprof_version);
+  key(internal::kMetaProcessName);
+  w.String(c.process_name);
+  key(internal::kMetaPid);
+  w.Int(c.pid);
+  key(internal::kMetaClock);
+  w.String(c.clock);
+  key(internal::kMetaWallClockAnchorNs);
+  w.Int(c.wall_clock_anchor_ns);
+  key(internal::kMetaWindowNs);
+  w.Int(c.window_ns);
+  key(internal::kMetaEventLimit);
+  w.Uint(c.event_limit);
+  key(internal::kMetaOverflowPolicy);
+  w.String(c.overflow_policy);
+  key(internal::kMetaDroppedEvents);
+  w.Uint(c.dropped_events);
+  key(internal::kMetaDroppedBySite);
+  WriteDroppedBySite(w, c);
+  key(internal::kMetaFinishedNormally);
+  w.Bool(c.finished_normally);
+  key(internal::kMetaOverheadNsPerSpan);
+  w.Int(c.overhead_ns_per_span);
+  key(internal::kMetaAllocMeasured);
+  w.Bool(c.alloc_measured);
+  key(internal::kMetaProcessResources);
+  internal::WriteProcessResources(w, c.process_resources);
+  key(internal::kMetaThreads);
+  WriteThreads(w, c);
+  key(internal::kMetaSites);
+  WriteSites(w, c);
   w.EndObject();
 }
 
@@ -323,15 +306,164 @@ std::string ThreadLabel(const ThreadInfo& thread) {
   return "thread-" + std::to_string(thread.os_tid);
 }
 
-}  // namespace
+// What each X event repeats of its site and thread, rendered once. The last
+// entry of each stands for an index out of range.
+struct EventFragments {
+  std::vector<internal::SiteFragments> sites;
+  std::vector<std::string> threads;
+};
 
-std::string FormatMicros(int64_t ns) {
-  std::string out;
-  AppendMicros(&out, ns);
+EventFragments RenderFragments(const Capture& capture) {
+  EventFragments out;
+  out.sites.reserve(capture.sites.size() + 1);
+  for (const Site& site : capture.sites) {
+    out.sites.push_back(internal::RenderSiteFragments(site));
+  }
+  out.sites.push_back(internal::RenderSiteFragments(InvalidSite()));
+  out.threads.reserve(capture.threads.size() + 1);
+  for (const ThreadInfo& thread : capture.threads) {
+    out.threads.push_back(
+        internal::RenderThreadFragment(capture.pid, thread.os_tid));
+  }
+  out.threads.push_back(internal::RenderThreadFragment(capture.pid, 0));
   return out;
 }
 
-namespace {
+// One M event; `write_arg` writes its one argument's key and value.
+template <typename WriteTid, typename WriteArg>
+void WriteMetaEvent(JsonWriter& w, std::string_view name, int64_t pid,
+                    WriteTid write_tid, WriteArg write_arg) {
+  using internal::kMetaEventKeys;
+  w.BeginObject();
+  w.Key(kMetaEventKeys[0]);
+  w.String("M");
+  w.Key(kMetaEventKeys[1]);
+  w.String(name);
+  w.Key(kMetaEventKeys[2]);
+  w.Int(pid);
+  w.Key(kMetaEventKeys[3]);
+  write_tid();
+  w.Key(kMetaEventKeys[4]);
+  w.Int(0);
+  w.Key(kMetaEventKeys[5]);
+  w.BeginObject();
+  write_arg();
+  w.EndObject();
+  w.EndObject();
+}
+
+// The M events: the process's name, then each thread's name and sort index.
+void WriteMetaEvents(JsonWriter& w, const Capture& capture) {
+  WriteMetaEvent(
+      w, "process_name", capture.pid, [&] { w.Int(capture.pid); },
+      [&] {
+        w.Key("name");
+        w.String(capture.process_name);
+      });
+  for (const ThreadInfo& thread : capture.threads) {
+    WriteMetaEvent(
+        w, "thread_name", capture.pid, [&] { w.Uint(thread.os_tid); },
+        [&] {
+          w.Key("name");
+          w.String(ThreadLabel(thread));
+        });
+    WriteMetaEvent(
+        w, "thread_sort_index", capture.pid, [&] { w.Uint(thread.os_tid); },
+        [&] {
+          w.Key("sort_index");
+          w.Uint(thread.sort_index);
+        });
+  }
+}
+
+void AppendFlow(std::string* o, const Span& span, uint8_t flow) {
+  switch (flow) {
+    case kFlowIn:
+      o->append(internal::kLineBindId);
+      AppendUint(o, span.parent_id);
+      o->append(internal::kLineFlowIn);
+      break;
+    case kFlowOut:
+      o->append(internal::kLineBindId);
+      AppendUint(o, span.id);
+      o->append(internal::kLineFlowOut);
+      break;
+    default:
+      break;
+  }
+}
+
+void AppendFlags(std::string* o, uint32_t flags) {
+  o->append(internal::kLineFlags);
+  bool first = true;
+  for (const auto& [bit, name] : internal::kFlagNames) {
+    if ((flags & bit) == 0) continue;
+    if (!first) o->push_back(',');
+    first = false;
+    o->push_back('"');
+    o->append(name);
+    o->push_back('"');
+  }
+  o->push_back(']');
+}
+
+void AppendUserArgs(std::string* o, const Capture& capture, size_t begin,
+                    size_t end) {
+  o->append(internal::kLineUserArgs);
+  for (size_t a = begin; a < end; ++a) {
+    const SpanArg& arg = capture.args[a];
+    if (a != begin) o->push_back(',');
+    AppendJsonString(o, arg.key);
+    o->push_back(':');
+    if (arg.is_double) {
+      AppendDouble(o, arg.double_value);
+    } else {
+      AppendInt(o, arg.int_value);
+    }
+  }
+  o->push_back('}');
+}
+
+// One X event, in the order trace_format.h describes.
+[[gnu::always_inline]] inline void AppendSpanEvent(
+    std::string* o, const Capture& capture, const Span& span, uint8_t flow,
+    const EventFragments& fragments) {
+  const size_t site = std::min<size_t>(span.site, capture.sites.size());
+  const size_t thread = std::min<size_t>(span.thread, capture.threads.size());
+  o->append(fragments.sites[site].head);
+  o->append(fragments.threads[thread]);
+  o->append(internal::kLineTs);
+  AppendMicros(o, span.start_ns);
+  o->append(internal::kLineDur);
+  AppendMicros(o, SatSub(span.end_ns, span.start_ns));
+  AppendFlow(o, span, flow);
+  o->append(internal::kLineSpanId);
+  AppendUint(o, span.id);
+  o->append(internal::kLineParentId);
+  AppendUint(o, span.parent_id);
+  o->append(internal::kLineDepth);
+  AppendUint(o, span.depth);
+  o->append(internal::kLineHeartbeats);
+  AppendUint(o, span.heartbeats);
+  o->append(internal::kLineSite);
+  AppendUint(o, span.site);
+  o->append(internal::kLineThread);
+  AppendUint(o, span.thread);
+  o->append(fragments.sites[site].tags);
+  if (capture.alloc_measured) {
+    o->append(internal::kLineAllocCount);
+    AppendInt(o, span.alloc_count);
+    o->append(internal::kLineAllocBytes);
+    AppendInt(o, span.alloc_bytes);
+  }
+  if ((span.flags & internal::kKnownFlags) != 0) AppendFlags(o, span.flags);
+  const size_t args_begin =
+      std::min<size_t>(span.first_arg, capture.args.size());
+  const size_t args_end =
+      std::min<size_t>(args_begin + span.arg_count, capture.args.size());
+  if (args_end > args_begin) AppendUserArgs(o, capture, args_begin, args_end);
+  o->append(internal::kLineEnd);
+}
 
 // Renders the trace into `*out`. Whenever `*out` holds at least `chunk` bytes
 // it is handed to `flush` and cleared, so a caller that streams to a file
@@ -340,193 +472,31 @@ absl::Status RenderTrace(
     const Capture& capture, std::string* out, size_t chunk,
     const std::function<absl::Status(std::string_view)>& flush) {
   const std::vector<Span>& spans = capture.spans;
-  const size_t n = spans.size();
-  const std::vector<uint8_t> flows = MayHaveCrossThreadParents(capture)
-                                         ? PlanFlows(capture, Forest(capture))
-                                         : std::vector<uint8_t>(n, kNoFlow);
+  const std::vector<uint8_t> flows =
+      MayHaveCrossThreadParents(capture)
+          ? PlanFlows(capture, Forest(capture))
+          : std::vector<uint8_t>(spans.size(), kNoFlow);
+  const EventFragments fragments = RenderFragments(capture);
 
-  // Per-site and per-thread fragments, rendered once.
-  std::vector<std::string> site_head(capture.sites.size() + 1);
-  std::vector<std::string> site_tags(capture.sites.size() + 1);
-  for (size_t s = 0; s <= capture.sites.size(); ++s) {
-    const Site fallback{std::string(kInvalidSiteName), "", "", ""};
-    const Site& site = s < capture.sites.size() ? capture.sites[s] : fallback;
-    std::string& head = site_head[s];
-    head = "{\"ph\":\"X\",\"name\":";
-    AppendJsonString(&head, site.name);
-    head += ",\"cat\":";
-    AppendJsonString(&head, site.phase.empty() ? "spanprof" : site.phase);
-    std::string& tags = site_tags[s];
-    const std::pair<std::string_view, const std::string*> tag_fields[] = {
-        {"phase", &site.phase},
-        {"module", &site.module},
-        {"activity", &site.activity}};
-    for (const auto& [key, value] : tag_fields) {
-      if (value->empty()) continue;
-      tags += ",\"";
-      tags.append(key);
-      tags += "\":";
-      AppendJsonString(&tags, *value);
-    }
-  }
-  std::string pid_text;
-  AppendInt(&pid_text, capture.pid);
-  std::vector<std::string> thread_ids(capture.threads.size() + 1);
-  for (size_t t = 0; t <= capture.threads.size(); ++t) {
-    std::string& text = thread_ids[t];
-    text = ",\"pid\":" + pid_text + ",\"tid\":";
-    AppendUint(&text, t < capture.threads.size() ? capture.threads[t].os_tid
-                                                 : uint64_t{0});
-  }
-
-  JsonWriter w(out, {.indent = 0, .line_depth = 2});
+  JsonWriter w(out, {.indent = internal::kTraceIndent,
+                     .line_depth = internal::kTraceLineDepth});
   w.BeginObject();
-  w.Key("traceEvents");
+  w.Key(internal::kRootKeys[0]);
   w.BeginArray();
-
-  w.BeginObject();
-  w.Key("ph");
-  w.String("M");
-  w.Key("name");
-  w.String("process_name");
-  w.Key("pid");
-  w.Int(capture.pid);
-  w.Key("tid");
-  w.Int(capture.pid);
-  w.Key("ts");
-  w.Int(0);
-  w.Key("args");
-  w.BeginObject();
-  w.Key("name");
-  w.String(capture.process_name);
-  w.EndObject();
-  w.EndObject();
-  for (const ThreadInfo& thread : capture.threads) {
-    w.BeginObject();
-    w.Key("ph");
-    w.String("M");
-    w.Key("name");
-    w.String("thread_name");
-    w.Key("pid");
-    w.Int(capture.pid);
-    w.Key("tid");
-    w.Uint(thread.os_tid);
-    w.Key("ts");
-    w.Int(0);
-    w.Key("args");
-    w.BeginObject();
-    w.Key("name");
-    w.String(ThreadLabel(thread));
-    w.EndObject();
-    w.EndObject();
-    w.BeginObject();
-    w.Key("ph");
-    w.String("M");
-    w.Key("name");
-    w.String("thread_sort_index");
-    w.Key("pid");
-    w.Int(capture.pid);
-    w.Key("tid");
-    w.Uint(thread.os_tid);
-    w.Key("ts");
-    w.Int(0);
-    w.Key("args");
-    w.BeginObject();
-    w.Key("sort_index");
-    w.Uint(thread.sort_index);
-    w.EndObject();
-    w.EndObject();
-  }
-
-  const size_t invalid_site = capture.sites.size();
-  const size_t invalid_thread = capture.threads.size();
+  WriteMetaEvents(w, capture);
   EventOrder order(spans);
   for (size_t index = 0; order.Next(&index);) {
-    const Span& span = spans[index];
-    const size_t site = span.site < invalid_site ? span.site : invalid_site;
-    const size_t thread =
-        span.thread < invalid_thread ? span.thread : invalid_thread;
-    std::string* o = w.RawValue();
-    o->append(site_head[site]);
-    o->append(thread_ids[thread]);
-    o->append(",\"ts\":");
-    AppendMicros(o, span.start_ns);
-    o->append(",\"dur\":");
-    AppendMicros(o, SatSub(span.end_ns, span.start_ns));
-    switch (flows[index]) {
-      case kFlowIn:
-        o->append(",\"bind_id\":");
-        AppendUint(o, span.parent_id);
-        o->append(",\"flow_in\":true");
-        break;
-      case kFlowOut:
-        o->append(",\"bind_id\":");
-        AppendUint(o, span.id);
-        o->append(",\"flow_out\":true");
-        break;
-      default:
-        break;
-    }
-    o->append(",\"args\":{\"span_id\":");
-    AppendUint(o, span.id);
-    o->append(",\"parent_id\":");
-    AppendUint(o, span.parent_id);
-    o->append(",\"depth\":");
-    AppendUint(o, span.depth);
-    o->append(",\"heartbeats\":");
-    AppendUint(o, span.heartbeats);
-    o->append(",\"site\":");
-    AppendUint(o, span.site);
-    o->append(",\"thread\":");
-    AppendUint(o, span.thread);
-    o->append(site_tags[site]);
-    if (capture.alloc_measured) {
-      o->append(",\"alloc_count\":");
-      AppendInt(o, span.alloc_count);
-      o->append(",\"alloc_bytes\":");
-      AppendInt(o, span.alloc_bytes);
-    }
-    if ((span.flags & (kSpanUnfinished | kSpanException | kSpanRerooted)) !=
-        0) {
-      o->append(",\"flags\":[");
-      bool first = true;
-      for (const auto& [bit, name] : kFlagNames) {
-        if ((span.flags & bit) == 0) continue;
-        if (!first) o->push_back(',');
-        first = false;
-        o->append(name);
-      }
-      o->push_back(']');
-    }
-    const size_t args_begin =
-        std::min<size_t>(span.first_arg, capture.args.size());
-    const size_t args_end =
-        std::min<size_t>(args_begin + span.arg_count, capture.args.size());
-    if (args_end > args_begin) {
-      o->append(",\"args\":{");
-      for (size_t a = args_begin; a < args_end; ++a) {
-        const SpanArg& arg = capture.args[a];
-        if (a != args_begin) o->push_back(',');
-        AppendJsonString(o, arg.key);
-        o->push_back(':');
-        if (arg.is_double) {
-          AppendDouble(o, arg.double_value);
-        } else {
-          AppendInt(o, arg.int_value);
-        }
-      }
-      o->push_back('}');
-    }
-    o->append("}}");
+    AppendSpanEvent(w.RawValue(), capture, spans[index], flows[index],
+                    fragments);
     if (out->size() >= chunk) {
       SPANPROF_RETURN_IF_ERROR(flush(*out));
       out->clear();
     }
   }
   w.EndArray();
-  w.Key("displayTimeUnit");
+  w.Key(internal::kRootKeys[1]);
   w.String("ns");
-  w.Key("metadata");
+  w.Key(internal::kRootKeys[2]);
   WriteMetadata(w, capture);
   w.EndObject();
   w.Newline();

@@ -14,6 +14,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "analysis/src/trace/trace_format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "spanprof/analysis/summary.h"
@@ -113,12 +114,17 @@ TEST(TraceReaderTest, ChunkedAndOnePassReadsAgreeOnLargeTraces) {
     const Capture capture = testing::RandomCapture(rng, 2000);
     const std::string json = TraceToJson(capture);
     ASSERT_GT(json.size(), size_t{300} << 10);
+    bool chunked_was_fast = false;
+    bool one_pass_was_fast = true;
     absl::StatusOr<internal::ParsedTrace> chunked =
-        internal::ParseTraceDocument(json, kSource);
+        internal::ParseTraceDocument(json, kSource, &chunked_was_fast);
     absl::StatusOr<internal::ParsedTrace> one_pass =
-        internal::ParseTraceDocument(OneLine(json), kSource);
+        internal::ParseTraceDocument(OneLine(json), kSource,
+                                     &one_pass_was_fast);
     ASSERT_TRUE(chunked.ok()) << chunked.status();
     ASSERT_TRUE(one_pass.ok()) << one_pass.status();
+    EXPECT_TRUE(chunked_was_fast);
+    EXPECT_FALSE(one_pass_was_fast);
     EXPECT_EQ(chunked->capture, capture);
     EXPECT_EQ(one_pass->capture, capture);
     ASSERT_EQ(chunked->events.size(), one_pass->events.size());
@@ -269,12 +275,17 @@ TEST(TraceReaderTest, LineMatcherAndOnePassAgreeOnRichRandomCaptures) {
     const Capture capture = RandomRichCapture(rng, i < 36 ? 60 : 3000);
     const std::string json = TraceToJson(capture);
     flows += json.find("\"flow_in\":true") != std::string::npos ? 1 : 0;
+    bool fast_was_fast = false;
+    bool one_pass_was_fast = true;
     absl::StatusOr<internal::ParsedTrace> fast =
-        internal::ParseTraceDocument(json, kSource);
+        internal::ParseTraceDocument(json, kSource, &fast_was_fast);
     absl::StatusOr<internal::ParsedTrace> one_pass =
-        internal::ParseTraceDocument(OnePassLayout(json), kSource);
+        internal::ParseTraceDocument(OnePassLayout(json), kSource,
+                                     &one_pass_was_fast);
     ASSERT_TRUE(fast.ok()) << fast.status();
     ASSERT_TRUE(one_pass.ok()) << one_pass.status();
+    EXPECT_TRUE(fast_was_fast);
+    EXPECT_FALSE(one_pass_was_fast);
     EXPECT_EQ(fast->capture, capture);
     EXPECT_EQ(one_pass->capture, capture);
     ExpectSameEvents(*fast, *one_pass);

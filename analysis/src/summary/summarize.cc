@@ -1,5 +1,5 @@
-// Summarize(): validation, timing, grouping by key, exact percentiles, totals;
-// and the summary writer. (The strict reader is summary_reader.cc.)
+// Summarize(): validation, timing, grouping by key, exact percentiles, totals.
+// (The writer is summary_writer.cc, the strict reader summary_reader.cc.)
 //
 // Two paths compute the same summary. The general path builds a `Forest`,
 // computes per-span timings and validates the forest; it handles any capture.
@@ -9,8 +9,6 @@
 // kind, and the general path then recomputes everything, so issues and
 // numbers always come from the reference semantics. A randomized test checks
 // that both paths agree.
-#include "spanprof/analysis/summary.h"
-
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -23,24 +21,21 @@
 #include <vector>
 
 #include "absl/numeric/int128.h"
-#include "absl/status/status.h"
-#include "io/file_io_internal.h"
-#include "json/json_writer.h"
-#include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/forest.h"
-#include "spanprof/analysis/status_macros.h"
+#include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/timing.h"
 #include "spanprof/capture.h"
 #include "summary/summary_internal.h"
+#include "trace/trace_format.h"
 
 namespace spanprof::analysis {
 namespace {
 
 constexpr uint32_t kNone = UINT32_MAX;
 
-// The key of spans whose site index is out of range (a validation issue):
-// they still count, so that the rows add up to the event count.
-constexpr std::string_view kInvalidSiteName = "(invalid site)";
+// Spans whose site index is out of range (a validation issue) still count,
+// under this key, so that the rows add up to the event count.
+using internal::kInvalidSiteName;
 
 // Sums saturate instead of overflowing on corrupt captures.
 void SatAccumulate(int64_t& sum, int64_t value) {
@@ -331,142 +326,56 @@ constexpr uint64_t kDenseSlack = 1024;
 
 enum class Canonical { kDone, kNotCanonical, kIdOutsideWindow };
 
-// The streaming path, with the dense id index covering ids
-// [id_base, id_base + id_window); with `id_window` 0, the ids must be
-// id_base, id_base + 1, ... in order (what the collector writes), and no
-// index is needed. Returns kNotCanonical, having written nothing to
-// `summary`, as soon as the capture is not a canonical valid forest:
-// unsorted, duplicate ids, any validation issue, or a sum that would
-// overflow; kIdOutsideWindow when an id does not fit the index (or is not
-// the next consecutive one).
-Canonical SummarizeCanonical(const Capture& capture, Summary& summary,
-                             uint64_t id_base, size_t id_window) {
-  const std::vector<Span>& spans = capture.spans;
-  const size_t n = spans.size();
-  const bool consecutive = id_window == 0;
-  std::unique_ptr<uint32_t[]> index;
-  if (!consecutive) {
-    index.reset(new uint32_t[id_window]);
-    std::fill_n(index.get(), id_window, kNone);
+// The span ids of SummarizeCanonical(), indexed densely: ids
+// [base, base + window) map to span indices; with `window` 0, the ids must be
+// base, base + 1, ... in order (what the collector writes), and no index is
+// needed.
+class IdIndex {
+ public:
+  IdIndex(uint64_t base, size_t window, size_t n)
+      : base_(base), window_(window), n_(n) {
+    if (window_ != 0) {
+      index_.reset(new uint32_t[window_]);
+      std::fill_n(index_.get(), window_, kNone);
+    }
   }
-  auto find = [&](uint64_t id) -> uint32_t {
-    if (consecutive) {
-      return id >= id_base && id - id_base < n
-                 ? static_cast<uint32_t>(id - id_base)
-                 : kNone;
-    }
-    if (id < id_base || id - id_base >= id_window) return kNone;
-    return index[static_cast<size_t>(id - id_base)];
-  };
 
-  // Pass 2: per thread, a stack of the spans that may still get children.
-  // In a valid forest a same-thread parent is always on the stack when its
-  // child starts; self time is then inclusive minus the children's inclusive
-  // times (valid siblings do not overlap and lie inside their parent).
-  struct Open {
-    uint64_t id;
-    uint32_t depth;
-    uint32_t index;
-    uint32_t row;
-    int64_t end;
-    int64_t inclusive;
-    int64_t covered;  // sum of same-thread children's inclusive time
-    int64_t sib_end;  // furthest end of the same-thread children so far
-    uint64_t child_heartbeats;
-  };
-  std::vector<Open> stack;
-  stack.reserve(64);
-  // Spans whose parent is not on their thread's stack: cross-thread children
-  // (fine), or irregular captures (found out below).
-  std::vector<uint32_t> deferred;
-  RowAccumulator rows(capture);
-  bool overflow = false;
-
-  auto finish = [&](const Open& open) {
-    const Span& span = spans[open.index];
-    const uint64_t self_heartbeats =
-        open.child_heartbeats >= span.heartbeats
-            ? 0
-            : span.heartbeats - open.child_heartbeats;
-    rows.Add(span, open.row, open.inclusive, open.inclusive - open.covered,
-             self_heartbeats);
-  };
-
-  constexpr Canonical kNo = Canonical::kNotCanonical;
-  const size_t site_count = capture.sites.size();
-  const size_t thread_count = capture.threads.size();
-  uint32_t thread = kNone;
-  int64_t roots_end = INT64_MIN;
-  for (uint32_t i = 0; i < n; ++i) {
-    const Span& s = spans[i];
-    if (i > 0) {
-      const Span& prev = spans[i - 1];
-      if (std::tie(s.thread, s.start_ns, s.depth) <
-          std::tie(prev.thread, prev.start_ns, prev.depth)) {
-        return kNo;
-      }
+  // Records span `i`'s id: kIdOutsideWindow when it does not fit (or is not
+  // the next consecutive one), kNotCanonical when it is a duplicate.
+  [[gnu::always_inline]] Canonical Add(uint64_t id, uint32_t i) {
+    if (window_ == 0) {
+      return id == base_ + i ? Canonical::kDone : Canonical::kIdOutsideWindow;
     }
-    if (s.id == 0 || s.end_ns < s.start_ns || s.site >= site_count ||
-        s.thread >= thread_count || (s.parent_id == 0) != (s.depth == 0)) {
-      return kNo;
-    }
-    if (consecutive) {
-      if (s.id != id_base + i) return Canonical::kIdOutsideWindow;
-    } else {
-      if (s.id < id_base || s.id - id_base >= id_window) {
-        return Canonical::kIdOutsideWindow;
-      }
-      uint32_t& slot = index[static_cast<size_t>(s.id - id_base)];
-      if (slot != kNone) return kNo;  // duplicate id
-      slot = i;
-    }
-    if (s.thread != thread) {
-      for (const Open& open : stack) finish(open);
-      stack.clear();
-      thread = s.thread;
-      roots_end = INT64_MIN;
-    }
-
-    // Spans that ended before this one starts cannot be its parents.
-    while (!stack.empty() && stack.back().end < s.start_ns) {
-      finish(stack.back());
-      stack.pop_back();
-    }
-    int64_t inclusive;
-    if (__builtin_sub_overflow(s.end_ns, s.start_ns, &inclusive)) return kNo;
-    if (s.parent_id == 0) {
-      if (s.start_ns < roots_end) return kNo;  // overlapping roots
-      roots_end = std::max(roots_end, s.end_ns);
-    } else {
-      size_t k = stack.size();
-      while (k > 0 && stack[k - 1].id != s.parent_id) --k;
-      if (k == 0) {
-        deferred.push_back(i);
-      } else {
-        while (stack.size() > k) {
-          finish(stack.back());
-          stack.pop_back();
-        }
-        Open& parent = stack.back();
-        if (s.end_ns > parent.end || s.depth != parent.depth + 1 ||
-            s.start_ns < parent.sib_end) {
-          return kNo;  // outside its parent, bad depth, or overlap
-        }
-        parent.sib_end = s.end_ns;
-        overflow |=
-            __builtin_add_overflow(parent.covered, inclusive, &parent.covered);
-        overflow |= __builtin_add_overflow(
-            parent.child_heartbeats, s.heartbeats, &parent.child_heartbeats);
-      }
-    }
-    stack.push_back(Open{s.id, s.depth, i, rows.RowForSite(s.site), s.end_ns,
-                         inclusive, 0, INT64_MIN, 0});
+    if (id < base_ || id - base_ >= window_) return Canonical::kIdOutsideWindow;
+    uint32_t& slot = index_[static_cast<size_t>(id - base_)];
+    if (slot != kNone) return Canonical::kNotCanonical;
+    slot = i;
+    return Canonical::kDone;
   }
-  for (const Open& open : stack) finish(open);
-  if (overflow) return kNo;
 
-  // Deferred spans must be cross-thread children with a consistent depth, and
-  // cross-thread children of one parent on one thread must not overlap.
+  // The index of the span with `id`, or kNone.
+  uint32_t Find(uint64_t id) const {
+    if (window_ == 0) {
+      return id >= base_ && id - base_ < n_ ? static_cast<uint32_t>(id - base_)
+                                            : kNone;
+    }
+    if (id < base_ || id - base_ >= window_) return kNone;
+    return index_[static_cast<size_t>(id - base_)];
+  }
+
+ private:
+  uint64_t base_;
+  size_t window_;
+  size_t n_;
+  std::unique_ptr<uint32_t[]> index_;
+};
+
+// The spans SummarizeCanonical() found no parent for on their thread's stack
+// must be cross-thread children with a consistent depth, and cross-thread
+// children of one parent on one thread must not overlap.
+bool CrossThreadChildrenValid(const std::vector<Span>& spans,
+                              const std::vector<uint32_t>& deferred,
+                              const IdIndex& ids) {
   struct CrossChild {
     uint32_t parent;
     uint32_t thread;
@@ -477,10 +386,10 @@ Canonical SummarizeCanonical(const Capture& capture, Summary& summary,
   cross.reserve(deferred.size());
   for (uint32_t i : deferred) {
     const Span& s = spans[i];
-    const uint32_t p = find(s.parent_id);
+    const uint32_t p = ids.Find(s.parent_id);
     if (p == kNone || spans[p].thread == s.thread ||
         s.depth != spans[p].depth + 1) {
-      return kNo;
+      return false;
     }
     cross.push_back(CrossChild{p, s.thread, s.start_ns, s.end_ns});
   }
@@ -497,10 +406,167 @@ Canonical SummarizeCanonical(const Capture& capture, Summary& summary,
                   cross[k].thread != cross[k - 1].thread)) {
       reach = INT64_MIN;
     }
-    if (cross[k].start < reach) return kNo;
+    if (cross[k].start < reach) return false;
     reach = std::max(reach, cross[k].end);
   }
+  return true;
+}
 
+// The spans of one thread that may still get children, in
+// SummarizeCanonical(). In a valid forest a same-thread parent is always on
+// the stack when its child starts; self time is then inclusive minus the
+// children's inclusive times (valid siblings do not overlap and lie inside
+// their parent).
+class OpenSpans {
+ public:
+  enum class Attach { kAttached, kNotOnStack, kInvalid };
+
+  OpenSpans(const std::vector<Span>& spans, RowAccumulator& rows)
+      : spans_(spans), rows_(rows) {
+    stack_.reserve(64);
+  }
+
+  // Finishes every open span (when the thread changes, and at the end).
+  void FinishAll() {
+    for (const Open& open : stack_) Finish(open);
+    stack_.clear();
+  }
+
+  // Spans that ended before `start_ns` cannot be parents of what follows.
+  [[gnu::always_inline]] void FinishEndedBefore(int64_t start_ns) {
+    while (!stack_.empty() && stack_.back().end < start_ns) {
+      Finish(stack_.back());
+      stack_.pop_back();
+    }
+  }
+
+  // Makes `s` (not a root) a child of its parent on the stack, finishing the
+  // spans above that parent: kNotOnStack when the parent is not there (a
+  // cross-thread child, or an irregular capture), kInvalid when `s` lies
+  // outside its parent, has the wrong depth or overlaps a sibling.
+  [[gnu::always_inline]] Attach AttachToParent(const Span& s,
+                                               int64_t inclusive) {
+    size_t k = stack_.size();
+    while (k > 0 && stack_[k - 1].id != s.parent_id) --k;
+    if (k == 0) return Attach::kNotOnStack;
+    while (stack_.size() > k) {
+      Finish(stack_.back());
+      stack_.pop_back();
+    }
+    Open& parent = stack_.back();
+    if (s.end_ns > parent.end || s.depth != parent.depth + 1 ||
+        s.start_ns < parent.sib_end) {
+      return Attach::kInvalid;
+    }
+    parent.sib_end = s.end_ns;
+    overflow_ |=
+        __builtin_add_overflow(parent.covered, inclusive, &parent.covered);
+    overflow_ |= __builtin_add_overflow(parent.child_heartbeats, s.heartbeats,
+                                        &parent.child_heartbeats);
+    return Attach::kAttached;
+  }
+
+  [[gnu::always_inline]] void Push(const Span& s, uint32_t index,
+                                   int64_t inclusive) {
+    stack_.push_back(Open{s.id, s.depth, index, rows_.RowForSite(s.site),
+                          s.end_ns, inclusive, 0, INT64_MIN, 0});
+  }
+
+  // Whether a sum over children overflowed.
+  bool overflow() const { return overflow_; }
+
+ private:
+  struct Open {
+    uint64_t id;
+    uint32_t depth;
+    uint32_t index;
+    uint32_t row;
+    int64_t end;
+    int64_t inclusive;
+    int64_t covered;  // sum of same-thread children's inclusive time
+    int64_t sib_end;  // furthest end of the same-thread children so far
+    uint64_t child_heartbeats;
+  };
+
+  void Finish(const Open& open) {
+    const Span& span = spans_[open.index];
+    const uint64_t self_heartbeats =
+        open.child_heartbeats >= span.heartbeats
+            ? 0
+            : span.heartbeats - open.child_heartbeats;
+    rows_.Add(span, open.row, open.inclusive, open.inclusive - open.covered,
+              self_heartbeats);
+  }
+
+  const std::vector<Span>& spans_;
+  RowAccumulator& rows_;
+  std::vector<Open> stack_;
+  bool overflow_ = false;
+};
+
+// Span `i` is in the collector's order (thread, start, depth) after the one
+// before it, and is regular on its own: a non-zero id, not ending before it
+// starts, its site and thread in range, depth 0 exactly for roots.
+[[gnu::always_inline]] inline bool CanonicalSpan(const Capture& capture,
+                                                 uint32_t i) {
+  const Span& s = capture.spans[i];
+  if (i > 0) {
+    const Span& prev = capture.spans[i - 1];
+    if (std::tie(s.thread, s.start_ns, s.depth) <
+        std::tie(prev.thread, prev.start_ns, prev.depth)) {
+      return false;
+    }
+  }
+  return s.id != 0 && s.end_ns >= s.start_ns && s.site < capture.sites.size() &&
+         s.thread < capture.threads.size() &&
+         (s.parent_id == 0) == (s.depth == 0);
+}
+
+// The streaming path, with `IdIndex(id_base, id_window)`. Returns
+// kNotCanonical, having written nothing to `summary`, as soon as the capture
+// is not a canonical valid forest: unsorted, duplicate ids, any validation
+// issue, or a sum that would overflow; kIdOutsideWindow when an id does not
+// fit the index.
+Canonical SummarizeCanonical(const Capture& capture, Summary& summary,
+                             uint64_t id_base, size_t id_window) {
+  constexpr Canonical kNo = Canonical::kNotCanonical;
+  const std::vector<Span>& spans = capture.spans;
+  const size_t n = spans.size();
+  IdIndex ids(id_base, id_window, n);
+  RowAccumulator rows(capture);
+  OpenSpans open(spans, rows);
+  // Spans whose parent is not on their thread's stack: cross-thread children
+  // (fine), or irregular captures (found out below).
+  std::vector<uint32_t> deferred;
+  uint32_t thread = kNone;
+  int64_t roots_end = INT64_MIN;
+  for (uint32_t i = 0; i < n; ++i) {
+    const Span& s = spans[i];
+    if (!CanonicalSpan(capture, i)) return kNo;
+    if (const Canonical added = ids.Add(s.id, i); added != Canonical::kDone) {
+      return added;
+    }
+    if (s.thread != thread) {
+      open.FinishAll();
+      thread = s.thread;
+      roots_end = INT64_MIN;
+    }
+    open.FinishEndedBefore(s.start_ns);
+    int64_t inclusive;
+    if (__builtin_sub_overflow(s.end_ns, s.start_ns, &inclusive)) return kNo;
+    if (s.parent_id == 0) {
+      if (s.start_ns < roots_end) return kNo;  // overlapping roots
+      roots_end = std::max(roots_end, s.end_ns);
+    } else {
+      const OpenSpans::Attach attach = open.AttachToParent(s, inclusive);
+      if (attach == OpenSpans::Attach::kInvalid) return kNo;
+      if (attach == OpenSpans::Attach::kNotOnStack) deferred.push_back(i);
+    }
+    open.Push(s, i, inclusive);
+  }
+  open.FinishAll();
+  if (open.overflow()) return kNo;
+  if (!CrossThreadChildrenValid(spans, deferred, ids)) return kNo;
   rows.Finish(summary);
   return Canonical::kDone;
 }
@@ -586,145 +652,6 @@ std::string RowLabel(const RowKey& key) {
 Summary Summarize(const Capture& capture) {
   return internal::SummarizeWithPath(capture, internal::SummaryPath::kAny,
                                      nullptr);
-}
-
-std::string SummaryToJson(const Summary& summary) {
-  std::string out;
-  out.reserve(1024 + summary.rows.size() * 700 +
-              summary.validation_issues.size() * 120);
-  JsonWriter w(&out, {.indent = 2});
-  w.BeginObject();
-  w.Key("schema");
-  w.String(summary.schema);
-  w.Key("schema_version");
-  w.Int(summary.schema_version);
-  w.Key("clock");
-  w.String(summary.clock);
-  w.Key("process_name");
-  w.String(summary.process_name);
-  w.Key("event_count");
-  w.Uint(summary.event_count);
-  w.Key("thread_count");
-  w.Uint(summary.thread_count);
-  w.Key("max_depth");
-  w.Uint(summary.max_depth);
-  w.Key("window_ns");
-  w.Int(summary.window_ns);
-  w.Key("recorded_thread_time_ns");
-  w.Int(summary.recorded_thread_time_ns);
-  w.Key("recorded_heartbeats");
-  w.Uint(summary.recorded_heartbeats);
-  w.Key("event_limit");
-  w.Uint(summary.event_limit);
-  w.Key("overflow_policy");
-  w.String(summary.overflow_policy);
-  w.Key("dropped_events");
-  w.Uint(summary.dropped_events);
-  w.Key("unfinished_events");
-  w.Uint(summary.unfinished_events);
-  w.Key("complete");
-  w.Bool(summary.complete);
-  w.Key("overhead_ns_per_span");
-  w.Int(summary.overhead_ns_per_span);
-
-  const ProcessResources& res = summary.process_resources;
-  w.Key("process_resources");
-  w.BeginObject();
-  w.Key("user_cpu_ns");
-  w.Int(res.user_cpu_ns);
-  w.Key("system_cpu_ns");
-  w.Int(res.system_cpu_ns);
-  w.Key("peak_rss_kib");
-  w.Int(res.peak_rss_kib);
-  w.Key("minor_page_faults");
-  w.Int(res.minor_page_faults);
-  w.Key("major_page_faults");
-  w.Int(res.major_page_faults);
-  w.Key("voluntary_context_switches");
-  w.Int(res.voluntary_context_switches);
-  w.Key("involuntary_context_switches");
-  w.Int(res.involuntary_context_switches);
-  w.EndObject();
-
-  w.Key("validation_issues");
-  w.BeginArray();
-  for (const ValidationIssue& issue : summary.validation_issues) {
-    w.BeginObject();
-    w.Key("span");
-    w.Uint(issue.span);
-    w.Key("message");
-    w.String(issue.message);
-    w.EndObject();
-  }
-  w.EndArray();
-
-  w.Key("rows");
-  w.BeginArray();
-  for (const Row& row : summary.rows) {
-    w.BeginObject();
-    w.Key("key");
-    w.BeginObject();
-    w.Key("name");
-    w.String(row.key.name);
-    w.Key("phase");
-    w.String(row.key.phase);
-    w.Key("module");
-    w.String(row.key.module);
-    w.Key("activity");
-    w.String(row.key.activity);
-    w.EndObject();
-    w.Key("label");
-    w.String(row.label);
-    w.Key("calls");
-    w.Uint(row.calls);
-    w.Key("total_ns");
-    w.Int(row.total_ns);
-    w.Key("self_ns");
-    w.Int(row.self_ns);
-    w.Key("min_ns");
-    w.Int(row.min_ns);
-    w.Key("mean_ns");
-    w.Int(row.mean_ns);
-    w.Key("median_ns");
-    w.Int(row.median_ns);
-    w.Key("p95_ns");
-    w.Int(row.p95_ns);
-    w.Key("p99_ns");
-    w.Int(row.p99_ns);
-    w.Key("max_ns");
-    w.Int(row.max_ns);
-    w.Key("total_heartbeats");
-    w.Uint(row.total_heartbeats);
-    w.Key("self_heartbeats");
-    w.Uint(row.self_heartbeats);
-    w.Key("alloc_count");
-    w.OptionalInt(row.alloc_count);
-    w.Key("alloc_bytes");
-    w.OptionalInt(row.alloc_bytes);
-    w.Key("share_permille");
-    w.Int(row.share_permille);
-    w.Key("threads");
-    w.Uint(row.threads);
-    w.Key("exceptions");
-    w.Uint(row.exceptions);
-    w.Key("unfinished");
-    w.Uint(row.unfinished);
-    w.Key("dropped");
-    w.Uint(row.dropped);
-    w.EndObject();
-  }
-  w.EndArray();
-  w.EndObject();
-  w.Newline();
-  return out;
-}
-
-absl::Status WriteSummary(const Summary& summary, const std::string& path) {
-  SPANPROF_ASSIGN_OR_RETURN(
-      std::unique_ptr<internal::OutputFile> file,
-      internal::OutputFile::Create(path, internal::EndsWithGz(path)));
-  SPANPROF_RETURN_IF_ERROR(file->Write(SummaryToJson(summary)));
-  return file->Commit();
 }
 
 }  // namespace spanprof::analysis

@@ -1,0 +1,112 @@
+// summary_format.h — the one description of the `spanprof.summary` v1
+// fields (private to the analysis library): the names and order that
+// `SummaryToJson()` writes and the strict reader expects.
+// docs/formats.md ("Summary") explains each field.
+#ifndef SPANPROF_ANALYSIS_SRC_SUMMARY_SUMMARY_FORMAT_H_
+#define SPANPROF_ANALYSIS_SRC_SUMMARY_SUMMARY_FORMAT_H_
+
+#include <array>
+#include <cstddef>
+#include <string_view>
+
+namespace spanprof::analysis::internal {
+
+// The top-level object's fields, in order.
+enum SummaryField : size_t {
+  kRootSchema,
+  kRootSchemaVersion,
+  kRootClock,
+  kRootProcessName,
+  kRootEventCount,
+  kRootThreadCount,
+  kRootMaxDepth,
+  kRootWindowNs,
+  kRootRecordedThreadTimeNs,
+  kRootRecordedHeartbeats,
+  kRootEventLimit,
+  kRootOverflowPolicy,
+  kRootDroppedEvents,
+  kRootUnfinishedEvents,
+  kRootComplete,
+  kRootOverheadNsPerSpan,
+  kRootProcessResources,
+  kRootValidationIssues,
+  kRootRows,
+};
+inline constexpr std::array<std::string_view, 19> kSummaryKeys = {
+    "schema",
+    "schema_version",
+    "clock",
+    "process_name",
+    "event_count",
+    "thread_count",
+    "max_depth",
+    "window_ns",
+    "recorded_thread_time_ns",
+    "recorded_heartbeats",
+    "event_limit",
+    "overflow_policy",
+    "dropped_events",
+    "unfinished_events",
+    "complete",
+    "overhead_ns_per_span",
+    "process_resources",
+    "validation_issues",
+    "rows",
+};
+
+// A `validation_issues` element's fields, and a row `key`'s.
+inline constexpr std::array<std::string_view, 2> kIssueKeys = {"span",
+                                                               "message"};
+inline constexpr std::array<std::string_view, 4> kRowKeyKeys = {
+    "name", "phase", "module", "activity"};
+
+// A row's fields, in order.
+enum RowField : size_t {
+  kRowKey,
+  kRowLabel,
+  kRowCalls,
+  kRowTotalNs,
+  kRowSelfNs,
+  kRowMinNs,
+  kRowMeanNs,
+  kRowMedianNs,
+  kRowP95Ns,
+  kRowP99Ns,
+  kRowMaxNs,
+  kRowTotalHeartbeats,
+  kRowSelfHeartbeats,
+  kRowAllocCount,
+  kRowAllocBytes,
+  kRowSharePermille,
+  kRowThreads,
+  kRowExceptions,
+  kRowUnfinished,
+  kRowDropped,
+};
+inline constexpr std::array<std::string_view, 20> kRowKeys = {
+    "key",
+    "label",
+    "calls",
+    "total_ns",
+    "self_ns",
+    "min_ns",
+    "mean_ns",
+    "median_ns",
+    "p95_ns",
+    "p99_ns",
+    "max_ns",
+    "total_heartbeats",
+    "self_heartbeats",
+    "alloc_count",
+    "alloc_bytes",
+    "share_permille",
+    "threads",
+    "exceptions",
+    "unfinished",
+    "dropped",
+};
+
+}  // namespace spanprof::analysis::internal
+
+#endif  // SPANPROF_ANALYSIS_SRC_SUMMARY_SUMMARY_FORMAT_H_

@@ -1,0 +1,159 @@
+// SummaryToJson() and WriteSummary(): the `spanprof.summary` v1 writer. (The
+// strict reader is summary_reader.cc.)
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "io/file_io_internal.h"
+#include "json/json_writer.h"
+#include "spanprof/analysis/file_io.h"
+#include "spanprof/analysis/status_macros.h"
+#include "spanprof/analysis/summary.h"
+#include "summary/process_resources.h"
+#include "summary/summary_format.h"
+
+namespace spanprof::analysis {
+namespace internal {
+namespace {
+
+// The scalar fields before `process_resources`.
+void WriteTotals(JsonWriter& w, const Summary& summary) {
+  w.Key(kSummaryKeys[kRootSchema]);
+  w.String(summary.schema);
+  w.Key(kSummaryKeys[kRootSchemaVersion]);
+  w.Int(summary.schema_version);
+  w.Key(kSummaryKeys[kRootClock]);
+  w.String(summary.clock);
+  w.Key(kSummaryKeys[kRootProcessName]);
+  w.String(summary.process_name);
+  w.Key(kSummaryKeys[kRootEventCount]);
+  w.Uint(summary.event_count);
+  w.Key(kSummaryKeys[kRootThreadCount]);
+  w.Uint(summary.thread_count);
+  w.Key(kSummaryKeys[kRootMaxDepth]);
+  w.Uint(summary.max_depth);
+  w.Key(kSummaryKeys[kRootWindowNs]);
+  w.Int(summary.window_ns);
+  w.Key(kSummaryKeys[kRootRecordedThreadTimeNs]);
+  w.Int(summary.recorded_thread_time_ns);
+  w.Key(kSummaryKeys[kRootRecordedHeartbeats]);
+  w.Uint(summary.recorded_heartbeats);
+  w.Key(kSummaryKeys[kRootEventLimit]);
+  w.Uint(summary.event_limit);
+  w.Key(kSummaryKeys[kRootOverflowPolicy]);
+  w.String(summary.overflow_policy);
+  w.Key(kSummaryKeys[kRootDroppedEvents]);
+  w.Uint(summary.dropped_events);
+  w.Key(kSummaryKeys[kRootUnfinishedEvents]);
+  w.Uint(summary.unfinished_events);
+  w.Key(kSummaryKeys[kRootComplete]);
+  w.Bool(summary.complete);
+  w.Key(kSummaryKeys[kRootOverheadNsPerSpan]);
+  w.Int(summary.overhead_ns_per_span);
+}
+
+void WriteIssues(JsonWriter& w, const std::vector<ValidationIssue>& issues) {
+  w.BeginArray();
+  for (const ValidationIssue& issue : issues) {
+    w.BeginObject();
+    w.Key(kIssueKeys[0]);
+    w.Uint(issue.span);
+    w.Key(kIssueKeys[1]);
+    w.String(issue.message);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void WriteKey(JsonWriter& w, const RowKey& key) {
+  w.BeginObject();
+  w.Key(kRowKeyKeys[0]);
+  w.String(key.name);
+  w.Key(kRowKeyKeys[1]);
+  w.String(key.phase);
+  w.Key(kRowKeyKeys[2]);
+  w.String(key.module);
+  w.Key(kRowKeyKeys[3]);
+  w.String(key.activity);
+  w.EndObject();
+}
+
+void WriteRow(JsonWriter& w, const Row& row) {
+  w.BeginObject();
+  w.Key(kRowKeys[kRowKey]);
+  WriteKey(w, row.key);
+  w.Key(kRowKeys[kRowLabel]);
+  w.String(row.label);
+  w.Key(kRowKeys[kRowCalls]);
+  w.Uint(row.calls);
+  w.Key(kRowKeys[kRowTotalNs]);
+  w.Int(row.total_ns);
+  w.Key(kRowKeys[kRowSelfNs]);
+  w.Int(row.self_ns);
+  w.Key(kRowKeys[kRowMinNs]);
+  w.Int(row.min_ns);
+  w.Key(kRowKeys[kRowMeanNs]);
+  w.Int(row.mean_ns);
+  w.Key(kRowKeys[kRowMedianNs]);
+  w.Int(row.median_ns);
+  w.Key(kRowKeys[kRowP95Ns]);
+  w.Int(row.p95_ns);
+  w.Key(kRowKeys[kRowP99Ns]);
+  w.Int(row.p99_ns);
+  w.Key(kRowKeys[kRowMaxNs]);
+  w.Int(row.max_ns);
+  w.Key(kRowKeys[kRowTotalHeartbeats]);
+  w.Uint(row.total_heartbeats);
+  w.Key(kRowKeys[kRowSelfHeartbeats]);
+  w.Uint(row.self_heartbeats);
+  w.Key(kRowKeys[kRowAllocCount]);
+  w.OptionalInt(row.alloc_count);
+  w.Key(kRowKeys[kRowAllocBytes]);
+  w.OptionalInt(row.alloc_bytes);
+  w.Key(kRowKeys[kRowSharePermille]);
+  w.Int(row.share_permille);
+  w.Key(kRowKeys[kRowThreads]);
+  w.Uint(row.threads);
+  w.Key(kRowKeys[kRowExceptions]);
+  w.Uint(row.exceptions);
+  w.Key(kRowKeys[kRowUnfinished]);
+  w.Uint(row.unfinished);
+  w.Key(kRowKeys[kRowDropped]);
+  w.Uint(row.dropped);
+  w.EndObject();
+}
+
+}  // namespace
+}  // namespace internal
+
+std::string SummaryToJson(const Summary& summary) {
+  using internal::kSummaryKeys;
+  std::string out;
+  out.reserve(1024 + summary.rows.size() * 700 +
+              summary.validation_issues.size() * 120);
+  JsonWriter w(&out, {.indent = 2});
+  w.BeginObject();
+  internal::WriteTotals(w, summary);
+  w.Key(kSummaryKeys[internal::kRootProcessResources]);
+  internal::WriteProcessResources(w, summary.process_resources);
+  w.Key(kSummaryKeys[internal::kRootValidationIssues]);
+  internal::WriteIssues(w, summary.validation_issues);
+  w.Key(kSummaryKeys[internal::kRootRows]);
+  w.BeginArray();
+  for (const Row& row : summary.rows) internal::WriteRow(w, row);
+  w.EndArray();
+  w.EndObject();
+  w.Newline();
+  return out;
+}
+
+absl::Status WriteSummary(const Summary& summary, const std::string& path) {
+  SPANPROF_ASSIGN_OR_RETURN(
+      std::unique_ptr<internal::OutputFile> file,
+      internal::OutputFile::Create(path, internal::EndsWithGz(path)));
+  SPANPROF_RETURN_IF_ERROR(file->Write(SummaryToJson(summary)));
+  return file->Commit();
+}
+
+}  // namespace spanprof::analysis

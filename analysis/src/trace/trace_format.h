@@ -1,0 +1,295 @@
+// trace_format.h — the one description of the trace layout that
+// `TraceToJson()` writes (private to the analysis library): the schema, the
+// metadata fields in their order, the flag names, the micros text form, and
+// the pieces of an X event's line. The writer renders with these and the
+// fast reader matches bytes against the same ones, so a layout change cannot
+// reach one side only. docs/formats.md ("Trace") explains the format.
+//
+// It includes only public headers, so that tests can include it as
+// "analysis/src/trace/trace_format.h".
+#ifndef SPANPROF_ANALYSIS_SRC_TRACE_TRACE_FORMAT_H_
+#define SPANPROF_ANALYSIS_SRC_TRACE_TRACE_FORMAT_H_
+
+#include <array>
+#include <charconv>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+#include "spanprof/capture.h"
+#include "spanprof/internal/parse_int.h"
+
+namespace spanprof::analysis::internal {
+
+inline constexpr std::string_view kTraceSchema = "spanprof.trace";
+inline constexpr int64_t kTraceSchemaVersion = 1;
+
+// The site of spans and drops whose site index is out of range (a validation
+// issue): they are still written, and still counted in the summary.
+inline constexpr std::string_view kInvalidSiteName = "(invalid site)";
+
+// An X event's "cat" when its site has no phase.
+inline constexpr std::string_view kDefaultCategory = "spanprof";
+
+// How the trace document is laid out (the writer's `JsonWriter::Options`):
+// no indentation, and one line per element of the top-level object and of
+// traceEvents, so one event per line.
+inline constexpr int kTraceIndent = 0;
+inline constexpr int kTraceLineDepth = 2;
+// What that layout writes before the first event, and how an M event's line
+// starts.
+inline constexpr std::string_view kTraceHead = "{\n\"traceEvents\":[\n";
+inline constexpr std::string_view kMetaEventHead = "{\"ph\":\"M\"";
+
+// The top-level object's fields, in order.
+inline constexpr std::array<std::string_view, 3> kRootKeys = {
+    "traceEvents", "displayTimeUnit", "metadata"};
+
+// An M event's fields, in order.
+inline constexpr std::array<std::string_view, 6> kMetaEventKeys = {
+    "ph", "name", "pid", "tid", "ts", "args"};
+
+// An X event's fields, in order (bind_id and one of flow_in / flow_out only
+// for a span in a cross-thread flow).
+enum SpanEventField : size_t {
+  kEvPh,
+  kEvName,
+  kEvCat,
+  kEvPid,
+  kEvTid,
+  kEvTs,
+  kEvDur,
+  kEvBindId,
+  kEvFlowIn,
+  kEvFlowOut,
+  kEvArgs,
+};
+inline constexpr std::array<std::string_view, 11> kSpanEventKeys = {
+    "ph",  "name",    "cat",     "pid",      "tid", "ts",
+    "dur", "bind_id", "flow_in", "flow_out", "args"};
+
+// An X event's args, in order; the first six are always there, the tags
+// only when set, the alloc counters only when measured, flags only when
+// set, and the user's arguments (a nested "args") only when recorded.
+enum SpanArgField : size_t {
+  kArgSpanId,
+  kArgParentId,
+  kArgDepth,
+  kArgHeartbeats,
+  kArgSite,
+  kArgThread,
+  kArgPhase,
+  kArgModule,
+  kArgActivity,
+  kArgAllocCount,
+  kArgAllocBytes,
+  kArgFlags,
+  kArgUserArgs,
+};
+inline constexpr std::array<std::string_view, 13> kSpanArgKeys = {
+    "span_id",     "parent_id", "depth",  "heartbeats", "site",
+    "thread",      "phase",     "module", "activity",   "alloc_count",
+    "alloc_bytes", "flags",     "args"};
+
+// `metadata`'s fields, in the order the writer writes them.
+enum MetadataField : size_t {
+  kMetaSchema,
+  kMetaSchemaVersion,
+  kMetaSpanprofVersion,
+  kMetaProcessName,
+  kMetaPid,
+  kMetaClock,
+  kMetaWallClockAnchorNs,
+  kMetaWindowNs,
+  kMetaEventLimit,
+  kMetaOverflowPolicy,
+  kMetaDroppedEvents,
+  kMetaDroppedBySite,
+  kMetaFinishedNormally,
+  kMetaOverheadNsPerSpan,
+  kMetaAllocMeasured,
+  kMetaProcessResources,
+  kMetaThreads,
+  kMetaSites,
+};
+inline constexpr std::array<std::string_view, 18> kMetadataKeys = {
+    "schema",
+    "schema_version",
+    "spanprof_version",
+    "process_name",
+    "pid",
+    "clock",
+    "wall_clock_anchor_ns",
+    "window_ns",
+    "event_limit",
+    "overflow_policy",
+    "dropped_events",
+    "dropped_by_site",
+    "finished_normally",
+    "overhead_ns_per_span",
+    "alloc_measured",
+    "process_resources",
+    "threads",
+    "sites",
+};
+// The objects of metadata.threads, metadata.sites and
+// metadata.dropped_by_site.
+inline constexpr std::array<std::string_view, 3> kThreadKeys = {"tid", "name",
+                                                                "sort_index"};
+inline constexpr std::array<std::string_view, 4> kSiteKeys = {
+    "name", "phase", "module", "activity"};
+inline constexpr std::array<std::string_view, 6> kDropKeys = {
+    "site", "name", "phase", "module", "activity", "count"};
+
+// The span flags in the order a `flags` array lists them.
+struct FlagName {
+  uint32_t bit;
+  std::string_view name;
+};
+inline constexpr FlagName kFlagNames[] = {
+    {kSpanUnfinished, "unfinished"},
+    {kSpanException, "exception"},
+    {kSpanRerooted, "rerooted"},
+};
+inline constexpr uint32_t kKnownFlags =
+    kSpanUnfinished | kSpanException | kSpanRerooted;
+
+// An X event's line, in order:
+//
+//   SiteFragments::head  ThreadFragment  kLineTs<micros>  kLineDur<micros>
+//   [kLineBindId<id> (kLineFlowIn | kLineFlowOut)]
+//   kLineSpanId<id>  kLineParentId<id>  kLineDepth<n>  kLineHeartbeats<n>
+//   kLineSite<n>  kLineThread<n>  SiteFragments::tags
+//   [kLineAllocCount<n> kLineAllocBytes<n>]
+//   [kLineFlags "name",... ']']  [kLineUserArgs "key":value,... '}']  kLineEnd
+inline constexpr std::string_view kLineHead = "{\"ph\":\"X\",\"name\":";
+inline constexpr std::string_view kLineCat = ",\"cat\":";
+inline constexpr std::string_view kLinePid = ",\"pid\":";
+inline constexpr std::string_view kLineTid = ",\"tid\":";
+inline constexpr std::string_view kLineTs = ",\"ts\":";
+inline constexpr std::string_view kLineDur = ",\"dur\":";
+inline constexpr std::string_view kLineBindId = ",\"bind_id\":";
+inline constexpr std::string_view kLineFlowIn = ",\"flow_in\":true";
+inline constexpr std::string_view kLineFlowOut = ",\"flow_out\":true";
+inline constexpr std::string_view kLineSpanId = ",\"args\":{\"span_id\":";
+inline constexpr std::string_view kLineParentId = ",\"parent_id\":";
+inline constexpr std::string_view kLineDepth = ",\"depth\":";
+inline constexpr std::string_view kLineHeartbeats = ",\"heartbeats\":";
+inline constexpr std::string_view kLineSite = ",\"site\":";
+inline constexpr std::string_view kLineThread = ",\"thread\":";
+inline constexpr std::string_view kLineAllocCount = ",\"alloc_count\":";
+inline constexpr std::string_view kLineAllocBytes = ",\"alloc_bytes\":";
+inline constexpr std::string_view kLineFlags = ",\"flags\":[";
+inline constexpr std::string_view kLineUserArgs = ",\"args\":{";
+inline constexpr std::string_view kLineEnd = "}}";
+
+// `IsKeyFragment()`: `fragment` is `prefix` + `"key":`, so that the line's
+// fragments and the field lists above cannot drift apart.
+constexpr bool IsKeyFragment(std::string_view fragment, std::string_view key,
+                             std::string_view prefix = ",") {
+  return fragment.size() == prefix.size() + key.size() + 3 &&
+         fragment.substr(0, prefix.size()) == prefix &&
+         fragment[prefix.size()] == '"' &&
+         fragment.substr(prefix.size() + 1, key.size()) == key &&
+         fragment.substr(prefix.size() + 1 + key.size()) == "\":";
+}
+static_assert(IsKeyFragment(kLineHead, kSpanEventKeys[kEvName],
+                            "{\"ph\":\"X\","));
+static_assert(kSpanEventKeys[kEvPh] == "ph");
+static_assert(IsKeyFragment(kLineCat, kSpanEventKeys[kEvCat]));
+static_assert(IsKeyFragment(kLinePid, kSpanEventKeys[kEvPid]));
+static_assert(IsKeyFragment(kLineTid, kSpanEventKeys[kEvTid]));
+static_assert(IsKeyFragment(kLineTs, kSpanEventKeys[kEvTs]));
+static_assert(IsKeyFragment(kLineDur, kSpanEventKeys[kEvDur]));
+static_assert(IsKeyFragment(kLineBindId, kSpanEventKeys[kEvBindId]));
+static_assert(IsKeyFragment(kLineFlowIn.substr(0, kLineFlowIn.size() - 4),
+                            kSpanEventKeys[kEvFlowIn]));
+static_assert(IsKeyFragment(kLineFlowOut.substr(0, kLineFlowOut.size() - 4),
+                            kSpanEventKeys[kEvFlowOut]));
+static_assert(IsKeyFragment(kLineSpanId, kSpanArgKeys[kArgSpanId],
+                            ",\"args\":{"));
+static_assert(kSpanEventKeys[kEvArgs] == "args");
+static_assert(IsKeyFragment(kLineParentId, kSpanArgKeys[kArgParentId]));
+static_assert(IsKeyFragment(kLineDepth, kSpanArgKeys[kArgDepth]));
+static_assert(IsKeyFragment(kLineHeartbeats, kSpanArgKeys[kArgHeartbeats]));
+static_assert(IsKeyFragment(kLineSite, kSpanArgKeys[kArgSite]));
+static_assert(IsKeyFragment(kLineThread, kSpanArgKeys[kArgThread]));
+static_assert(IsKeyFragment(kLineAllocCount, kSpanArgKeys[kArgAllocCount]));
+static_assert(IsKeyFragment(kLineAllocBytes, kSpanArgKeys[kArgAllocBytes]));
+static_assert(IsKeyFragment(kLineFlags.substr(0, kLineFlags.size() - 1),
+                            kSpanArgKeys[kArgFlags]));
+static_assert(IsKeyFragment(kLineUserArgs.substr(0, kLineUserArgs.size() - 1),
+                            kSpanArgKeys[kArgUserArgs]));
+
+// `SiteFragments` is what an X event repeats of its site: `head` is the line
+// up to the end of "cat" (`{"ph":"X","name":...,"cat":...`), `tags` the
+// site's set tags in args (`,"phase":...,"module":...,"activity":...`).
+struct SiteFragments {
+  std::string head;
+  std::string tags;
+};
+SiteFragments RenderSiteFragments(const Site& site);
+
+// `RenderThreadFragment()` is an X event's `,"pid":<pid>,"tid":<tid>`.
+std::string RenderThreadFragment(int64_t pid, uint64_t tid);
+
+// `AppendMicros()` appends ns as microseconds, `<ns/1000>.<3 digits>`, exactly
+// (no floating point). Inline: the writer calls it twice per span.
+inline void AppendMicros(std::string* out, int64_t ns) {
+  // Magnitude in unsigned arithmetic, so INT64_MIN has one too.
+  uint64_t magnitude = static_cast<uint64_t>(ns);
+  if (ns < 0) {
+    out->push_back('-');
+    magnitude = ~magnitude + 1;
+  }
+  char buffer[32];
+  char* end = std::to_chars(buffer, buffer + 24, magnitude / 1000).ptr;
+  const unsigned fraction = static_cast<unsigned>(magnitude % 1000);
+  end[0] = '.';
+  end[1] = static_cast<char>('0' + fraction / 100);
+  end[2] = static_cast<char>('0' + fraction / 10 % 10);
+  end[3] = static_cast<char>('0' + fraction % 10);
+  out->append(buffer, static_cast<size_t>(end + 4 - buffer));
+}
+
+// `ParseMicros()` reads `-?(0|[1-9][0-9]*)(.[0-9]{1,3})?` microseconds
+// exactly into nanoseconds; false on any other text or beyond int64 ns.
+// Inline: the fast reader calls it twice per span.
+inline bool ParseMicros(std::string_view text, int64_t* ns) {
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  const bool negative = p != end && *p == '-';
+  if (negative) ++p;
+  uint64_t micros = 0;
+  const auto [int_end, ec] = spanprof::internal::ParseDigits(p, end, &micros);
+  if (ec != std::errc() || (*p == '0' && int_end - p > 1)) return false;
+  p = int_end;
+  uint64_t fraction = 0;
+  if (p != end && *p == '.') {
+    ++p;
+    int digits = 0;
+    for (; digits < 3 && p != end && *p >= '0' && *p <= '9'; ++digits, ++p) {
+      fraction = fraction * 10 + static_cast<uint64_t>(*p - '0');
+    }
+    if (digits == 0) return false;
+    for (; digits < 3; ++digits) fraction *= 10;
+  }
+  if (p != end) return false;  // a 4th decimal, an exponent, junk
+  uint64_t magnitude = 0;
+  if (__builtin_mul_overflow(micros, uint64_t{1000}, &magnitude) ||
+      __builtin_add_overflow(magnitude, fraction, &magnitude)) {
+    return false;
+  }
+  // INT64_MIN's magnitude is one more than INT64_MAX.
+  const uint64_t limit = static_cast<uint64_t>(INT64_MAX) + (negative ? 1 : 0);
+  if (magnitude > limit) return false;
+  *ns = negative ? static_cast<int64_t>(0 - magnitude)
+                 : static_cast<int64_t>(magnitude);
+  return true;
+}
+
+}  // namespace spanprof::analysis::internal
+
+#endif  // SPANPROF_ANALYSIS_SRC_TRACE_TRACE_FORMAT_H_
