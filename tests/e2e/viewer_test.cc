@@ -79,15 +79,15 @@ class ViewerTest : public ::testing::Test {
       missing += " speedscope (looked in " + speedscope_.string() + ")";
     }
     if (!missing.empty()) {
-      SPANPROF_SKIP_UNLESS_CI("real-viewer check skipped: not installed:"
-                              << missing
-                              << ". Run scripts/install-viewer to install them.");
+      SPANPROF_SKIP_UNLESS_CI(
+          "real-viewer check skipped: not installed:"
+          << missing << ". Run scripts/install-viewer to install them.");
     }
     const std::string example = SPANPROF_TEST_BIN_DIR "/nested_example";
     if (!fs::exists(example)) {
-      SPANPROF_SKIP_UNLESS_CI("real-viewer check skipped: "
-                              << example
-                              << " is not built (SPANPROF_BUILD_EXAMPLES=OFF?)");
+      SPANPROF_SKIP_UNLESS_CI(
+          "real-viewer check skipped: "
+          << example << " is not built (SPANPROF_BUILD_EXAMPLES=OFF?)");
     }
     trace_ = dir_.File("spanprof-trace.json");
     const ProcessResult run = RunProcess(

@@ -137,13 +137,12 @@ inline bool InCi() {
 // Skips the current test with `message` when a prerequisite is missing on a
 // developer's machine; fails it instead under CI=true. Use in a test body or
 // a void SetUp().
-#define SPANPROF_SKIP_UNLESS_CI(message)                                  \
-  do {                                                                    \
-    if (::spanprof::testing::InCi()) {                                    \
-      GTEST_FAIL() << "CI=true, so a missing prerequisite fails: "        \
-                   << message;                                            \
-    }                                                                     \
-    GTEST_SKIP() << message;                                              \
+#define SPANPROF_SKIP_UNLESS_CI(message)                                       \
+  do {                                                                         \
+    if (::spanprof::testing::InCi()) {                                         \
+      GTEST_FAIL() << "CI=true, so a missing prerequisite fails: " << message; \
+    }                                                                          \
+    GTEST_SKIP() << message;                                                   \
   } while (false)
 
 #endif  // SPANPROF_TESTS_TESTING_TEST_SUPPORT_H_

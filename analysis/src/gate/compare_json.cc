@@ -6,6 +6,7 @@
 
 #include "json/json_writer.h"
 #include "spanprof/analysis/compare.h"
+#include "summary/row_key_json.h"
 
 namespace spanprof::analysis {
 namespace {
@@ -34,16 +35,7 @@ void WriteOptionalInt(JsonWriter& w, std::string_view key,
 void WriteRow(JsonWriter& w, const ComparisonRow& row) {
   w.BeginObject();
   w.Key("key");
-  w.BeginObject();
-  w.Key("name");
-  w.String(row.key.name);
-  w.Key("phase");
-  w.String(row.key.phase);
-  w.Key("module");
-  w.String(row.key.module);
-  w.Key("activity");
-  w.String(row.key.activity);
-  w.EndObject();
+  internal::WriteRowKey(w, row.key);
   w.Key("label");
   w.String(row.label);
   w.Key("status");

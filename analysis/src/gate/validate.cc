@@ -15,9 +15,9 @@
 #include "absl/status/statusor.h"
 #include "json/strict_json.h"
 #include "spanprof/analysis/forest.h"
-#include "spanprof/analysis/status_macros.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
+#include "status_macros.h"
 #include "trace/trace_reader.h"
 
 namespace spanprof::analysis {

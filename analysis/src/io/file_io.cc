@@ -20,7 +20,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "io/file_io_internal.h"
-#include "spanprof/analysis/status_macros.h"
+#include "status_macros.h"
 
 namespace spanprof::analysis {
 namespace {

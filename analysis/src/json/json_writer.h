@@ -107,8 +107,6 @@ class JsonWriter {
   // `Newline()` ends the document with '\n' (only valid at depth 0).
   void Newline() { out_->push_back('\n'); }
 
-  std::string* out() { return out_; }
-
  private:
   static constexpr int kMaxDepth = 64;
 

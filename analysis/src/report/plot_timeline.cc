@@ -16,6 +16,7 @@
 #include "spanprof/analysis/plot.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/table.h"
+#include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
 
 namespace spanprof::analysis {
@@ -92,11 +93,6 @@ std::vector<std::pair<std::string, size_t>> AssignColours(
 constexpr Centi kRowHeight = Px(18);
 constexpr Centi kRowPitch = Px(20);
 constexpr Centi kLanePadding = Px(6);
-
-std::string ThreadLabel(const ThreadInfo& thread) {
-  return thread.name.empty() ? absl::StrCat("thread-", thread.os_tid)
-                             : thread.name;
-}
 
 struct TimelineSpan {
   uint32_t index = 0;  // into capture.spans

@@ -7,6 +7,7 @@
 
 #include "json/json_writer.h"
 #include "spanprof/analysis/scaling.h"
+#include "summary/row_key_json.h"
 
 namespace spanprof::analysis {
 namespace {
@@ -26,19 +27,6 @@ void WriteExponent(JsonWriter& w, const std::optional<Exponent>& exponent) {
   w.Double(Rounded(exponent->ci_low));
   w.Key("ci_high");
   w.Double(Rounded(exponent->ci_high));
-  w.EndObject();
-}
-
-void WriteKey(JsonWriter& w, const RowKey& key) {
-  w.BeginObject();
-  w.Key("name");
-  w.String(key.name);
-  w.Key("phase");
-  w.String(key.phase);
-  w.Key("module");
-  w.String(key.module);
-  w.Key("activity");
-  w.String(key.activity);
   w.EndObject();
 }
 
@@ -90,7 +78,7 @@ void WriteCounters(JsonWriter& w, const ScalingGroup& group) {
 void WriteGroup(JsonWriter& w, const ScalingGroup& group) {
   w.BeginObject();
   w.Key("key");
-  WriteKey(w, group.key);
+  internal::WriteRowKey(w, group.key);
   w.Key("label");
   w.String(group.label);
   w.Key("size_arg");

@@ -10,8 +10,8 @@
 #include "absl/status/statusor.h"
 #include "json/json_writer.h"
 #include "json/strict_json.h"
-#include "spanprof/analysis/status_macros.h"
 #include "spanprof/capture.h"
+#include "status_macros.h"
 
 namespace spanprof::analysis::internal {
 namespace {

@@ -20,8 +20,8 @@
 #include "absl/status/statusor.h"
 #include "json/strict_json.h"
 #include "spanprof/analysis/file_io.h"
-#include "spanprof/analysis/status_macros.h"
 #include "spanprof/analysis/summary.h"
+#include "status_macros.h"
 #include "summary/process_resources.h"
 #include "summary/summary_format.h"
 

@@ -8,9 +8,10 @@
 #include "io/file_io_internal.h"
 #include "json/json_writer.h"
 #include "spanprof/analysis/file_io.h"
-#include "spanprof/analysis/status_macros.h"
 #include "spanprof/analysis/summary.h"
+#include "status_macros.h"
 #include "summary/process_resources.h"
+#include "summary/row_key_json.h"
 #include "summary/summary_format.h"
 
 namespace spanprof::analysis {
@@ -66,23 +67,10 @@ void WriteIssues(JsonWriter& w, const std::vector<ValidationIssue>& issues) {
   w.EndArray();
 }
 
-void WriteKey(JsonWriter& w, const RowKey& key) {
-  w.BeginObject();
-  w.Key(kRowKeyKeys[0]);
-  w.String(key.name);
-  w.Key(kRowKeyKeys[1]);
-  w.String(key.phase);
-  w.Key(kRowKeyKeys[2]);
-  w.String(key.module);
-  w.Key(kRowKeyKeys[3]);
-  w.String(key.activity);
-  w.EndObject();
-}
-
 void WriteRow(JsonWriter& w, const Row& row) {
   w.BeginObject();
   w.Key(kRowKeys[kRowKey]);
-  WriteKey(w, row.key);
+  WriteRowKey(w, row.key);
   w.Key(kRowKeys[kRowLabel]);
   w.String(row.label);
   w.Key(kRowKeys[kRowCalls]);
@@ -125,6 +113,20 @@ void WriteRow(JsonWriter& w, const Row& row) {
 }
 
 }  // namespace
+
+void WriteRowKey(JsonWriter& w, const RowKey& key) {
+  w.BeginObject();
+  w.Key(kRowKeyKeys[0]);
+  w.String(key.name);
+  w.Key(kRowKeyKeys[1]);
+  w.String(key.phase);
+  w.Key(kRowKeyKeys[2]);
+  w.String(key.module);
+  w.Key(kRowKeyKeys[3]);
+  w.String(key.activity);
+  w.EndObject();
+}
+
 }  // namespace internal
 
 std::string SummaryToJson(const Summary& summary) {

@@ -15,9 +15,9 @@
 #include "json/json_writer.h"
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/forest.h"
-#include "spanprof/analysis/status_macros.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
+#include "status_macros.h"
 #include "summary/process_resources.h"
 #include "trace/trace_format.h"
 
@@ -301,11 +301,6 @@ void WriteMetadata(JsonWriter& w, const Capture& capture) {
   w.EndObject();
 }
 
-std::string ThreadLabel(const ThreadInfo& thread) {
-  if (!thread.name.empty()) return thread.name;
-  return "thread-" + std::to_string(thread.os_tid);
-}
-
 // What each X event repeats of its site and thread, rendered once. The last
 // entry of each stands for an index out of range.
 struct EventFragments {
@@ -504,6 +499,11 @@ absl::Status RenderTrace(
 }
 
 }  // namespace
+
+std::string ThreadLabel(const ThreadInfo& thread) {
+  if (!thread.name.empty()) return thread.name;
+  return "thread-" + std::to_string(thread.os_tid);
+}
 
 std::string TraceToJson(const Capture& capture) {
   std::string out;

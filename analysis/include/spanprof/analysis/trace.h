@@ -22,6 +22,10 @@
 
 namespace spanprof::analysis {
 
+// `ThreadLabel()` is the name a thread is shown with in the trace and the
+// figures: its `SetThreadName()` name, or `thread-<tid>` when it has none.
+std::string ThreadLabel(const ThreadInfo& thread);
+
 // `FormatMicros()` renders ns as `<ns/1000>.<ns%1000, 3 digits>` exactly,
 // with no floating point (negative values get a leading '-').
 std::string FormatMicros(int64_t ns);

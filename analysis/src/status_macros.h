@@ -1,5 +1,5 @@
-// spanprof/analysis/status_macros.h — the two Status macros abseil 20220623
-// does not ship.
+// status_macros.h — the two Status macros abseil 20220623 does not ship
+// (private to the analysis library).
 //
 // Example:
 //
@@ -8,8 +8,8 @@
 //     SPANPROF_RETURN_IF_ERROR(Check(text));
 //     return Parse(text);
 //   }
-#ifndef SPANPROF_ANALYSIS_STATUS_MACROS_H_
-#define SPANPROF_ANALYSIS_STATUS_MACROS_H_
+#ifndef SPANPROF_ANALYSIS_SRC_STATUS_MACROS_H_
+#define SPANPROF_ANALYSIS_SRC_STATUS_MACROS_H_
 
 #include <utility>
 
@@ -29,9 +29,13 @@
   SPANPROF_ASSIGN_OR_RETURN_IMPL_(           \
       SPANPROF_STATUS_CONCAT_(spanprof_statusor_, __LINE__), lhs, expr)
 
+// `statusor` names a variable and `lhs` may be a declaration
+// (`std::string text`): neither can be parenthesized.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define SPANPROF_ASSIGN_OR_RETURN_IMPL_(statusor, lhs, expr) \
   auto statusor = (expr);                                    \
   if (!statusor.ok()) return std::move(statusor).status();   \
   lhs = std::move(statusor).value()
+// NOLINTEND(bugprone-macro-parentheses)
 
-#endif  // SPANPROF_ANALYSIS_STATUS_MACROS_H_
+#endif  // SPANPROF_ANALYSIS_SRC_STATUS_MACROS_H_
