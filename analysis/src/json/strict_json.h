@@ -16,6 +16,7 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -67,13 +68,10 @@ class JsonPath {
   JsonPath() = default;
 
   static bool IsIdentifier(std::string_view s) {
-    if (s.empty()) return false;
-    for (char c : s) {
-      const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                      (c >= '0' && c <= '9') || c == '_';
-      if (!ok) return false;
-    }
-    return true;
+    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+      return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+             (c >= '0' && c <= '9') || c == '_';
+    });
   }
 
   const JsonPath* parent_ = nullptr;
@@ -347,7 +345,7 @@ class StrictJson {
     for (auto element_result : array) {
       simdjson::ondemand::value value;
       const JsonPath element_path = path.Index(index);
-      simdjson::error_code error = std::move(element_result).get(value);
+      simdjson::error_code error = element_result.get(value);
       if (error != simdjson::SUCCESS) return Simdjson(error, element_path);
       absl::Status status = on_element(index, value, element_path);
       if (!status.ok()) return status;

@@ -387,17 +387,7 @@ class TraceReader {
       return false;
     }
     constexpr auto kMax = static_cast<uint64_t>(INT64_MAX);
-    if (in.Literal(kLineBindId)) {
-      event.has_bind_id = true;
-      if (!in.Unsigned(kMax, &event.bind_id)) return false;
-      if (in.Literal(kLineFlowIn)) {
-        event.flow_in = true;
-      } else if (in.Literal(kLineFlowOut)) {
-        event.flow_out = true;
-      } else {
-        return false;
-      }
-    }
+    if (in.Literal(kLineBindId) && !ReadFlowBinding(in, event)) return false;
     if (!in.Literal(kLineSpanId) || !in.Unsigned(kMax, &span.id) ||
         span.id == 0 || !in.Literal(kLineParentId) ||
         !in.Unsigned(kMax, &span.parent_id) || !in.Literal(kLineDepth) ||
@@ -437,16 +427,35 @@ class TraceReader {
       span.arg_count = static_cast<uint32_t>(fast_args_.size() - first_arg);
     }
     fast_spans_.push_back(span);
-    if (keep_events) {
-      event.index = index;
-      event.is_span = true;
-      event.pid = capture_.pid;
-      event.tid = static_cast<int64_t>(capture_.threads[span.thread].os_tid);
-      event.span_id = span.id;
-      events_.push_back(event);
-    }
+    if (keep_events) KeepSpanEvent(event, span, index);
     line = in.p;
     return true;
+  }
+
+  // After `,"bind_id":`: the id and the flow direction.
+  __attribute__((always_inline)) static bool ReadFlowBinding(
+      LineCursor& in, TraceEvent& event) {
+    event.has_bind_id = true;
+    if (!in.Unsigned(static_cast<uint64_t>(INT64_MAX), &event.bind_id)) {
+      return false;
+    }
+    if (in.Literal(kLineFlowIn)) {
+      event.flow_in = true;
+    } else if (in.Literal(kLineFlowOut)) {
+      event.flow_out = true;
+    } else {
+      return false;
+    }
+    return true;
+  }
+
+  void KeepSpanEvent(TraceEvent& event, const Span& span, size_t index) {
+    event.index = index;
+    event.is_span = true;
+    event.pid = capture_.pid;
+    event.tid = static_cast<int64_t>(capture_.threads[span.thread].os_tid);
+    event.span_id = span.id;
+    events_.push_back(event);
   }
 
   // After `"flags":[`: the flag names, none twice, and `]`.
@@ -1087,7 +1096,7 @@ class TraceReader {
     bool reset = false;
     error = o.reset().get(reset);
     if (error != simdjson::SUCCESS) return json_.Simdjson(error, p);
-    const absl::Status read = json_.ReadObject(
+    absl::Status read = json_.ReadObject(
         o, p, kMetaEventFields,
         [&](size_t field, value& v, const JsonPath& fp) -> absl::Status {
           switch (field) {

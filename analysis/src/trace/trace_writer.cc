@@ -126,6 +126,7 @@ bool MayHaveCrossThreadParents(const Capture& capture) {
   for (size_t i = 0; i < n; ++i) {
     if (spans[i].id != first + i) return true;
   }
+  // NOLINTNEXTLINE(readability-use-anyofallof): reads better as a loop.
   for (const Span& span : spans) {
     if (span.parent_id < first || span.parent_id - first >= n) continue;
     if (spans[static_cast<size_t>(span.parent_id - first)].thread !=
@@ -524,7 +525,7 @@ absl::Status WriteTrace(const Capture& capture, const std::string& path) {
       std::unique_ptr<internal::OutputFile> file,
       internal::OutputFile::Create(path, internal::EndsWithGz(path)));
   std::string buffer;
-  buffer.reserve(kChunk + 64 * 1024);
+  buffer.reserve(kChunk + size_t{64} * 1024);
   SPANPROF_RETURN_IF_ERROR(
       RenderTrace(capture, &buffer, kChunk,
                   [&](std::string_view bytes) { return file->Write(bytes); }));
