@@ -33,9 +33,18 @@ TEST(RegressionExampleTest, TheGateCatchesTheSlowerPhase) {
   TempDir dir;
   // SPANPROF is irrelevant to the example (it configures its sessions
   // itself); unset it to prove that.
-  const ProcessResult run =
-      RunProcess({SPANPROF_TEST_BIN_DIR "/regression_example"},
-                 {{"SPANPROF", "\x01unset"}}, dir.path().string());
+  //
+  // The example times real sleeps (4 ms against 10 ms, five calls, p95), and
+  // on a loaded 2-core machine one 4 ms sleep has been seen to take 12 ms,
+  // hiding the slowdown in that run. The test runs alone (RUN_SERIAL, in
+  // tests/CMakeLists.txt) and allows the example three runs: a gate that
+  // never catches the slower phase still fails all three.
+  ProcessResult run;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    run = RunProcess({SPANPROF_TEST_BIN_DIR "/regression_example"},
+                     {{"SPANPROF", "\x01unset"}}, dir.path().string());
+    if (run.exit_code == 0) break;
+  }
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   EXPECT_THAT(run.out, HasSubstr("regressed     model.forward [phase=forward, "
                                  "module=encoder]"));
