@@ -216,18 +216,22 @@ std::string ScalingTable(const ScalingReport& report) {
 
 std::string ScalingGateTable(std::span<const ScalingGateRow> rows) {
   std::string out;
-  char line[512];
-  std::snprintf(line, sizeof(line), "%-40s %-10s %-22s %-22s %-10s %s\n",
+  // The fixed columns are formatted; the reason, of any length, is appended
+  // as it is (a buffer would cut it).
+  char columns[160];
+  std::snprintf(columns, sizeof(columns), "%-40s %-10s %-22s %-22s %-10s ",
                 "Group", "Size", "Baseline exponent", "Candidate exponent",
-                "Verdict", "Reason");
-  out += line;
+                "Verdict");
+  out += columns;
+  out += "Reason\n";
   for (const ScalingGateRow& row : rows) {
-    std::snprintf(line, sizeof(line), "%-40s %-10s %-22s %-22s %-10s %s\n",
+    std::snprintf(columns, sizeof(columns), "%-40s %-10s %-22s %-22s %-10s ",
                   Clip(row.label, 40).c_str(), Clip(row.size_arg, 10).c_str(),
                   ExponentText(row.base).c_str(),
-                  ExponentText(row.candidate).c_str(), row.verdict.c_str(),
-                  row.reason.c_str());
-    out += line;
+                  ExponentText(row.candidate).c_str(), row.verdict.c_str());
+    out += columns;
+    out += row.reason;
+    out += '\n';
   }
   return out;
 }

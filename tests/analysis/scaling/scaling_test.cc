@@ -287,6 +287,14 @@ TEST(ScalingTest, TheGateSeesTheExponentRise) {
   ASSERT_EQ(unchanged.size(), 1u);
   EXPECT_EQ(unchanged[0].verdict, "same") << unchanged[0].reason;
   EXPECT_THAT(ScalingGateTable(unchanged), HasSubstr("same"));
+
+  // A long reason (both sides' reasons joined) is printed whole.
+  ScalingGateRow row;
+  row.label = "file.tokenize";
+  row.verdict = "unknown";
+  row.reason = std::string(600, 'r') + "END";
+  const ScalingGateRow rows[] = {row};
+  EXPECT_THAT(ScalingGateTable(rows), HasSubstr(row.reason + "\n"));
 }
 
 }  // namespace
