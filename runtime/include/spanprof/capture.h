@@ -46,12 +46,21 @@ enum SpanFlag : uint32_t {
   kSpanRerooted = 1u << 2,
 };
 
-// `SpanArg` is one numeric argument attached to a span (`SPANPROF_ARG`).
+// `SpanArg` is one numeric argument attached to a span (`SPANPROF_ARG`), or
+// one named counter's self count (`SPANPROF_COUNT`, `is_counter`).
+//
+// A counter entry's `int_value` is the sum of the increments of counter `key`
+// made while this span was the innermost open span of its thread (its self
+// count; a span's inclusive count adds its same-thread descendants', which
+// analysis computes). A span has at most one counter entry per name and none
+// for a counter it did not count; counter entries follow the span's numeric
+// arguments. Counter entries are never doubles.
 struct SpanArg {
   std::string key;
   bool is_double = false;
   int64_t int_value = 0;
   double double_value = 0.0;
+  bool is_counter = false;
 
   friend bool operator==(const SpanArg&, const SpanArg&) = default;
 };
@@ -127,6 +136,10 @@ struct Capture {
   // Spans not retained because of the cap, in total and per site.
   uint64_t dropped_events = 0;
   std::vector<SiteDrops> dropped_by_site;
+  // Arguments and counter flushes of retained spans that the side budget
+  // (the same cap) refused, and counter increments made on a thread with no
+  // span open (nothing to attribute them to).
+  uint64_t dropped_args = 0;
   // False when the session did not end normally (exit() inside the body).
   bool finished_normally = true;
   // Measured cost of one span at session start, rounded to whole ns.
