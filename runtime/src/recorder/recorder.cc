@@ -835,6 +835,9 @@ void ResetInForkedChild() noexcept {
   session.rings.clear();
   auto* ring = static_cast<ThreadRing*>(tls_state);
   if (ring == nullptr) return;
+  // This thread's counting slots are its own memory (here too): zeroed, so
+  // that a session of the child registers them afresh.
+  DiscardCounts(*ring);
   if (!ring->in_session) abandoned->push_back(ring);
   // Spans this thread had open at the fork still end here: a fresh state
   // whose epoch matches no session turns those ends into no-ops, and lets
