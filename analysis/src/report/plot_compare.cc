@@ -94,6 +94,10 @@ StatusStyle StyleOf(RowStatus status) {
       return {"#ff7f0e", "#c15f00", "missing"};
     case RowStatus::kNotMeasured:
       return {"#dddddd", "#888888", "not measured"};
+    case RowStatus::kSame:
+      return {"#9e9e9e", "#666666", "same"};
+    case RowStatus::kUnknown:
+      return {"#bcbd22", "#8c8d12", "unknown"};
   }
   return {"#9e9e9e", "#666666", ""};
 }
