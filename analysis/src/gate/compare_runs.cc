@@ -6,11 +6,11 @@
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
-#include <system_error>
 #include <limits>
 #include <map>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "absl/numeric/int128.h"
@@ -96,32 +96,30 @@ double Band(const ComparePolicy& policy, double base) {
 std::string RunsToDecide(const ComparisonRow& row, double band, size_t runs) {
   const double half = (*row.delta_ci_high - *row.delta_ci_low) / 2;
   const double estimate = *row.shift;
-  const double distance = std::abs(estimate) > band
-                              ? std::abs(estimate) - band
-                              : band - std::abs(estimate);
+  const double distance = std::abs(estimate) > band ? std::abs(estimate) - band
+                                                    : band - std::abs(estimate);
   if (!(distance > half * 0.01)) {
     return "the shift sits on the tolerance's edge: no number of runs "
            "decides it at these tolerances";
   }
-  const double needed =
-      std::ceil(static_cast<double>(runs) * (half / distance) *
-                (half / distance));
+  const double needed = std::ceil(static_cast<double>(runs) *
+                                  (half / distance) * (half / distance));
   if (needed > 1000) return "more than 1000 runs per side would decide it";
-  return absl::StrFormat("about %d runs per side would decide it",
-                         static_cast<int64_t>(
-                             std::max(needed, 2.0 + static_cast<double>(runs))));
+  return absl::StrFormat(
+      "about %d runs per side would decide it",
+      static_cast<int64_t>(std::max(needed, 2.0 + static_cast<double>(runs))));
 }
 
 // The verdict of a row whose sides both have values.
-void Decide(const KeySamples& k, const ComparePolicy& policy,
-            double confidence, ComparisonRow& row) {
+void Decide(const KeySamples& k, const ComparePolicy& policy, double confidence,
+            ComparisonRow& row) {
   const double base_median = Median(k.base);
   if (NoSpread(k.base) && NoSpread(k.candidate)) {
     row.shift = k.candidate.front() - k.base.front();
     row.delta = ToInt64(*row.shift);
-    row.status = Classify(ToInt64(k.base.front()), ToInt64(k.candidate.front()),
-                          policy.absolute_tolerance_ns,
-                          policy.relative_tolerance_bps);
+    row.status =
+        Classify(ToInt64(k.base.front()), ToInt64(k.candidate.front()),
+                 policy.absolute_tolerance_ns, policy.relative_tolerance_bps);
     if (row.status == RowStatus::kWithin) row.status = RowStatus::kSame;
     row.reason = "no spread over the runs: decided exactly";
     return;

@@ -113,10 +113,10 @@ std::string FormatInterval(const ComparisonRow& row, bool is_duration) {
 std::string FormatRunRows(const Comparison& comparison,
                           const MetricInfo& metric) {
   const size_t width = LabelWidth(comparison);
-  std::string out = absl::StrFormat(
-      "%-10s  %-*s  %7s  %11s  %11s  %11s  %25s  %7s\n", "Verdict",
-      static_cast<int>(width), "Key", "Runs", "Base", "Candidate", "Shift",
-      "Interval", "p");
+  std::string out =
+      absl::StrFormat("%-10s  %-*s  %7s  %11s  %11s  %11s  %25s  %7s\n",
+                      "Verdict", static_cast<int>(width), "Key", "Runs", "Base",
+                      "Candidate", "Shift", "Interval", "p");
   auto value_or_dash = [&](std::optional<int64_t> v) {
     return v.has_value() ? FormatValue(*v, metric.is_duration)
                          : std::string("-");
@@ -124,14 +124,14 @@ std::string FormatRunRows(const Comparison& comparison,
   for (const ComparisonRow& row : comparison.rows) {
     const std::string p =
         row.p_value.has_value() ? absl::StrFormat("%.3f", *row.p_value) : "-";
-    out += absl::StrFormat(
-        "%-10s  %-*s  %7s  %11s  %11s  %11s  %25s  %7s\n",
-        RowStatusName(row.status), static_cast<int>(width),
-        Shorten(row.label, width),
-        Cat(row.runs_baseline, "/", row.runs_candidate),
-        value_or_dash(row.base), value_or_dash(row.candidate),
-        FormatShift(row.shift, metric.is_duration),
-        FormatInterval(row, metric.is_duration), p);
+    out +=
+        absl::StrFormat("%-10s  %-*s  %7s  %11s  %11s  %11s  %25s  %7s\n",
+                        RowStatusName(row.status), static_cast<int>(width),
+                        Shorten(row.label, width),
+                        Cat(row.runs_baseline, "/", row.runs_candidate),
+                        value_or_dash(row.base), value_or_dash(row.candidate),
+                        FormatShift(row.shift, metric.is_duration),
+                        FormatInterval(row, metric.is_duration), p);
     if (row.status == RowStatus::kUnknown) {
       out += Cat("            ", row.reason, "\n");
     }
