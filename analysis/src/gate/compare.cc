@@ -70,17 +70,20 @@ KeyedRows MatchKeys(const Summary& base, const Summary& candidate) {
 
 // Fills `row` for one key and counts its verdict in `counts`.
 void CompareKey(const RowKey& key, const Row* b, const Row* c,
-                const ComparePolicy& policy, ComparisonRow& row,
+                const ComparePolicy& policy, const Summary& base,
+                const Summary& candidate, ComparisonRow& row,
                 ComparisonCounts& counts) {
   row.key = key;
   row.label = b != nullptr ? b->label : c->label;
   if (b != nullptr) {
     row.base_calls = b->calls;
     row.base = MetricValue(*b, policy.metric);
+    row.base_share = internal::ShareOfThreadTime(*b, base);
   }
   if (c != nullptr) {
     row.candidate_calls = c->calls;
     row.candidate = MetricValue(*c, policy.metric);
+    row.candidate_share = internal::ShareOfThreadTime(*c, candidate);
   }
   if (b == nullptr) {
     row.status = RowStatus::kNew;
@@ -128,6 +131,13 @@ void internal::SortWorstFirst(std::vector<ComparisonRow>& rows) {
                      if (delta_a != delta_b) return delta_a > delta_b;
                      return a.key < b.key;
                    });
+}
+
+std::optional<double> internal::ShareOfThreadTime(const Row& row,
+                                                  const Summary& summary) {
+  if (summary.recorded_thread_time_ns <= 0) return std::nullopt;
+  return static_cast<double>(row.total_ns) /
+         static_cast<double>(summary.recorded_thread_time_ns);
 }
 
 absl::Status internal::CheckPolicy(const ComparePolicy& policy) {
@@ -290,7 +300,7 @@ absl::StatusOr<Comparison> Compare(const Summary& base,
   comparison.candidate_path = std::string(candidate_path);
   ComparisonCounts& counts = comparison.counts;
   for (const auto& [key, pair] : MatchKeys(base, candidate)) {
-    CompareKey(key, pair.first, pair.second, policy,
+    CompareKey(key, pair.first, pair.second, policy, base, candidate,
                comparison.rows.emplace_back(), counts);
   }
   internal::SortWorstFirst(comparison.rows);

@@ -36,6 +36,8 @@ struct KeySamples {
   std::vector<double> candidate;
   std::vector<double> base_calls;
   std::vector<double> candidate_calls;
+  std::vector<double> base_share;
+  std::vector<double> candidate_share;
   bool base_seen = false;  // some run of the side has the row
   bool candidate_seen = false;
 };
@@ -47,6 +49,10 @@ void Gather(const SummaryRuns& side, CompareMetric metric, bool is_base,
       KeySamples& k = keys[row.key];
       if (k.label.empty()) k.label = row.label;
       (is_base ? k.base_seen : k.candidate_seen) = true;
+      if (const std::optional<double> share =
+              internal::ShareOfThreadTime(row, run)) {
+        (is_base ? k.base_share : k.candidate_share).push_back(*share);
+      }
       const std::optional<int64_t> value = MetricValue(row, metric);
       if (!value.has_value()) continue;
       (is_base ? k.base : k.candidate).push_back(static_cast<double>(*value));
@@ -200,6 +206,10 @@ ComparisonRow CompareKey(const RowKey& key, const KeySamples& k,
     row.candidate = ToInt64(Median(k.candidate));
     row.candidate_calls =
         static_cast<uint64_t>(ToInt64(Median(k.candidate_calls)));
+  }
+  if (!k.base_share.empty()) row.base_share = Median(k.base_share);
+  if (!k.candidate_share.empty()) {
+    row.candidate_share = Median(k.candidate_share);
   }
   if (!k.base_seen) {
     row.status = RowStatus::kNew;

@@ -1,10 +1,12 @@
 // The human table of a comparison (`FormatComparison()`), as `spanprof
 // compare` prints it.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_format.h"
@@ -172,6 +174,38 @@ std::string FormatOneRunRows(const Comparison& comparison,
   return out;
 }
 
+// For a failing gate: the rows whose share of thread time moved most (a row
+// absent on one side counts 0 there), which names the culprit even when the
+// metric judged its calls one by one.
+std::string ShareMoves(const Comparison& comparison) {
+  constexpr size_t kShown = 3;
+  std::vector<std::pair<double, const ComparisonRow*>> moves;
+  for (const ComparisonRow& row : comparison.rows) {
+    if (!row.base_share.has_value() && !row.candidate_share.has_value()) {
+      continue;
+    }
+    const double move =
+        row.candidate_share.value_or(0) - row.base_share.value_or(0);
+    if (move != 0) moves.emplace_back(move, &row);
+  }
+  if (moves.empty()) return "";
+  std::stable_sort(moves.begin(), moves.end(),
+                   [](const auto& a, const auto& b) {
+                     return std::abs(a.first) > std::abs(b.first);
+                   });
+  std::string out =
+      "Largest moves in share of recorded thread time (total_ns / "
+      "recorded_thread_time_ns):\n";
+  for (size_t i = 0; i < moves.size() && i < kShown; ++i) {
+    const ComparisonRow& row = *moves[i].second;
+    out += absl::StrFormat(
+        "  %-48s  %6.2f%% -> %6.2f%%  (%+.2f points)\n", Shorten(row.label, 48),
+        row.base_share.value_or(0) * 100, row.candidate_share.value_or(0) * 100,
+        moves[i].first * 100);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string FormatComparison(const Comparison& comparison) {
@@ -202,6 +236,10 @@ std::string FormatComparison(const Comparison& comparison) {
   out += comparison.runs ? FormatRunRows(comparison, metric)
                          : FormatOneRunRows(comparison, metric);
   out += "\n";
+  if (!comparison.passed) {
+    const std::string moves = ShareMoves(comparison);
+    if (!moves.empty()) out += moves + "\n";
+  }
   out += VerdictLine(comparison);
   return out;
 }

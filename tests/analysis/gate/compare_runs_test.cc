@@ -21,6 +21,7 @@ namespace spanprof::analysis {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 Row MakeRow(const std::string& name, int64_t p95, uint64_t heartbeats = 0) {
   Row row;
@@ -288,6 +289,34 @@ TEST(CompareRunsTest, ReadsTheSummariesOfADirectoryAndSkipsOtherFiles) {
   runs = ReadSummaryRuns(dir.File("empty"), &notes);
   ASSERT_FALSE(runs.ok());
   EXPECT_THAT(runs.status().message(), HasSubstr("no spanprof summary"));
+}
+
+}  // namespace
+}  // namespace spanprof::analysis
+
+namespace spanprof::analysis {
+namespace {
+
+TEST(CompareShareTest, AFailingGateNamesTheRowsWhoseShareMovedMost) {
+  // The forward phase: 4 ms against 10 ms of each run.
+  const Summary base =
+      Summarize(testing::RichCapture({.scale = 1000, .forward_ns = 4000}));
+  const Summary cand =
+      Summarize(testing::RichCapture({.scale = 1000, .forward_ns = 10000}));
+  ComparePolicy policy;
+  policy.metric = CompareMetric::kP95Ns;
+  absl::StatusOr<Comparison> c = Compare(base, cand, policy);
+  ASSERT_TRUE(c.ok());
+  ASSERT_FALSE(c->passed);
+  const std::string table = FormatComparison(*c);
+  const size_t moves = table.find("Largest moves in share");
+  ASSERT_NE(moves, std::string::npos) << table;
+  EXPECT_LT(moves, table.find("FAIL ("));
+  EXPECT_THAT(table.substr(moves), HasSubstr("model.forward"));
+  // A passing gate prints no such list.
+  absl::StatusOr<Comparison> same = Compare(base, base, policy);
+  ASSERT_TRUE(same.ok());
+  EXPECT_THAT(FormatComparison(*same), Not(HasSubstr("Largest moves")));
 }
 
 }  // namespace

@@ -125,6 +125,13 @@ struct ComparisonRow {
   std::optional<int64_t> change_bps;  // ChangeBps(); nullopt when base is 0
   uint64_t base_calls = 0;
   uint64_t candidate_calls = 0;
+  // The row's share of the summary's recorded thread time (total_ns /
+  // recorded_thread_time_ns; over runs, the median); nullopt when absent.
+  // Not in the document: the table lists, for a failing gate, the rows
+  // whose share moved most, which names the culprit even when the metric
+  // judged it per call.
+  std::optional<double> base_share;
+  std::optional<double> candidate_share;
   // Repeated runs only. `base` and `candidate` are then the medians over the
   // runs that have the row, `base_calls` and `candidate_calls` the median
   // calls, and `delta` the shift rounded to an integer.
@@ -229,7 +236,9 @@ absl::StatusOr<Comparison> CompareRuns(const SummaryRuns& base,
                                        const SummaryRuns& candidate,
                                        const ComparePolicy& policy);
 
-// `FormatComparison()` renders the human table and a final verdict line.
+// `FormatComparison()` renders the human table and a final verdict line;
+// for a failing gate, the rows whose share of thread time moved most
+// come just before the verdict.
 std::string FormatComparison(const Comparison& comparison);
 
 // `ComparisonToJson()` renders the versioned `spanprof.comparison` document:
