@@ -53,33 +53,39 @@ absl::StatusOr<analysis::SummaryRuns> ReadSide(const std::string& path,
   return side;
 }
 
-// Either side a directory: the gate over repeated runs.
-absl::StatusOr<analysis::Comparison> CompareRuns(const CompareArgs& args,
-                                                 const CommandIo& io) {
-  absl::StatusOr<analysis::SummaryRuns> base = ReadSide(args.base_path, io);
+}  // namespace
+
+absl::StatusOr<std::optional<analysis::Comparison>> CompareRunsOf(
+    const std::string& base_path, const std::string& candidate_path,
+    analysis::ComparePolicy policy, bool relative_tolerance_given,
+    const CommandIo& io) {
+  if (!IsDirectory(base_path) && !IsDirectory(candidate_path)) {
+    return std::nullopt;
+  }
+  absl::StatusOr<analysis::SummaryRuns> base = ReadSide(base_path, io);
   if (!base.ok()) return base.status();
   absl::StatusOr<analysis::SummaryRuns> candidate =
-      ReadSide(args.candidate_path, io);
+      ReadSide(candidate_path, io);
   if (!candidate.ok()) return candidate.status();
-  analysis::ComparePolicy policy = args.policy;
-  if (!args.relative_tolerance_given) {
+  if (!relative_tolerance_given) {
     policy.relative_tolerance_bps = analysis::kRunsDefaultRelativeToleranceBps;
   }
-  return analysis::CompareRuns(*base, *candidate, policy);
+  absl::StatusOr<analysis::Comparison> comparison =
+      analysis::CompareRuns(*base, *candidate, policy);
+  if (!comparison.ok()) return comparison.status();
+  return std::optional<analysis::Comparison>(std::move(*comparison));
 }
-
-}  // namespace
 
 int RunCompare(const std::vector<std::string>& args, const CommandIo& io) {
   absl::StatusOr<CompareArgs> parsed = ParseCompareArgs(args);
   if (!parsed.ok()) return UsageError(io, "compare", parsed.status());
   if (parsed->help) return kExitPass;  // the router prints help first
 
-  if (IsDirectory(parsed->base_path) || IsDirectory(parsed->candidate_path)) {
-    absl::StatusOr<analysis::Comparison> comparison = CompareRuns(*parsed, io);
-    if (!comparison.ok()) return Failure(io, "compare", comparison.status());
-    return Report(*comparison, *parsed, io);
-  }
+  absl::StatusOr<std::optional<analysis::Comparison>> runs =
+      CompareRunsOf(parsed->base_path, parsed->candidate_path, parsed->policy,
+                    parsed->relative_tolerance_given, io);
+  if (!runs.ok()) return Failure(io, "compare", runs.status());
+  if (runs->has_value()) return Report(**runs, *parsed, io);
   absl::StatusOr<analysis::Summary> base =
       analysis::ReadSummary(parsed->base_path);
   if (!base.ok()) return Failure(io, "compare", base.status());

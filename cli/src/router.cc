@@ -147,7 +147,10 @@ figures can be checked in and regenerated.
   plot compare BASE CAND   the metric per row in base and candidate, coloured
                            by verdict (regressed red, improved green, within
                            grey, new blue, missing orange), with the band
-                           of values within tolerance of the base
+                           of values within tolerance of the base; BASE
+                           and CAND may be directories of runs (as for
+                           `compare`): bars are medians, and a whisker on
+                           the candidate draws the shift's interval
   plot scaling TRACE...    per sized group (see `spanprof scaling`): bucket
                            medians and p95s of the duration against size on
                            log-log axes with the fitted line and exponent,

@@ -1,6 +1,7 @@
 // `PlotCompare()` (plot.h): the gate's verdict per row, with the band of
 // values within tolerance of the base.
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -260,6 +261,34 @@ void DrawBase(Document& doc, const BarLayout& layout, int64_t base,
            Escape(text.base[r]));
 }
 
+// Repeated runs: the candidate values the shift's interval allows, base +
+// [low, high], as a whisker with end caps across the candidate bar.
+void DrawInterval(Document& doc, const BarLayout& layout,
+                  const ComparisonRow& row, const std::string& label,
+                  ValueKind kind, Centi mid) {
+  const auto at = [&](double shift) {
+    return BarEnd(layout, SaturatingAdd(*row.base, std::llround(shift)));
+  };
+  const Centi lo = at(*row.delta_ci_low);
+  const Centi hi = at(*row.delta_ci_high);
+  const auto value = [&](double shift) {
+    return FormatValue(
+        std::max<int64_t>(SaturatingAdd(*row.base, std::llround(shift)), 0),
+        kind);
+  };
+  const std::string title = Escape(absl::StrCat(
+      label, ": the shift's interval puts the candidate at ",
+      value(*row.delta_ci_low), " to ", value(*row.delta_ci_high)));
+  absl::StrAppend(&doc.body(), "<g class=\"interval\"><title>", title,
+                  "</title>\n");
+  constexpr const char* kStroke = "stroke=\"#222222\" stroke-width=\"1.5\"";
+  doc.Line(lo, mid, hi, mid, kStroke);
+  for (Centi edge : {lo, hi}) {
+    doc.Line(edge, mid - Px(4), edge, mid + Px(4), kStroke);
+  }
+  absl::StrAppend(&doc.body(), "</g>\n");
+}
+
 // Row `r`: its label, base (with the band), candidate bar and verdict.
 void DrawCompareRow(Document& doc, const BarLayout& layout,
                     const ComparisonRow& row, const ComparePolicy& policy,
@@ -284,6 +313,11 @@ void DrawCompareRow(Document& doc, const BarLayout& layout,
              std::max<Centi>(candidate_end - layout.x0, Px(1)), kBar,
              absl::StrCat("fill=\"", V(style.fill), "\""),
              Escape(absl::StrCat(text.labels[r], ": ", text.candidate[r])));
+  }
+  if (row.base.has_value() && row.delta_ci_low.has_value() &&
+      row.delta_ci_high.has_value()) {
+    DrawInterval(doc, layout, row, text.labels[r], kind,
+                 candidate_top + kBar / 2);
   }
   Centi text_x = candidate_end + Px(6);
   if (row.base.has_value()) {

@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "spanprof/analysis/compare.h"
 #include "spanprof/analysis/file_io.h"
+#include "spanprof/analysis/plot.h"
 #include "spanprof/analysis/summary.h"
 #include "tests/analysis/captures.h"
 #include "tests/testing/test_support.h"
@@ -317,6 +318,28 @@ TEST(CompareShareTest, AFailingGateNamesTheRowsWhoseShareMovedMost) {
   absl::StatusOr<Comparison> same = Compare(base, base, policy);
   ASSERT_TRUE(same.ok());
   EXPECT_THAT(FormatComparison(*same), Not(HasSubstr("Largest moves")));
+}
+
+}  // namespace
+}  // namespace spanprof::analysis
+
+namespace spanprof::analysis {
+namespace {
+
+TEST(CompareRunsPlotTest, TheFigureDrawsTheIntervalsWhenItHasThem) {
+  absl::StatusOr<Comparison> runs =
+      CompareRuns(Side("step", {1000, 1010, 990, 1005, 995}),
+                  Side("step", {1200, 1210, 1190, 1205, 1195}), Band(0, 1000));
+  ASSERT_TRUE(runs.ok());
+  const std::string figure = PlotCompare(*runs);
+  EXPECT_THAT(figure, HasSubstr("class=\"interval\""));
+  EXPECT_THAT(figure, HasSubstr("the shift's interval puts the candidate at"));
+  // One run a side: no interval to draw.
+  Summary one;
+  one.rows.push_back(MakeRow("step", 1000));
+  absl::StatusOr<Comparison> single = Compare(one, one, ComparePolicy{});
+  ASSERT_TRUE(single.ok());
+  EXPECT_THAT(PlotCompare(*single), Not(HasSubstr("class=\"interval\"")));
 }
 
 }  // namespace
