@@ -141,9 +141,17 @@ std::string CompareSubtitle(const Comparison& comparison) {
                     " vs candidate ",
                     V(svg::BaseName(comparison.candidate_path)), "; ");
   }
-  absl::StrAppend(&subtitle, c.regressed, " regressed, ", c.improved,
-                  " improved, ", c.within, " within, ", c.new_keys, " new, ",
-                  c.missing, " missing");
+  if (comparison.runs) {
+    absl::StrAppend(&subtitle, comparison.base_runs, " vs ",
+                    comparison.candidate_runs, " runs; ", c.regressed,
+                    " regressed, ", c.improved, " improved, ", c.same,
+                    " same, ", c.unknown, " unknown, ", c.new_keys, " new, ",
+                    c.missing, " missing");
+  } else {
+    absl::StrAppend(&subtitle, c.regressed, " regressed, ", c.improved,
+                    " improved, ", c.within, " within, ", c.new_keys, " new, ",
+                    c.missing, " missing");
+  }
   if (c.not_measured > 0)
     absl::StrAppend(&subtitle, ", ", c.not_measured, " not measured");
   absl::StrAppend(&subtitle, " \xE2\x86\x92 ",
@@ -229,6 +237,10 @@ CompareText CompareRows(const Comparison& comparison, size_t shown,
     }
     if (row.candidate.has_value())
       text.max = std::max(text.max, *row.candidate);
+    if (row.base.has_value() && row.delta_ci_high.has_value()) {
+      text.max = std::max(
+          text.max, SaturatingAdd(*row.base, std::llround(*row.delta_ci_high)));
+    }
   }
   return text;
 }

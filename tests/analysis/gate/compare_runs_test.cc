@@ -333,7 +333,8 @@ TEST(CompareRunsPlotTest, TheFigureDrawsTheIntervalsWhenItHasThem) {
   ASSERT_TRUE(runs.ok());
   const std::string figure = PlotCompare(*runs);
   EXPECT_THAT(figure, HasSubstr("class=\"interval\""));
-  EXPECT_THAT(figure, HasSubstr("the shift's interval puts the candidate at"));
+  EXPECT_THAT(figure, HasSubstr("interval puts the candidate at"));
+  EXPECT_THAT(figure, HasSubstr("5 vs 5 runs; 1 regressed"));
   // One run a side: no interval to draw.
   Summary one;
   one.rows.push_back(MakeRow("step", 1000));
