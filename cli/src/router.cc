@@ -19,8 +19,9 @@ constexpr Command kCommands[] = {
     {"compare",
      "compare BASE CAND [--metric M] [--absolute-tolerance NS] "
      "[--relative-tolerance-bps BPS] [--json OUT] [--fail-on-new] "
-     "[--fail-on-missing] [--allow-incomplete]",
-     "regression gate: compare two summaries on one metric",
+     "[--fail-on-missing] [--allow-incomplete] [--confidence C] "
+     "[--fail-on-unknown]",
+     "regression gate: compare two summaries (or two directories of runs)",
      R"(Compares the rows of two summaries, matched by their full key (name +
 phase + module + activity), on one metric. A row REGRESSES only when the
 increase Δ = CAND − BASE exceeds both tolerances:
@@ -31,6 +32,19 @@ is the mirror image; anything else is within tolerance. Keys only in CAND are
 --fail-on-* switches. Allocation metrics are "not_measured" when either side
 did not measure allocations.
 
+Repeated runs: when BASE or CAND is a directory, each spanprof summary in it
+(*.json declaring schema spanprof.summary; other files are skipped with a
+note) is one run, and each row's metric is a sample over the runs. The shift
+CAND − BASE (Hodges-Lehmann) and its interval (Mann-Whitney) decide, at
+--confidence over the whole table (Bonferroni: each of k tested rows at
+1 − (1 − C)/k), with T = max(NS, BPS × median(BASE) / 10000):
+    regressed  the whole interval above T      improved  below −T
+    same       the whole interval inside ±T    unknown   neither
+An "unknown" row says roughly how many runs per side would decide it; it
+fails the gate only with --fail-on-unknown. A metric with no spread over
+the runs (heartbeats, allocations, counters) is decided exactly. Runs are
+made with `spanprof run` or `spanprof ab`.
+
 Options:
   --metric M                    total_ns self_ns mean_ns median_ns p95_ns
                                 p99_ns max_ns total_heartbeats
@@ -38,15 +52,20 @@ Options:
                                 (default p95_ns)
   --absolute-tolerance NS       non-negative integer, default 0
   --relative-tolerance-bps BPS  non-negative integer in basis points
-                                (1000 = 10%), default 0
+                                (1000 = 10%), default 0 (500 = 5% with
+                                directories of runs)
   --json OUT                    also write a spanprof.comparison document
   --fail-on-new                 fail when CAND has keys BASE lacks
   --fail-on-missing             fail when BASE has keys CAND lacks
   --allow-incomplete            compare summaries with drops, unfinished spans
                                 or validation issues (refused otherwise)
+  --confidence C                repeated runs: the interval's confidence,
+                                between 0.5 and 1, default 0.95
+  --fail-on-unknown             repeated runs: fail on rows the runs cannot
+                                decide
 
 Exit: 0 pass, 1 regression (or --fail-on-* policy failure), 2 usage error or
-unreadable, invalid or incomplete summary.
+unreadable, invalid or incomplete summary, or a directory with no summary.
 
 Example:
   spanprof compare base.json cand.json --metric p95_ns \
@@ -128,7 +147,10 @@ figures can be checked in and regenerated.
   plot compare BASE CAND   the metric per row in base and candidate, coloured
                            by verdict (regressed red, improved green, within
                            grey, new blue, missing orange), with the band
-                           of values within tolerance of the base
+                           of values within tolerance of the base; BASE
+                           and CAND may be directories of runs (as for
+                           `compare`): bars are medians, and a whisker on
+                           the candidate draws the shift's interval
   plot scaling TRACE...    per sized group (see `spanprof scaling`): bucket
                            medians and p95s of the duration against size on
                            log-log axes with the fitted line and exponent,
