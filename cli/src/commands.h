@@ -58,6 +58,8 @@ int RunSummarize(const std::vector<std::string>& args, const CommandIo& io);
 int RunFolded(const std::vector<std::string>& args, const CommandIo& io);
 int RunPlot(const std::vector<std::string>& args, const CommandIo& io);
 int RunScaling(const std::vector<std::string>& args, const CommandIo& io);
+int RunRun(const std::vector<std::string>& args, const CommandIo& io);
+int RunAb(const std::vector<std::string>& args, const CommandIo& io);
 
 // `ScalingReportOf()` reads the traces at `paths` and analyses their scaling
 // (shared by `scaling` and `plot scaling`).
