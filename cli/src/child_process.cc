@@ -42,8 +42,8 @@ class Fd {
 };
 
 absl::StatusOr<int> OpenOutput(const std::string& path) {
-  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-                      0644);
+  const int fd =
+      open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
     return absl::UnavailableError(
         absl::StrCat(path, ": cannot create: ", ErrnoText(errno)));
@@ -55,8 +55,7 @@ absl::StatusOr<int> OpenOutput(const std::string& path) {
 std::vector<std::string> ChildEnvironment(
     const std::vector<std::pair<std::string, std::string>>& env) {
   std::vector<std::string> out;
-  for (char** entry = environ; entry != nullptr && *entry != nullptr;
-       ++entry) {
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
     const std::string_view text(*entry);
     const std::string_view name = text.substr(0, text.find('='));
     bool replaced = false;
@@ -147,19 +146,18 @@ std::string Describe(const ChildExit& exit) {
   if (abbrev == nullptr || description == nullptr) {
     return absl::StrCat("was killed by signal ", exit.code);
   }
-  return absl::StrCat("was killed by signal ", exit.code, " (SIG", abbrev,
-                      ", ", description, ")");
+  return absl::StrCat("was killed by signal ", exit.code, " (SIG", abbrev, ", ",
+                      description, ")");
 }
 
 std::string ShellQuote(const std::vector<std::string>& argv) {
   std::string out;
   for (const std::string& word : argv) {
     if (!out.empty()) out += ' ';
-    const bool plain =
-        !word.empty() &&
-        word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRS"
-                               "TUVWXYZ0123456789_-./=:,+@%") ==
-            std::string::npos;
+    const bool plain = !word.empty() &&
+                       word.find_first_not_of(
+                           "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRS"
+                           "TUVWXYZ0123456789_-./=:,+@%") == std::string::npos;
     if (plain) {
       out += word;
       continue;

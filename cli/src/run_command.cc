@@ -121,9 +121,9 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& words) {
   absl::StatusOr<ParsedFlags> flags = ParseFlags(words, kFlags);
   if (!flags.ok()) return flags.status();
   if (!flags->positionals.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "unexpected argument \"", flags->positionals.front(),
-        "\" (the program and its arguments go after --)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("unexpected argument \"", flags->positionals.front(),
+                     "\" (the program and its arguments go after --)"));
   }
   Options options;
   absl::StatusOr<int64_t> runs = ParseRuns(flags->Value("--runs"));
@@ -150,7 +150,8 @@ std::string FormatSeconds(double seconds) {
 std::string Tail(const std::string& path) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   const std::streamoff size = in ? static_cast<std::streamoff>(in.tellg()) : 0;
-  const std::streamoff from = std::max<std::streamoff>(0, size - kStderrTailBytes);
+  const std::streamoff from =
+      std::max<std::streamoff>(0, size - kStderrTailBytes);
   in.seekg(from);
   std::string text(static_cast<size_t>(size - from), '\0');
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
@@ -193,9 +194,9 @@ std::vector<std::pair<std::string, std::string>> RunEnvironment(
     const Series& series, int64_t run, const Options& options,
     const ScratchDir& scratch) {
   const std::string trace =
-      options.trace ? series.files.Trace(run)
-                    : absl::StrCat(scratch.path(), "/", series.label,
-                                   ".trace.json");
+      options.trace
+          ? series.files.Trace(run)
+          : absl::StrCat(scratch.path(), "/", series.label, ".trace.json");
   return {{"SPANPROF", "1"},
           {"SPANPROF_SUMMARY_OUT", series.files.Summary(run)},
           {"SPANPROF_OUT", trace}};
@@ -206,18 +207,18 @@ std::vector<std::pair<std::string, std::string>> RunEnvironment(
 absl::StatusOr<std::string> CheckSummaries(const Series& series, int64_t run) {
   const std::vector<std::string> paths = series.files.SummariesOf(run);
   if (paths.empty()) {
-    return absl::NotFoundError(absl::StrCat(
-        "exited with status 0 but wrote no summary (expected ",
-        series.files.Summary(run),
-        "; does the program run a spanprof session, e.g. "
-        "spanprof::ProfileFromEnvironment?)"));
+    return absl::NotFoundError(
+        absl::StrCat("exited with status 0 but wrote no summary (expected ",
+                     series.files.Summary(run),
+                     "; does the program run a spanprof session, e.g. "
+                     "spanprof::ProfileFromEnvironment?)"));
   }
   std::string note;
   for (const std::string& path : paths) {
     absl::StatusOr<analysis::Summary> summary = analysis::ReadSummary(path);
     if (!summary.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("wrote an invalid summary: ", summary.status().message()));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "wrote an invalid summary: ", summary.status().message()));
     }
     if (!summary->complete && note.empty()) {
       note = absl::StrFormat(
@@ -227,7 +228,8 @@ absl::StatusOr<std::string> CheckSummaries(const Series& series, int64_t run) {
     }
   }
   if (paths.size() > 1) {
-    note += absl::StrFormat(" (%d summaries: one per saved cycle)", paths.size());
+    note +=
+        absl::StrFormat(" (%d summaries: one per saved cycle)", paths.size());
   }
   return note;
 }
@@ -264,10 +266,11 @@ void PrintWallTimes(const std::vector<Series>& all, const CommandIo& io) {
     std::vector<double> seconds = series.seconds;
     std::sort(seconds.begin(), seconds.end());
     const double median = seconds[(seconds.size() - 1) / 2];
-    io.out << series.label << ": " << seconds.size()
-           << " runs of " << ShellQuote(series.argv) << ", wall time median "
-           << FormatSeconds(median) << " (min " << FormatSeconds(seconds.front())
-           << ", max " << FormatSeconds(seconds.back()) << "); summaries in "
+    io.out << series.label << ": " << seconds.size() << " runs of "
+           << ShellQuote(series.argv) << ", wall time median "
+           << FormatSeconds(median) << " (min "
+           << FormatSeconds(seconds.front()) << ", max "
+           << FormatSeconds(seconds.back()) << "); summaries in "
            << series.files.dir() << "/\n";
   }
 }
@@ -312,7 +315,8 @@ int RunRun(const std::vector<std::string>& args, const CommandIo& io) {
     return UsageError(io, kCommand, "missing -- PROGRAM [ARGS...]");
   }
   std::vector<Series> all;
-  all.push_back({"run", line.command, RunFiles(options->out, options->runs), {}});
+  all.push_back(
+      {"run", line.command, RunFiles(options->out, options->runs), {}});
   return RunAll(all, *options, io, kCommand);
 }
 
@@ -331,10 +335,14 @@ int RunAb(const std::vector<std::string>& args, const CommandIo& io) {
                       "CAND_PROGRAM [ARGS...]");
   }
   std::vector<Series> all;
-  all.push_back({"base", sides.flags,
-                 RunFiles(options->out + "/base", options->runs), {}});
-  all.push_back({"cand", sides.command,
-                 RunFiles(options->out + "/cand", options->runs), {}});
+  all.push_back({"base",
+                 sides.flags,
+                 RunFiles(options->out + "/base", options->runs),
+                 {}});
+  all.push_back({"cand",
+                 sides.command,
+                 RunFiles(options->out + "/cand", options->runs),
+                 {}});
   const int code = RunAll(all, *options, io, kCommand);
   if (code == kExitPass) {
     io.out << "next: " << io.program << " compare "

@@ -149,8 +149,7 @@ TEST_F(AbCliTest, BadCommandLinesExit2) {
       {{"--runs", "2", "--out", Out()}, "missing -- BASE_PROGRAM"},
       {{"--out", Out(), "--", kProbe, "--", kProbe}, "missing --runs N"},
       {{"--runs", "2", "--", kProbe, "--", kProbe}, "missing --out DIR"},
-      {{"--runs", "two", "--out", Out(), "--", kProbe, "--", kProbe},
-       "--runs"},
+      {{"--runs", "two", "--out", Out(), "--", kProbe, "--", kProbe}, "--runs"},
   };
   for (const auto& [args, message] : cases) {
     std::vector<std::string> full = {bin, "ab"};

@@ -97,8 +97,8 @@ TEST_F(RunCliTest, EachRunGetsItsOwnPathsOverridingInheritedOnes) {
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_THAT(lines[0], HasSubstr("SPANPROF=1 SPANPROF_SUMMARY_OUT=" +
                                   Out("run-001.summary.json")));
-  EXPECT_THAT(lines[1], HasSubstr("SPANPROF_SUMMARY_OUT=" +
-                                  Out("run-002.summary.json")));
+  EXPECT_THAT(lines[1],
+              HasSubstr("SPANPROF_SUMMARY_OUT=" + Out("run-002.summary.json")));
   // Without --trace the trace goes to a scratch directory, not into DIR.
   EXPECT_THAT(lines[0], Not(HasSubstr("SPANPROF_OUT=" + Out())));
   EXPECT_FALSE(std::filesystem::exists(elsewhere));
@@ -107,8 +107,8 @@ TEST_F(RunCliTest, EachRunGetsItsOwnPathsOverridingInheritedOnes) {
 TEST_F(RunCliTest, TraceKeepsEachRunsTrace) {
   const ProcessResult result = RunProbe(2, {"--trace"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  for (const char* name : {"traces/run-001.trace.json",
-                           "traces/run-002.trace.json"}) {
+  for (const char* name :
+       {"traces/run-001.trace.json", "traces/run-002.trace.json"}) {
     const auto capture = analysis::ReadTrace(Out(name));
     ASSERT_TRUE(capture.ok()) << capture.status();
     EXPECT_EQ(capture->spans.size(), 2u);
@@ -145,11 +145,11 @@ TEST_F(RunCliTest, ARunThatWritesNoSummaryFails) {
 }
 
 TEST_F(RunCliTest, AProgramThatCannotStartIsAUsageError) {
-  const ProcessResult result =
-      Spanprof({"run", "--runs", "2", "--out", Out(), "--",
-                dir_.File("no-such-program")});
+  const ProcessResult result = Spanprof({"run", "--runs", "2", "--out", Out(),
+                                         "--", dir_.File("no-such-program")});
   EXPECT_EQ(result.exit_code, 2);
-  EXPECT_THAT(result.err, HasSubstr("cannot run " + dir_.File("no-such-program")));
+  EXPECT_THAT(result.err,
+              HasSubstr("cannot run " + dir_.File("no-such-program")));
 }
 
 TEST_F(RunCliTest, BadCommandLinesExit2NamingTheProblem) {
@@ -215,8 +215,7 @@ TEST_F(RunCliTest, OtherJsonFilesAreRefusedEvenWhenForced) {
   testing::WriteText(Out("mine.json"), "{}");
   testing::WriteText(Out("notes.txt"), "kept");
   for (const bool force : {false, true}) {
-    const ProcessResult result =
-        force ? RunProbe(2, {"--force"}) : RunProbe(2);
+    const ProcessResult result = force ? RunProbe(2, {"--force"}) : RunProbe(2);
     EXPECT_EQ(result.exit_code, 2);
     EXPECT_THAT(result.err, HasSubstr(Out("mine.json")));
   }

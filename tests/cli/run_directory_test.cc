@@ -61,17 +61,17 @@ TEST(RunDirectoryTest, ForceDeletesOnlyTheFilesOfEarlierRuns) {
   TempDir dir;
   const RunFiles files(dir.path().string(), 2);
   ASSERT_TRUE(ResetRunDirectory(files, /*trace=*/true).ok());
-  for (const char* name :
-       {"run-001.summary.json", "run-07.summary-cycle0.json",
-        "logs/run-001.stdout", "traces/run-001.trace.json", "logs/keep.txt",
-        "run-notes.txt", "README"}) {
+  for (const char* name : {"run-001.summary.json", "run-07.summary-cycle0.json",
+                           "logs/run-001.stdout", "traces/run-001.trace.json",
+                           "logs/keep.txt", "run-notes.txt", "README"}) {
     testing::WriteText(dir.File(name), "x");
   }
   EXPECT_FALSE(CheckRunDirectory(files, /*force=*/false).ok());
   ASSERT_TRUE(CheckRunDirectory(files, /*force=*/true).ok());
   ASSERT_TRUE(ResetRunDirectory(files, /*trace=*/false).ok());
-  for (const char* gone : {"run-001.summary.json", "run-07.summary-cycle0.json",
-                           "logs/run-001.stdout", "traces/run-001.trace.json"}) {
+  for (const char* gone :
+       {"run-001.summary.json", "run-07.summary-cycle0.json",
+        "logs/run-001.stdout", "traces/run-001.trace.json"}) {
     EXPECT_FALSE(std::filesystem::exists(dir.File(gone))) << gone;
   }
   for (const char* kept : {"logs/keep.txt", "run-notes.txt", "README"}) {
