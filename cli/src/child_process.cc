@@ -62,7 +62,8 @@ std::vector<std::string> ChildEnvironment(
     for (const auto& [key, value] : env) replaced |= key == name;
     if (!replaced) out.emplace_back(text);
   }
-  for (const auto& [key, value] : env) out.push_back(key + "=" + value);
+  for (const auto& [key, value] : env)
+    out.push_back(absl::StrCat(key, "=", value));
   return out;
 }
 

@@ -285,8 +285,8 @@ void PrintUsage(std::ostream& os, const CommandIo& io) {
   }
   os << "\nRun '" << io.program
      << " <command> --help' for a command's arguments.\n"
-     << "Exit codes: 0 pass, 1 regression or invalid file, 2 usage error or "
-        "unreadable input.\n";
+     << "Exit codes: 0 pass, 1 regression, invalid file or failed run, 2 "
+        "usage error or unreadable input.\n";
 }
 
 void PrintCommandUsage(std::ostream& os, const CommandIo& io,
