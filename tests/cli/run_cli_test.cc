@@ -104,6 +104,25 @@ TEST_F(RunCliTest, EachRunGetsItsOwnPathsOverridingInheritedOnes) {
   EXPECT_FALSE(std::filesystem::exists(elsewhere));
 }
 
+TEST_F(RunCliTest, OtherSpanprofVariablesPassThroughAndDropsAreNoted) {
+  // A cap of 1 span keeps the root and drops probe.work: each summary is
+  // valid but incomplete, and the progress line says so.
+  const ProcessResult result = Spanprof(
+      {"run", "--runs=2", "--out=" + Out(), "--", kProbe, "--log", Log()},
+      {{"SPANPROF_MAX_EVENTS", "1"}, {"SPANPROF_QUIET", "1"}});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto summary = analysis::ReadSummary(Out("run-002.summary.json"));
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_FALSE(summary->complete);
+  EXPECT_EQ(summary->dropped_events, 1u);
+  EXPECT_THAT(result.err, HasSubstr("run 2/2: "));
+  EXPECT_THAT(result.err, HasSubstr("(summary incomplete: 1 dropped, 0 "
+                                    "unfinished events; compare needs "
+                                    "--allow-incomplete)"));
+  EXPECT_THAT(ReadText(Out("logs/run-001.stdout")),
+              Not(HasSubstr("spanprof:")));  // SPANPROF_QUIET reached it
+}
+
 TEST_F(RunCliTest, TraceKeepsEachRunsTrace) {
   const ProcessResult result = RunProbe(2, {"--trace"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
