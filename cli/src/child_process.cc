@@ -87,9 +87,20 @@ absl::StatusOr<pid_t> Spawn(const ChildSpec& spec, int out_fd, int err_fd) {
                                    O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&actions, out_fd, STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&actions, err_fd, STDERR_FILENO);
+  // The child gets the default action for the signals the parent ignores
+  // while it waits (an ignored disposition would survive exec).
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGQUIT);
+  posix_spawnattr_setsigdefault(&attributes, &defaults);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
   pid_t pid = 0;
-  const int error = posix_spawnp(&pid, c_argv[0], &actions, nullptr,
+  const int error = posix_spawnp(&pid, c_argv[0], &actions, &attributes,
                                  c_argv.data(), c_envp.data());
+  posix_spawnattr_destroy(&attributes);
   posix_spawn_file_actions_destroy(&actions);
   if (error != 0) {
     return absl::FailedPreconditionError(
@@ -108,6 +119,31 @@ absl::StatusOr<int> Wait(pid_t pid) {
   return status;
 }
 
+// While a child runs, the terminal's Ctrl-C (SIGINT) and Ctrl-\ (SIGQUIT)
+// reach the child, which ends; the parent ignores them, as system(3) does,
+// so that it lives to report which run was interrupted. Restored at scope
+// exit.
+class IgnoreInterrupts {
+ public:
+  IgnoreInterrupts() {
+    struct sigaction ignore = {};
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    sigaction(SIGINT, &ignore, &old_int_);
+    sigaction(SIGQUIT, &ignore, &old_quit_);
+  }
+  ~IgnoreInterrupts() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGQUIT, &old_quit_, nullptr);
+  }
+  IgnoreInterrupts(const IgnoreInterrupts&) = delete;
+  IgnoreInterrupts& operator=(const IgnoreInterrupts&) = delete;
+
+ private:
+  struct sigaction old_int_ = {};
+  struct sigaction old_quit_ = {};
+};
+
 }  // namespace
 
 absl::StatusOr<ChildExit> RunChild(const ChildSpec& spec) {
@@ -121,6 +157,7 @@ absl::StatusOr<ChildExit> RunChild(const ChildSpec& spec) {
   if (!err_fd.ok()) return err_fd.status();
   const Fd err(*err_fd);
 
+  const IgnoreInterrupts ignore_interrupts;
   const auto start = std::chrono::steady_clock::now();
   absl::StatusOr<pid_t> pid = Spawn(spec, out.get(), err.get());
   if (!pid.ok()) return pid.status();

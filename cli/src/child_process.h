@@ -3,8 +3,10 @@
 //
 // The program is started with posix_spawnp (so PROGRAM is looked up in PATH
 // when it has no '/'), stdin from /dev/null, stdout and stderr to files, and
-// the parent's environment with some variables replaced. The caller waits
-// for it; the wall time from spawn to reaping is measured here.
+// the parent's environment with some variables replaced, and waited for;
+// the wall time from spawn to reaping is measured here. While it runs, the
+// calling process ignores SIGINT and SIGQUIT (as system(3) does): Ctrl-C
+// ends the child, and the caller reports the run as killed by SIGINT.
 //
 // Example:
 //

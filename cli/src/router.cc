@@ -222,9 +222,10 @@ DIR is created when missing. A DIR holding the files of earlier runs is
 refused unless --force, which deletes exactly those files; a DIR holding any
 other .json file is refused (compare would read a summary there as a run).
 
-A run that exits non-zero, is killed by a signal, or writes no valid summary
-stops everything: the message names the run, the command, its exit status or
-signal, and the last lines of its stderr.
+A run that exits non-zero, is killed by a signal (Ctrl-C included: spanprof
+ignores SIGINT while a run is going, as system(3) does), or writes no valid
+summary stops everything: the message names the run, the command, its exit
+status or signal, and the last lines of its stderr.
 
 Options:
   -n, --runs N   the number of runs, 1 to 100000

@@ -155,6 +155,16 @@ TEST_F(RunCliTest, AKilledRunNamesTheSignal) {
   EXPECT_EQ(Lines(Log()).size(), 1u);
 }
 
+TEST_F(RunCliTest, AnInterruptedRunIsReportedNotFatal) {
+  // Ctrl-C reaches the whole foreground group: spanprof outlives it and
+  // names the run it stopped.
+  const ProcessResult result = RunProbe(3, {}, {"--interrupt-at", "2"});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.err, HasSubstr("run 2/3 failed"));
+  EXPECT_THAT(result.err, HasSubstr("was killed by signal 2 (SIGINT"));
+  EXPECT_EQ(Lines(Log()).size(), 2u);
+}
+
 TEST_F(RunCliTest, ARunThatWritesNoSummaryFails) {
   const ProcessResult result = RunProbe(2, {}, {"--no-session"});
   EXPECT_EQ(result.exit_code, 1);

@@ -11,7 +11,13 @@
 //   --fail-at K     the K-th call (counted in the log) exits 3 after writing
 //                   a line on stderr
 //   --abort-at K    the K-th call aborts (SIGABRT)
+//   --interrupt-at K  the K-th call sends SIGINT to its parent and itself,
+//                   as Ctrl-C in a terminal does to the foreground group
 //   --no-session    exit 0 without a spanprof session (no summary)
+#include <signal.h>
+#include <unistd.h>
+
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -28,6 +34,7 @@ struct ProbeArgs {
   std::string log;
   long fail_at = 0;
   long abort_at = 0;
+  long interrupt_at = 0;
   bool session = true;
 };
 
@@ -47,6 +54,9 @@ ProbeArgs Parse(int argc, char** argv) {
       ++i;
     } else if (word == "--abort-at") {
       args.abort_at = std::strtol(next, nullptr, 10);
+      ++i;
+    } else if (word == "--interrupt-at") {
+      args.interrupt_at = std::strtol(next, nullptr, 10);
       ++i;
     } else if (word == "--no-session") {
       args.session = false;
@@ -88,6 +98,10 @@ int main(int argc, char** argv) {
     return 3;
   }
   if (call == args.abort_at) std::abort();
+  if (call == args.interrupt_at) {
+    kill(getppid(), SIGINT);
+    raise(SIGINT);
+  }
   if (!args.session) return 0;
   return spanprof::ProfileFromEnvironment("probe.run", [] {
     SPANPROF_SCOPE("probe.work", {.phase = "work"});
