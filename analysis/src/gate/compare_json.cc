@@ -80,7 +80,7 @@ std::string ComparisonToJson(const Comparison& comparison) {
   w.Key("schema_version");
   w.Int(kComparisonSchemaVersion);
   w.Key("metric");
-  w.String(CompareMetricName(comparison.policy.metric));
+  w.String(MetricLabel(comparison.policy));
   w.Key("policy");
   WritePolicy(w, comparison.policy);
   w.Key("base");

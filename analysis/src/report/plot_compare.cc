@@ -121,7 +121,7 @@ constexpr Centi kRowHeight = Px(36);
 
 std::string CompareTitle(const ComparePolicy& policy) {
   const ValueKind kind = MetricKind(policy.metric);
-  return absl::StrCat("Comparison on ", V(CompareMetricName(policy.metric)),
+  return absl::StrCat("Comparison on ", V(MetricLabel(policy)),
                       ": regression when \xCE\x94 > ",
                       FormatValue(policy.absolute_tolerance_ns, kind),
                       " and \xCE\x94 > ",
@@ -321,7 +321,7 @@ std::string PlotCompare(const Comparison& comparison,
   const Centi rows_bottom = rows_top + static_cast<Centi>(shown) * kRowHeight;
   y = svg::DrawAxis(doc, layout.x0, layout.x1, rows_bottom + Px(4), rows_top, 0,
                     layout.max, kind,
-                    std::string(CompareMetricName(policy.metric)));
+                    MetricLabel(policy));
   for (size_t r = 0; r < shown; ++r) {
     DrawCompareRow(doc, layout, comparison.rows[r], policy, kind, text, r,
                    rows_top + static_cast<Centi>(r) * kRowHeight);
