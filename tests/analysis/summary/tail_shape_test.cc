@@ -20,6 +20,22 @@ namespace {
 
 using ::spanprof::testing::CaptureBuilder;
 
+// A row of 200 calls: log-normal durations with `sigma` around 10 us.
+Capture LogNormalRow(double sigma, uint32_t seed) {
+  CaptureBuilder b;
+  const uint32_t t = b.Thread(1);
+  const uint32_t s = b.Site("item.process");
+  std::mt19937_64 rng(seed);
+  std::lognormal_distribution<double> draw(std::log(10'000.0), sigma);
+  int64_t at = 0;
+  for (uint64_t id = 1; id <= 200; ++id) {
+    const auto d = static_cast<int64_t>(draw(rng)) + 1;
+    b.Add(id, 0, s, t, at, at + d);
+    at += d + 10;
+  }
+  return b.Build();
+}
+
 TEST(TailShapeTest, FastLnIsCloseToStdLogOverEveryDuration) {
   double worst = 0;
   // Every power of two and its neighbours up to 2^62, where the range
@@ -82,6 +98,23 @@ TEST(TailShapeTest, LogSigmaMatchesTheDefinition) {
   }
 }
 
+TEST(TailShapeTest, LogSigmaDoesNotDependOnTheOrder) {
+  std::mt19937_64 rng(5);
+  std::lognormal_distribution<double> draw(std::log(3'000.0), 1.2);
+  std::vector<int64_t> ds;
+  for (int i = 0; i < 5000; ++i) ds.push_back(static_cast<int64_t>(draw(rng)));
+  const std::optional<double> sigma = LogSigma(ds, 3000);
+  for (int round = 0; round < 5; ++round) {
+    std::shuffle(ds.begin(), ds.end(), rng);
+    EXPECT_EQ(LogSigma(ds, 3000), sigma);  // exactly, not nearly
+  }
+  // Through Summarize: the spans in another order give the same summary.
+  Capture capture = LogNormalRow(1.0, 9);
+  const Summary summary = Summarize(capture);
+  std::reverse(capture.spans.begin(), capture.spans.end());
+  EXPECT_EQ(Summarize(capture).rows, summary.rows);
+}
+
 TEST(TailShapeTest, LogSigmaNeedsTwoPositiveDurations) {
   EXPECT_EQ(LogSigma(std::vector<int64_t>{}, 0), std::nullopt);
   EXPECT_EQ(LogSigma(std::vector<int64_t>{5}, 5), std::nullopt);
@@ -103,22 +136,6 @@ TEST(TailShapeTest, HeavyTailNeedsTwentyCallsAndSigmaOfPointEight) {
   EXPECT_FALSE(HeavyTail(19, 3.0));
   EXPECT_FALSE(HeavyTail(20, 0.79));
   EXPECT_FALSE(HeavyTail(1000, std::nullopt));
-}
-
-// A row of 200 calls: log-normal durations with `sigma` around 10 us.
-Capture LogNormalRow(double sigma, uint32_t seed) {
-  CaptureBuilder b;
-  const uint32_t t = b.Thread(1);
-  const uint32_t s = b.Site("item.process");
-  std::mt19937_64 rng(seed);
-  std::lognormal_distribution<double> draw(std::log(10'000.0), sigma);
-  int64_t at = 0;
-  for (uint64_t id = 1; id <= 200; ++id) {
-    const auto d = static_cast<int64_t>(draw(rng)) + 1;
-    b.Add(id, 0, s, t, at, at + d);
-    at += d + 10;
-  }
-  return b.Build();
 }
 
 TEST(TailShapeTest, SummarizeFlagsAHeavyTailAndNotATightOne) {
