@@ -75,9 +75,9 @@ class SummaryV2CliTest : public ::testing::Test {
 };
 
 TEST_F(SummaryV2CliTest, CompareOnACounterFindsTheRegression) {
-  ProcessResult r = Spanprof({"compare", Path("base.json"), Path("cand.json"),
-                              "--metric", "counter:bytes", "--json",
-                              Path("cmp.json")});
+  ProcessResult r =
+      Spanprof({"compare", Path("base.json"), Path("cand.json"), "--metric",
+                "counter:bytes", "--json", Path("cmp.json")});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("metric counter:bytes"));
   // item.parse: 40 x 100 -> 40 x 150; run: the same, inclusive.
@@ -115,8 +115,8 @@ TEST_F(SummaryV2CliTest, CompareOnAnUnknownCounterIsAUsageError) {
   EXPECT_THAT(r.err, HasSubstr("counter:NAME"));
 
   // A version 1 summary has no counters.
-  r = Spanprof({"compare", V1Summary(), V1Summary(), "--metric",
-                "counter:bytes"});
+  r = Spanprof(
+      {"compare", V1Summary(), V1Summary(), "--metric", "counter:bytes"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("they have no counters"));
 }

@@ -29,8 +29,7 @@ inline bool SummaryReaderHolds(std::string_view data) {
       analysis::ParseSummary(analysis::SummaryToJson(*summary), "fuzz-again");
   // The writer writes the current version whatever version was read (a
   // version 1 document reads back as the same content in version 2).
-  if (!again.ok() ||
-      again->schema_version != analysis::kSummarySchemaVersion) {
+  if (!again.ok() || again->schema_version != analysis::kSummarySchemaVersion) {
     return false;
   }
   again->schema_version = summary->schema_version;

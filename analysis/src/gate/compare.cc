@@ -158,8 +158,10 @@ absl::Status CheckCounterKnown(const Summary& base, const Summary& candidate,
     names += name;
   }
   return absl::InvalidArgumentError(
-      Cat("--metric counter:", policy.counter, ": no row of either summary has "
-          "the counter \"", policy.counter, "\" (",
+      Cat("--metric counter:", policy.counter,
+          ": no row of either summary has "
+          "the counter \"",
+          policy.counter, "\" (",
           known.empty() ? std::string("they have no counters")
                         : Cat("their counters: ", names),
           ")"));

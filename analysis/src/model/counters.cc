@@ -119,7 +119,8 @@ void SpanCounters::Propagate(const Capture& capture,
     }
     const size_t to = size_t{SlotOf(p)} * 2 * width + width;
     const size_t from = size_t{slot} * 2 * width + width;
-    for (size_t k = 0; k < width; ++k) SatAdd(values_[to + k], values_[from + k]);
+    for (size_t k = 0; k < width; ++k)
+      SatAdd(values_[to + k], values_[from + k]);
   }
 }
 

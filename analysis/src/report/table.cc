@@ -137,13 +137,12 @@ void AppendWarnings(std::string* out, const Summary& summary) {
                     first.message, "), summary incomplete\n");
   }
   if (!summary.complete && summary.dropped_events == 0 &&
-      summary.dropped_args == 0 &&
-      summary.unfinished_events == 0 && summary.validation_issues.empty()) {
+      summary.dropped_args == 0 && summary.unfinished_events == 0 &&
+      summary.validation_issues.empty()) {
     *out +=
         "warning: the session did not finish normally (exit() inside the "
         "session?), summary incomplete\n";
   }
-
 }
 
 // Counter columns: at most this many, each this wide at least; a longer
@@ -241,8 +240,9 @@ void AppendRow(std::string* out, const Row& row, const ExtraColumns& extra) {
 void AppendNotes(std::string* out, const Summary& summary,
                  const ExtraColumns& extra, const TableOptions& options) {
   if (!extra.counters.empty()) {
-    *out += "Counter columns: inclusive totals (the span and its same-thread "
-            "descendants)";
+    *out +=
+        "Counter columns: inclusive totals (the span and its same-thread "
+        "descendants)";
     if (!extra.hidden.empty()) {
       absl::StrAppend(out, "; not shown: ", absl::StrJoin(extra.hidden, ", "),
                       " (see the summary's rows[].counters)");
@@ -259,8 +259,8 @@ void AppendNotes(std::string* out, const Summary& summary,
   }
   const double ratio = first->tail_ratio.value_or(0);
   absl::StrAppend(
-      out, "heavy tail: ", heavy, heavy == 1 ? " row" : " rows", " (first: ",
-      first->label, ", p99 = ", absl::StrFormat("%.1f", ratio),
+      out, "heavy tail: ", heavy, heavy == 1 ? " row" : " rows",
+      " (first: ", first->label, ", p99 = ", absl::StrFormat("%.1f", ratio),
       "x median): add a size argument to the span (SPANPROF_ARG(\"size\", n)) "
       "and run `spanprof scaling ",
       options.trace_path.empty() ? "TRACE" : options.trace_path,

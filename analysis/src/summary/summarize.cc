@@ -22,11 +22,11 @@
 #include <vector>
 
 #include "absl/numeric/int128.h"
+#include "model/counters.h"
 #include "spanprof/analysis/forest.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/timing.h"
 #include "spanprof/capture.h"
-#include "model/counters.h"
 #include "summary/summary_internal.h"
 #include "summary/tail_shape.h"
 #include "trace/trace_format.h"
@@ -291,13 +291,13 @@ class RowAccumulator {
     row.p95_ns = values[1];
     row.p99_ns = values[2];
     row.tail_ratio = internal::TailRatio(row.p99_ns, row.median_ns);
-    row.log_sigma = internal::LogSigma(
-        std::span<const int64_t>(d, row.calls), row.median_ns);
+    row.log_sigma = internal::LogSigma(std::span<const int64_t>(d, row.calls),
+                                       row.median_ns);
     row.heavy_tail = internal::HeavyTail(row.calls, row.log_sigma);
-    row.share_permille =
-        recorded_ns_ == 0 ? 0
-                          : static_cast<int64_t>(absl::int128(row.self_ns) *
-                                                 1000 / recorded_ns_);
+    row.share_permille = recorded_ns_ == 0
+                             ? 0
+                             : static_cast<int64_t>(absl::int128(row.self_ns) *
+                                                    1000 / recorded_ns_);
   }
 
   // Each row's counters: the sums of its spans' inclusive and self counts,
@@ -599,8 +599,9 @@ Canonical SummarizeCanonical(const Capture& capture, Summary& summary,
   // (fine), or irregular captures (found out below).
   std::vector<uint32_t> deferred;
   // Same-thread parents, for the named counters (when there are any).
-  const bool counts = std::any_of(capture.args.begin(), capture.args.end(),
-                                  [](const SpanArg& a) { return a.is_counter; });
+  const bool counts =
+      std::any_of(capture.args.begin(), capture.args.end(),
+                  [](const SpanArg& a) { return a.is_counter; });
   std::vector<uint32_t> parents(counts ? n : 0, kNone);
   uint32_t thread = kNone;
   int64_t roots_end = INT64_MIN;

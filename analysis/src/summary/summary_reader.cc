@@ -93,11 +93,10 @@ class SummaryReader {
       return ReadRootField(field, v, p, summary);
     };
     if (version_ == 1) {
-      return json_.ReadObject(
-          root, JsonPath::Root(), kRootFieldsV1,
-          [&](size_t i, value& v, const JsonPath& p) {
-            return on_field(kSummaryV1Fields[i], v, p);
-          });
+      return json_.ReadObject(root, JsonPath::Root(), kRootFieldsV1,
+                              [&](size_t i, value& v, const JsonPath& p) {
+                                return on_field(kSummaryV1Fields[i], v, p);
+                              });
     }
     return json_.ReadObject(root, JsonPath::Root(), kRootFields, on_field);
   }
@@ -371,8 +370,7 @@ class SummaryReader {
       counter.name = std::string(name);
       SPANPROF_ASSIGN_OR_RETURN(object co, json_.Object(field.value(), cp));
       SPANPROF_RETURN_IF_ERROR(json_.ReadObject(
-          co, cp, kCounterFields,
-          [&](size_t f, value& fv, const JsonPath& fp) {
+          co, cp, kCounterFields, [&](size_t f, value& fv, const JsonPath& fp) {
             return Assign(json_.NonNegative(fv, fp),
                           f == 0 ? counter.total : counter.self);
           }));
@@ -459,11 +457,10 @@ class SummaryReader {
   // log_sigma (the rule's thresholds are not checked: they may change).
   absl::Status CheckTailShape(size_t index, const Row& row) const {
     if (row.tail_ratio != TailRatio(row.p99_ns, row.median_ns)) {
-      return RowError(index,
-                      row.median_ns == 0
-                          ? "tail_ratio must be null when median_ns is 0"
-                          : Cat("tail_ratio is not p99_ns / median_ns (",
-                                row.p99_ns, " / ", row.median_ns, ")"));
+      return RowError(index, row.median_ns == 0
+                                 ? "tail_ratio must be null when median_ns is 0"
+                                 : Cat("tail_ratio is not p99_ns / median_ns (",
+                                       row.p99_ns, " / ", row.median_ns, ")"));
     }
     if (row.log_sigma.has_value() && row.calls < 2) {
       return RowError(index, "log_sigma must be null with fewer than 2 calls");
@@ -477,9 +474,9 @@ class SummaryReader {
   absl::Status CheckCounters(size_t index, const Row& row) const {
     for (const RowCounter& counter : row.counters) {
       if (counter.self > counter.total) {
-        return RowError(index, Cat("counter ", Quote(counter.name), ": self (",
-                                   counter.self, ") > total (", counter.total,
-                                   ")"));
+        return RowError(index,
+                        Cat("counter ", Quote(counter.name), ": self (",
+                            counter.self, ") > total (", counter.total, ")"));
       }
     }
     return absl::OkStatus();
@@ -618,9 +615,9 @@ class SummaryReader {
     for (size_t i = 0; i < s.rows.size(); ++i) {
       SPANPROF_RETURN_IF_ERROR(CheckShare(i, s.rows[i], s));
     }
-    if (s.complete && (s.dropped_events != 0 || s.dropped_args != 0 ||
-                       s.unfinished_events != 0 ||
-                       !s.validation_issues.empty())) {
+    if (s.complete &&
+        (s.dropped_events != 0 || s.dropped_args != 0 ||
+         s.unfinished_events != 0 || !s.validation_issues.empty())) {
       const JsonPath root = JsonPath::Root();
       return json_.Error(
           root.Field("complete"),

@@ -13,14 +13,14 @@ namespace spanprof::analysis::internal {
 
 std::optional<double> LogSigma(std::span<const int64_t> durations,
                                int64_t pivot_ns) {
-  // ln(d) - ln(pivot) is within ±44 (d < 2^63), so in units of 2^-16 it is
-  // an integer of at most 22 bits and its square of 44: a chunk of 2^19 of
-  // them sums in int64 exactly, and the chunks in int128. Integer sums make
-  // the result independent of the order of the durations (which differs
-  // between a session's capture and the same trace read back), and cost
-  // little: the logarithm is most of the ~5 ns per duration.
-  constexpr double kUnits = 65536.0;
-  constexpr size_t kChunk = size_t{1} << 19;
+  // ln(d) - ln(pivot) is within ±43.7 (0 < d < 2^63), so in units of 2^-20
+  // it is an integer of at most 26 bits and its square of 51: a chunk of
+  // 2^11 of them sums in int64 exactly, and the chunks in int128. Integer
+  // sums make the result independent of the order of the durations (which
+  // differs between a session's capture and the same trace read back), at
+  // little cost: the logarithm is most of the ~5 ns per duration.
+  constexpr double kUnits = 1048576.0;
+  constexpr size_t kChunk = size_t{1} << 11;
   const double pivot = pivot_ns > 0 ? FastLn(static_cast<double>(pivot_ns)) : 0;
   absl::int128 sum = 0;
   absl::int128 sum_squares = 0;

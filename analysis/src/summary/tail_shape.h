@@ -44,7 +44,7 @@ inline double FastLn(double x) {
 // d > 0 (nanoseconds), nullopt with fewer than two of them. `pivot_ns`, a
 // typical duration (the median), is subtracted in log space first so that
 // the sums do not cancel. Each ln(d) - ln(pivot) is rounded toward zero to a
-// multiple of 2^-16 and summed exactly, so the result depends only on the
+// multiple of 2^-20 and summed exactly, so the result depends only on the
 // multiset of durations, not on their order.
 std::optional<double> LogSigma(std::span<const int64_t> durations,
                                int64_t pivot_ns);

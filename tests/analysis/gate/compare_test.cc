@@ -530,8 +530,10 @@ TEST(CompareCounterTest, ParsesCounterColonName) {
 }
 
 TEST(CompareCounterTest, ComparesRowTotalsAndAMissingCounterIsZero) {
-  const Summary base = CountedSummary({{"parse", 1000}, {"read", -1}, {"same", 7}});
-  const Summary cand = CountedSummary({{"parse", 1500}, {"read", 40}, {"same", 7}});
+  const Summary base =
+      CountedSummary({{"parse", 1000}, {"read", -1}, {"same", 7}});
+  const Summary cand =
+      CountedSummary({{"parse", 1500}, {"read", 40}, {"same", 7}});
   ComparePolicy policy;
   ASSERT_TRUE(ParseMetric("counter:bytes", policy).ok());
   policy.absolute_tolerance_ns = 30;

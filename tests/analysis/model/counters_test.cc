@@ -34,8 +34,8 @@ Capture Nested() {
   b.Add(4, 1, s, main, 60, 90);
   b.Add(5, 2, s, worker, 15, 40);
   b.Args(1, {CounterArg("bytes", 1)});
-  b.Args(2, {IntArg("size", 7), CounterArg("allocs", 4),
-             CounterArg("bytes", 10)});
+  b.Args(2,
+         {IntArg("size", 7), CounterArg("allocs", 4), CounterArg("bytes", 10)});
   b.Args(3, {CounterArg("bytes", 100)});
   b.Args(4, {CounterArg("allocs", 2)});
   b.Args(5, {CounterArg("bytes", 1000)});
@@ -151,7 +151,7 @@ TEST(CountersTest, CorruptEntriesAreClippedNotTrusted) {
   b.Add(3, 1, s, t, 30, 40);
   b.Args(1, {CounterArg("n", INT64_MAX)});
   b.Args(2, {CounterArg("n", 5), CounterArg("n", 6)});  // twice: summed
-  b.Args(3, {CounterArg("n", -50)});                     // negative: 0
+  b.Args(3, {CounterArg("n", -50)});                    // negative: 0
   Capture capture = b.Build();
   const SpanCounters counters(capture, Forest(capture));
   EXPECT_EQ(Of(counters, capture, 2, "n"), (Counts{11, 11}));

@@ -166,8 +166,8 @@ std::string LineStartingWith(const std::string& text, std::string_view prefix) {
   size_t at = 0;
   while (at < text.size()) {
     const size_t end = text.find('\n', at);
-    const std::string line =
-        text.substr(at, end == std::string::npos ? std::string::npos : end - at);
+    const std::string line = text.substr(
+        at, end == std::string::npos ? std::string::npos : end - at);
     if (line.rfind(prefix, 0) == 0) return line;
     if (end == std::string::npos) break;
     at = end + 1;
@@ -197,7 +197,8 @@ TEST(TableTest, MarksHeavyTailedRowsAndSaysWhatToDoNext) {
       FormatTable(Summarize(HeavyTailCapture()), {.trace_path = "t.json"});
   EXPECT_THAT(table, HasSubstr("Self HB      %  Tail\n"));
   // The heavy row ends with the mark; the other row has none.
-  EXPECT_THAT(LineStartingWith(table, "item.parse"), ::testing::EndsWith("% heavy"));
+  EXPECT_THAT(LineStartingWith(table, "item.parse"),
+              ::testing::EndsWith("% heavy"));
   EXPECT_THAT(LineStartingWith(table, "run "), ::testing::EndsWith("%"));
   EXPECT_THAT(table,
               HasSubstr("heavy tail: 1 row (first: item.parse [phase=parse], "
@@ -210,8 +211,7 @@ TEST(TableTest, MarksHeavyTailedRowsAndSaysWhatToDoNext) {
 }
 
 TEST(TableTest, NoTailColumnOrNoteWithoutHeavyTails) {
-  const std::string table =
-      FormatTable(Summarize(DesignExampleCapture()), {});
+  const std::string table = FormatTable(Summarize(DesignExampleCapture()), {});
   EXPECT_THAT(table, Not(HasSubstr("Tail")));
   EXPECT_THAT(table, Not(HasSubstr("heavy")));
   EXPECT_THAT(table, Not(HasSubstr("Counter columns")));
@@ -233,7 +233,8 @@ Capture CountedCapture() {
 
 TEST(TableTest, ShowsTheThreeLargestCountersAsInclusiveColumns) {
   const std::string table = FormatTable(Summarize(CountedCapture()), {});
-  EXPECT_THAT(table, HasSubstr("Self HB      %     bytes    tokens    allocs\n"));
+  EXPECT_THAT(table,
+              HasSubstr("Self HB      %     bytes    tokens    allocs\n"));
   // run: inclusive counts of its child; parse: its own.
   EXPECT_THAT(table, HasSubstr("%      9000        50         7\n"));
   EXPECT_THAT(table,

@@ -54,8 +54,9 @@ TEST(RowCountersTest, TotalsSumInclusiveCountsAndSelfSumsOwnCounts) {
   const Summary summary = Summarize(Recursive());
   // parse: inclusive 110 (outer) + 100 (nested, counted again as total_ns
   // counts it) + 1000; self 10 + 100 + 1000. Sorted by name.
-  EXPECT_EQ(RowNamed(summary, "parse").counters,
-            (std::vector<RowCounter>{{"allocs", 6, 3}, {"tokens", 1210, 1110}}));
+  EXPECT_EQ(
+      RowNamed(summary, "parse").counters,
+      (std::vector<RowCounter>{{"allocs", 6, 3}, {"tokens", 1210, 1110}}));
   // run: its own 1 plus the same-thread parses (110 + 1000); the worker's
   // 10000 is a cross-thread descendant's.
   EXPECT_EQ(RowNamed(summary, "run").counters,

@@ -88,7 +88,8 @@ Row& RowNamed(Summary& summary, std::string_view name) {
 TEST(SummaryV2Test, WritesVersion2WithTheNewFields) {
   const std::string json = Json();
   EXPECT_THAT(json, HasSubstr("\"schema_version\": 2,"));
-  EXPECT_THAT(json, HasSubstr("\"dropped_events\": 0,\n  \"dropped_args\": 0,"));
+  EXPECT_THAT(json,
+              HasSubstr("\"dropped_events\": 0,\n  \"dropped_args\": 0,"));
   EXPECT_THAT(json, HasSubstr("\"tail_ratio\": 1000.0,"));
   EXPECT_THAT(json, HasSubstr("\"heavy_tail\": true,"));
   EXPECT_THAT(json, HasSubstr("\"log_sigma\": null,"));  // the one call
@@ -118,7 +119,8 @@ TEST(SummaryV2Test, RoundTrips) {
 // Version 1 files, as earlier releases wrote them: a real capture's summary
 // (docs/captures) and one with allocation counters.
 TEST(SummaryV2Test, ReadsVersion1Files) {
-  for (const char* name : {"v1-baseline-summary.json", "v1-alloc-summary.json"}) {
+  for (const char* name :
+       {"v1-baseline-summary.json", "v1-alloc-summary.json"}) {
     SCOPED_TRACE(name);
     const std::string path = std::string(SPANPROF_TEST_SOURCE_DIR) +
                              "/tests/analysis/summary/testdata/" + name;
@@ -178,18 +180,24 @@ TEST(SummaryV2Test, Version2NeedsEveryNewField) {
 }
 
 TEST(SummaryV2Test, RejectsBadTailShape) {
-  ExpectRejected(Replace(Json(), "\"tail_ratio\": 1000.0", "\"tail_ratio\": 999.0"),
-                 "tail_ratio is not p99_ns / median_ns (1000000 / 1000)");
-  ExpectRejected(Replace(Json(), "\"tail_ratio\": 1000.0", "\"tail_ratio\": \"big\""),
-                 "$.rows[1].tail_ratio: expected a finite number or null, got \"big\"");
-  ExpectRejected(Replace(Json(), "\"tail_ratio\": 1000.0", "\"tail_ratio\": -1.0"),
-                 "$.rows[1].tail_ratio: expected a non-negative number");
-  ExpectRejected(Mutated([](Summary& s) { RowNamed(s, "item").log_sigma = -0.5; }),
-                 "log_sigma: expected a non-negative number");
-  ExpectRejected(Mutated([](Summary& s) { RowNamed(s, "once").log_sigma = 0.5; }),
-                 "log_sigma must be null with fewer than 2 calls");
-  ExpectRejected(Mutated([](Summary& s) { RowNamed(s, "once").heavy_tail = true; }),
-                 "heavy_tail is true but log_sigma is null");
+  ExpectRejected(
+      Replace(Json(), "\"tail_ratio\": 1000.0", "\"tail_ratio\": 999.0"),
+      "tail_ratio is not p99_ns / median_ns (1000000 / 1000)");
+  ExpectRejected(
+      Replace(Json(), "\"tail_ratio\": 1000.0", "\"tail_ratio\": \"big\""),
+      "$.rows[1].tail_ratio: expected a finite number or null, got \"big\"");
+  ExpectRejected(
+      Replace(Json(), "\"tail_ratio\": 1000.0", "\"tail_ratio\": -1.0"),
+      "$.rows[1].tail_ratio: expected a non-negative number");
+  ExpectRejected(
+      Mutated([](Summary& s) { RowNamed(s, "item").log_sigma = -0.5; }),
+      "log_sigma: expected a non-negative number");
+  ExpectRejected(
+      Mutated([](Summary& s) { RowNamed(s, "once").log_sigma = 0.5; }),
+      "log_sigma must be null with fewer than 2 calls");
+  ExpectRejected(
+      Mutated([](Summary& s) { RowNamed(s, "once").heavy_tail = true; }),
+      "heavy_tail is true but log_sigma is null");
   ExpectRejected(Replace(Json(), "\"heavy_tail\": true", "\"heavy_tail\": 1"),
                  "heavy_tail: expected");
 }
@@ -204,19 +212,16 @@ TEST(SummaryV2Test, RejectsBadCounters) {
                    RowNamed(s, "run").counters[1].name = "allocs";
                  }),
                  "$.rows[0].counters.allocs: duplicate counter");
-  ExpectRejected(Mutated([](Summary& s) {
-                   RowNamed(s, "run").counters[0].name = "";
-                 }),
-                 "$.rows[0].counters: a counter name is empty");
-  ExpectRejected(Mutated([](Summary& s) {
-                   RowNamed(s, "run").counters[1].self = 200209;
-                 }),
-                 "$.rows[0]: counter \"bytes\": self (200209) > total (200208)");
-  ExpectRejected(Mutated([](Summary& s) {
-                   RowNamed(s, "run").counters[1].total = -1;
-                 }),
-                 "$.rows[0].counters.bytes.total: expected a non-negative "
-                 "integer, got -1");
+  ExpectRejected(
+      Mutated([](Summary& s) { RowNamed(s, "run").counters[0].name = ""; }),
+      "$.rows[0].counters: a counter name is empty");
+  ExpectRejected(
+      Mutated([](Summary& s) { RowNamed(s, "run").counters[1].self = 200209; }),
+      "$.rows[0]: counter \"bytes\": self (200209) > total (200208)");
+  ExpectRejected(
+      Mutated([](Summary& s) { RowNamed(s, "run").counters[1].total = -1; }),
+      "$.rows[0].counters.bytes.total: expected a non-negative "
+      "integer, got -1");
   ExpectRejected(Replace(Json(), "\"self\": 2\n", "\"self\": 2, \"mean\": 1\n"),
                  "counters.allocs: unknown field \"mean\"");
   ExpectRejected(Replace(PlainJson(), "\"counters\": {}", "\"counters\": []"),
@@ -224,9 +229,10 @@ TEST(SummaryV2Test, RejectsBadCounters) {
 }
 
 TEST(SummaryV2Test, CompleteMeansNoDroppedArgs) {
-  ExpectRejected(Replace(Json(), "\"dropped_args\": 0,", "\"dropped_args\": 2,"),
-                 "$.complete: true, but the capture has 0 dropped events, 2 "
-                 "dropped args");
+  ExpectRejected(
+      Replace(Json(), "\"dropped_args\": 0,", "\"dropped_args\": 2,"),
+      "$.complete: true, but the capture has 0 dropped events, 2 "
+      "dropped args");
 }
 
 }  // namespace

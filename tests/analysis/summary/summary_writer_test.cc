@@ -157,13 +157,26 @@ TEST(SummaryWriterTest, FieldsAreInTheDesignOrder) {
   ASSERT_EQ(parser.parse(json).get(root), simdjson::SUCCESS);
   std::vector<std::string_view> keys;
   for (auto field : root) keys.push_back(field.key);
-  EXPECT_EQ(keys, (std::vector<std::string_view>{
-                      "schema", "schema_version", "clock", "process_name",
-                      "event_count", "thread_count", "max_depth", "window_ns",
-                      "recorded_thread_time_ns", "recorded_heartbeats",
-                      "event_limit", "overflow_policy", "dropped_events",
-                      "dropped_args", "unfinished_events", "complete", "overhead_ns_per_span",
-                      "process_resources", "validation_issues", "rows"}));
+  EXPECT_EQ(keys, (std::vector<std::string_view>{"schema",
+                                                 "schema_version",
+                                                 "clock",
+                                                 "process_name",
+                                                 "event_count",
+                                                 "thread_count",
+                                                 "max_depth",
+                                                 "window_ns",
+                                                 "recorded_thread_time_ns",
+                                                 "recorded_heartbeats",
+                                                 "event_limit",
+                                                 "overflow_policy",
+                                                 "dropped_events",
+                                                 "dropped_args",
+                                                 "unfinished_events",
+                                                 "complete",
+                                                 "overhead_ns_per_span",
+                                                 "process_resources",
+                                                 "validation_issues",
+                                                 "rows"}));
   std::vector<std::string_view> issue_keys;
   const simdjson::dom::object issue =
       root["validation_issues"].at(0).get_object().value();
