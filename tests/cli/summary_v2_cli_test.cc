@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "spanprof/analysis/file_io.h"
@@ -133,6 +134,22 @@ TEST_F(SummaryV2CliTest, DroppedArgsMakeASummaryIncomplete) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("warning: 2 span arguments or counter counts "
                                "dropped"));
+}
+
+TEST_F(SummaryV2CliTest, ValidateAcceptsVersion2AndNamesABrokenCounter) {
+  ProcessResult r = Spanprof({"validate", Path("base.json")});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  absl::StatusOr<std::string> text = analysis::ReadFile(Path("base.json"));
+  ASSERT_TRUE(text.ok());
+  const std::string from = "\"total\": 4000,\n          \"self\": 4000";
+  const size_t at = text->find(from);
+  ASSERT_NE(at, std::string::npos) << *text;
+  std::string broken = *text;
+  broken.replace(at, from.size(), "\"total\": 4000,\n          \"self\": 4001");
+  testing::WriteText(Path("broken.json"), broken);
+  r = Spanprof({"validate", Path("broken.json")});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_THAT(r.out + r.err, HasSubstr("self (4001) > total (4000)"));
 }
 
 TEST_F(SummaryV2CliTest, ReportMarksTheHeavyTailAndShowsCounters) {

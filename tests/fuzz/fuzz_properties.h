@@ -74,9 +74,12 @@ inline bool CompareArgsHold(std::string_view data) {
       args->candidate_path.empty()) {
     return false;
   }
-  absl::StatusOr<analysis::CompareMetric> metric = analysis::ParseCompareMetric(
-      analysis::CompareMetricName(args->policy.metric));
-  return metric.ok() && *metric == args->policy.metric;
+  // The metric's label parses back to the same metric (and counter name).
+  analysis::ComparePolicy again;
+  return analysis::ParseMetric(analysis::MetricLabel(args->policy), again)
+             .ok() &&
+         again.metric == args->policy.metric &&
+         again.counter == args->policy.counter;
 }
 
 }  // namespace spanprof::fuzzing

@@ -163,9 +163,11 @@ std::vector<std::string> CounterNamesByCount(const Summary& summary) {
     }
   }
   std::vector<std::pair<absl::int128, std::string>> order;
+  order.reserve(counts.size());
   for (const auto& [name, count] : counts) order.emplace_back(-count, name);
   std::sort(order.begin(), order.end());
   std::vector<std::string> names;
+  names.reserve(order.size());
   for (auto& [count, name] : order) names.push_back(std::move(name));
   return names;
 }
