@@ -59,26 +59,20 @@ std::vector<std::string> CounterNames(const Capture& capture) {
 SpanCounters::SpanCounters(const Capture& capture, const Forest& forest) {
   ReadSelfCounts(capture);
   if (names_.empty()) return;
-  std::vector<uint32_t> parent(capture.spans.size(), kNone);
-  for (size_t i = 0; i < parent.size(); ++i) {
-    const uint32_t p = forest.parent(i);
-    if (p != Forest::kNone &&
-        capture.spans[p].thread == capture.spans[i].thread) {
-      parent[i] = p;
-    }
+  for (const uint32_t i : ChildrenFirst(forest)) {
+    AddToParent(capture, i, forest.parent(i));
   }
-  Propagate(capture, parent, ChildrenFirst(forest), false);
 }
 
 SpanCounters::SpanCounters(const Capture& capture,
                            std::span<const uint32_t> parent) {
   ReadSelfCounts(capture);
   if (names_.empty()) return;
-  std::vector<uint32_t> order(capture.spans.size());
-  for (size_t i = 0; i < order.size(); ++i) {
-    order[i] = static_cast<uint32_t>(order.size() - 1 - i);
+  // Parents come before their children, so backwards is children first.
+  for (size_t i = std::min(parent.size(), capture.spans.size()); i-- > 0;) {
+    if (parent[i] < i)
+      AddToParent(capture, static_cast<uint32_t>(i), parent[i]);
   }
-  Propagate(capture, parent, order, true);
 }
 
 void SpanCounters::ReadSelfCounts(const Capture& capture) {
@@ -103,25 +97,17 @@ void SpanCounters::ReadSelfCounts(const Capture& capture) {
   }
 }
 
-void SpanCounters::Propagate(const Capture& capture,
-                             std::span<const uint32_t> parent,
-                             std::span<const uint32_t> children_first,
-                             bool parents_precede) {
-  const size_t width = names_.size();
-  for (uint32_t i : children_first) {
-    const uint32_t slot = slot_of_span_[i];
-    if (slot == kNone || i >= parent.size()) continue;
-    const uint32_t p = parent[i];
-    if (p == kNone || p >= capture.spans.size() ||
-        (parents_precede && p >= i) ||
-        capture.spans[p].thread != capture.spans[i].thread) {
-      continue;
-    }
-    const size_t to = size_t{SlotOf(p)} * 2 * width + width;
-    const size_t from = size_t{slot} * 2 * width + width;
-    for (size_t k = 0; k < width; ++k)
-      SatAdd(values_[to + k], values_[from + k]);
+void SpanCounters::AddToParent(const Capture& capture, uint32_t i,
+                               uint32_t parent) {
+  const uint32_t slot = slot_of_span_[i];
+  if (slot == kNone || parent == kNone || parent >= capture.spans.size() ||
+      capture.spans[parent].thread != capture.spans[i].thread) {
+    return;
   }
+  const size_t width = names_.size();
+  const size_t to = size_t{SlotOf(parent)} * 2 * width + width;
+  const size_t from = size_t{slot} * 2 * width + width;
+  for (size_t k = 0; k < width; ++k) SatAdd(values_[to + k], values_[from + k]);
 }
 
 uint32_t SpanCounters::SlotOf(size_t span) {

@@ -38,14 +38,15 @@ class SpanCounters {
  public:
   static constexpr uint32_t kNone = UINT32_MAX;
 
-  // From a `Forest` of `capture`: any capture, in any order.
+  // From a `Forest` of `capture`: any capture, in any order (a parent on
+  // another thread is ignored).
   SpanCounters(const Capture& capture, const Forest& forest);
 
-  // From same-thread parents: `parent[i]` is the index of span `i`'s parent
-  // when that parent is on the same thread, else `kNone`. Every parent index
-  // must be smaller than its child's (true of the collector's order: thread,
-  // start, depth). Spans with a parent index not below their own are treated
-  // as roots.
+  // From parent indexes: `parent[i]` is the index of span `i`'s parent, or
+  // `kNone` (a parent on another thread is ignored). Every parent index must
+  // be smaller than its child's (true of the collector's order: thread,
+  // start, depth); a span whose parent index is not below its own is treated
+  // as a root.
   SpanCounters(const Capture& capture, std::span<const uint32_t> parent);
 
   // The counter names, in first-appearance order; counter `k` below is
@@ -63,12 +64,9 @@ class SpanCounters {
  private:
   // Finds the names and gives each span its self counts.
   void ReadSelfCounts(const Capture& capture);
-  // Adds the inclusive counts of the spans in `children_first` (each span
-  // after all its same-thread children) to their same-thread parents; with
-  // `parents_precede`, a parent index not below its child's is no parent.
-  void Propagate(const Capture& capture, std::span<const uint32_t> parent,
-                 std::span<const uint32_t> children_first,
-                 bool parents_precede);
+  // Adds span `i`'s inclusive counts to those of `parent` when that is a
+  // span on the same thread (all of `i`'s children must have been added).
+  void AddToParent(const Capture& capture, uint32_t i, uint32_t parent);
   uint32_t SlotOf(size_t span);
   int64_t Value(size_t i, size_t k, bool inclusive) const;
 
