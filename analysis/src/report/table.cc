@@ -37,6 +37,14 @@ bool IsContinuationByte(char c) {
   return (static_cast<unsigned char>(c) & 0xC0) == 0x80;
 }
 
+// `text` with control characters as '?', so that a name cannot break a line.
+std::string Printable(std::string text) {
+  for (char& c : text) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  }
+  return text;
+}
+
 // The number of UTF-8 code points of `text`.
 size_t DisplayWidth(std::string_view text) {
   size_t points = 0;
@@ -180,14 +188,26 @@ struct ExtraColumns {
   bool tail = false;                  // some row is heavy-tailed
 };
 
+// A counter column is as wide as its name (cut) or its widest total, plus
+// two spaces, and at least kCounterColumns.
+size_t CounterColumnWidth(const Summary& summary, const std::string& name) {
+  size_t widest = std::min(kCounterNameColumns, DisplayWidth(name));
+  for (const Row& row : summary.rows) {
+    for (const RowCounter& counter : row.counters) {
+      if (counter.name == name) {
+        widest = std::max(widest, absl::StrCat(counter.total).size());
+      }
+    }
+  }
+  return std::max(kCounterColumns, widest + 2);
+}
+
 ExtraColumns ChooseExtraColumns(const Summary& summary) {
   ExtraColumns extra;
   std::vector<std::string> names = CounterNamesByCount(summary);
   for (size_t i = 0; i < names.size(); ++i) {
     if (i < kMaxCounterColumns) {
-      const size_t points =
-          std::min(kCounterNameColumns, DisplayWidth(names[i]));
-      extra.widths.push_back(std::max(kCounterColumns, points + 2));
+      extra.widths.push_back(CounterColumnWidth(summary, names[i]));
       extra.counters.push_back(std::move(names[i]));
     } else {
       extra.hidden.push_back(std::move(names[i]));
@@ -246,8 +266,9 @@ void AppendNotes(std::string* out, const Summary& summary,
         "Counter columns: inclusive totals (the span and its same-thread "
         "descendants)";
     if (!extra.hidden.empty()) {
-      absl::StrAppend(out, "; not shown: ", absl::StrJoin(extra.hidden, ", "),
-                      " (see the summary's rows[].counters)");
+      absl::StrAppend(
+          out, "; not shown: ", Printable(absl::StrJoin(extra.hidden, ", ")),
+          " (see the summary's rows[].counters)");
     }
     *out += '\n';
   }
@@ -262,7 +283,8 @@ void AppendNotes(std::string* out, const Summary& summary,
   const double ratio = first->tail_ratio.value_or(0);
   absl::StrAppend(
       out, "heavy tail: ", heavy, heavy == 1 ? " row" : " rows",
-      " (first: ", first->label, ", p99 = ", absl::StrFormat("%.1f", ratio),
+      " (first: ", Printable(first->label),
+      ", p99 = ", absl::StrFormat("%.1f", ratio),
       "x median): add a size argument to the span (SPANPROF_ARG(\"size\", n)) "
       "and run `spanprof scaling ",
       options.trace_path.empty() ? "TRACE" : options.trace_path,

@@ -257,6 +257,24 @@ TEST(TableTest, ARowWithoutACounterShowsADash) {
   EXPECT_THAT(table, Not(HasSubstr("not shown")));
 }
 
+TEST(TableTest, ACounterColumnWidensForLargeTotalsAndNamesStayOnOneLine) {
+  CaptureBuilder b;
+  const uint32_t t = b.Thread(1, "main");
+  b.Add(1, 0, b.Site("a"), t, 0, 100);
+  b.Args(1, {CounterArg("n", 123'456'789'012'345)});
+  const std::string table = FormatTable(Summarize(b.Build()), {});
+  EXPECT_THAT(table, HasSubstr("%                n\n"));  // 17 wide
+  EXPECT_THAT(table, HasSubstr("%  123456789012345\n"));
+}
+
+TEST(TableTest, TheHeavyTailNoteCannotBeBrokenByAName) {
+  Capture capture = HeavyTailCapture();
+  capture.sites[1].name = "item\nparse";
+  const std::string table = FormatTable(Summarize(capture), {});
+  EXPECT_THAT(table, HasSubstr("heavy tail: 1 row (first: item?parse "
+                               "[phase=parse], p99"));
+}
+
 TEST(TableTest, WarnsAboutDroppedArgs) {
   Capture capture = CountedCapture();
   capture.dropped_args = 4;

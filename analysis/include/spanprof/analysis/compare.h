@@ -165,8 +165,7 @@ struct Comparison {
 
 // `CheckComparable()` refuses an incomplete summary (complete false, dropped
 // or unfinished events, dropped args, validation issues) unless
-// `allow_incomplete`; the
-// message names `path` and says why.
+// `allow_incomplete`; the message names `path` and says why.
 absl::Status CheckComparable(const Summary& summary, std::string_view path,
                              bool allow_incomplete);
 

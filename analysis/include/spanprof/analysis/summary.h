@@ -2,10 +2,11 @@
 //
 // `Summarize()` is a pure function of a `Capture`: validation issues, timing,
 // grouped rows with exact nearest-rank percentiles, the tail shape and the
-// named counters of each row, totals. The summary is
-// written as strict JSON (`SummaryToJson`, `WriteSummary`) and read back by
-// the strict simdjson reader (`ParseSummary`, `ReadSummary`), which rejects
-// anything that is not the schema, with the file and JSON path in the error.
+// named counters of each row, totals. The summary is written as strict JSON
+// (`SummaryToJson`, `WriteSummary`) and read back by the strict simdjson
+// reader (`ParseSummary`, `ReadSummary`), which rejects anything that is not
+// the schema, with the file and JSON path in the error; it reads version 1
+// files too.
 //
 // Example:
 //
