@@ -53,13 +53,11 @@ absl::StatusOr<CompareArgs> ParseCompareArgs(
     return absl::InvalidArgumentError("BASE and CAND must not be empty");
   }
   if (std::optional<std::string> metric = flags->Value("--metric")) {
-    absl::StatusOr<analysis::CompareMetric> parsed =
-        analysis::ParseCompareMetric(*metric);
+    absl::Status parsed = analysis::ParseMetric(*metric, out.policy);
     if (!parsed.ok()) {
       return absl::InvalidArgumentError(
-          absl::StrFormat("--metric: %s", parsed.status().message()));
+          absl::StrFormat("--metric: %s", parsed.message()));
     }
-    out.policy.metric = *parsed;
   }
   if (std::optional<std::string> text = flags->Value("--absolute-tolerance")) {
     absl::StatusOr<int64_t> v =

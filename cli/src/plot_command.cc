@@ -228,13 +228,11 @@ int CompareFigure(const std::vector<std::string>& args, const CommandIo& io) {
     return UsageError(io, kCommand, s);
   }
   if (const std::optional<std::string> metric = flags->Value("--metric")) {
-    absl::StatusOr<analysis::CompareMetric> parsed =
-        analysis::ParseCompareMetric(*metric);
+    absl::Status parsed = analysis::ParseMetric(*metric, policy);
     if (!parsed.ok()) {
       return UsageError(io, kCommand,
-                        absl::StrCat("--metric: ", parsed.status().message()));
+                        absl::StrCat("--metric: ", parsed.message()));
     }
-    policy.metric = *parsed;
   }
   absl::StatusOr<std::optional<int64_t>> absolute =
       IntFlag(*flags, "--absolute-tolerance");

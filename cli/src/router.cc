@@ -48,8 +48,11 @@ made with `spanprof run` or `spanprof ab`.
 Options:
   --metric M                    total_ns self_ns mean_ns median_ns p95_ns
                                 p99_ns max_ns total_heartbeats
-                                self_heartbeats alloc_count alloc_bytes
-                                (default p95_ns)
+                                self_heartbeats alloc_count alloc_bytes, or
+                                counter:NAME (the rows' inclusive totals of
+                                SPANPROF_COUNT counter NAME; a row without it
+                                counts 0; a NAME neither summary has is a
+                                usage error) (default p95_ns)
   --absolute-tolerance NS       non-negative integer, default 0
   --relative-tolerance-bps BPS  non-negative integer in basis points
                                 (1000 = 10%), default 0 (500 = 5% with
@@ -57,8 +60,9 @@ Options:
   --json OUT                    also write a spanprof.comparison document
   --fail-on-new                 fail when CAND has keys BASE lacks
   --fail-on-missing             fail when BASE has keys CAND lacks
-  --allow-incomplete            compare summaries with drops, unfinished spans
-                                or validation issues (refused otherwise)
+  --allow-incomplete            compare summaries with dropped spans or args,
+                                unfinished spans or validation issues
+                                (refused otherwise)
   --confidence C                repeated runs: the interval's confidence,
                                 between 0.5 and 1, default 0.95
   --fail-on-unknown             repeated runs: fail on rows the runs cannot
@@ -75,7 +79,9 @@ Example:
     {"report", "report FILE", "print the table of a summary or a trace",
      R"(Prints the console table (the one a session prints at its end) from a
 summary, or from a trace by summarizing it first. The kind of FILE is detected
-from its content; .json.gz traces are read too.
+from its content; .json.gz traces are read too. Named counters get a column
+each (the three largest; inclusive totals); heavy-tailed rows are marked
+"heavy", with a note on what to do next (a size argument, spanprof scaling).
 
 Exit: 0 printed, 2 usage error or unreadable or invalid file.
 

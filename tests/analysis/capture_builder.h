@@ -111,6 +111,16 @@ inline SpanArg DoubleArg(std::string key, double value) {
   return arg;
 }
 
+// A named counter's self count (`SPANPROF_COUNT`); put counters after the
+// numeric arguments in `Args()`, as the collector does.
+inline SpanArg CounterArg(std::string key, int64_t value) {
+  SpanArg arg;
+  arg.key = std::move(key);
+  arg.int_value = value;
+  arg.is_counter = true;
+  return arg;
+}
+
 // The index of the span with `id` in `capture.spans`.
 inline size_t IndexOf(const Capture& capture, uint64_t id) {
   for (size_t i = 0; i < capture.spans.size(); ++i) {

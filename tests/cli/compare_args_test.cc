@@ -84,6 +84,18 @@ TEST(CompareArgsTest, EveryMetricName) {
               HasSubstr("--metric: unknown metric \"p95\""));
 }
 
+TEST(CompareArgsTest, CounterMetric) {
+  absl::StatusOr<CompareArgs> args =
+      ParseCompareArgs({"b.json", "c.json", "--metric=counter:bytes.copied"});
+  ASSERT_TRUE(args.ok()) << args.status();
+  EXPECT_EQ(args->policy.metric, CompareMetric::kCounter);
+  EXPECT_EQ(args->policy.counter, "bytes.copied");
+  EXPECT_THAT(Error({"b.json", "c.json", "--metric", "counter:"}),
+              HasSubstr("--metric: counter: needs a counter name"));
+  EXPECT_THAT(Error({"b.json", "c.json", "--metric", "counters:x"}),
+              HasSubstr("or counter:NAME"));
+}
+
 TEST(CompareArgsTest, ToleranceMustBeANonNegativeInteger) {
   EXPECT_THAT(Error({"b", "c", "--absolute-tolerance", "-5"}),
               HasSubstr("--absolute-tolerance: expected a non-negative "

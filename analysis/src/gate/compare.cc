@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -77,12 +78,12 @@ void CompareKey(const RowKey& key, const Row* b, const Row* c,
   row.label = b != nullptr ? b->label : c->label;
   if (b != nullptr) {
     row.base_calls = b->calls;
-    row.base = MetricValue(*b, policy.metric);
+    row.base = MetricValue(*b, policy);
     row.base_share = internal::ShareOfThreadTime(*b, base);
   }
   if (c != nullptr) {
     row.candidate_calls = c->calls;
-    row.candidate = MetricValue(*c, policy.metric);
+    row.candidate = MetricValue(*c, policy);
     row.candidate_share = internal::ShareOfThreadTime(*c, candidate);
   }
   if (b == nullptr) {
@@ -131,6 +132,51 @@ void internal::SortWorstFirst(std::vector<ComparisonRow>& rows) {
                      if (delta_a != delta_b) return delta_a > delta_b;
                      return a.key < b.key;
                    });
+}
+
+namespace {
+
+bool HasCounter(const Summary& summary, std::string_view name) {
+  for (const Row& row : summary.rows) {
+    for (const RowCounter& counter : row.counters) {
+      if (counter.name == name) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+// A counter metric must name a counter of at least one side: a typo must not
+// compare zeros and pass.
+absl::Status internal::CheckCounterKnown(
+    const std::vector<const Summary*>& summaries, const ComparePolicy& policy) {
+  if (policy.metric != CompareMetric::kCounter) return absl::OkStatus();
+  if (policy.counter.empty()) {
+    return absl::InvalidArgumentError("--metric counter: needs a name");
+  }
+  for (const Summary* summary : summaries) {
+    if (HasCounter(*summary, policy.counter)) return absl::OkStatus();
+  }
+  std::set<std::string> known;
+  for (const Summary* summary : summaries) {
+    for (const Row& row : summary->rows) {
+      for (const RowCounter& counter : row.counters) known.insert(counter.name);
+    }
+  }
+  std::string names;
+  for (const std::string& name : known) {
+    names += names.empty() ? "" : ", ";
+    names += name;
+  }
+  return absl::InvalidArgumentError(
+      Cat("--metric counter:", policy.counter,
+          ": no row of either summary has "
+          "the counter \"",
+          policy.counter, "\" (",
+          known.empty() ? std::string("they have no counters")
+                        : Cat("their counters: ", names),
+          ")"));
 }
 
 std::optional<double> internal::ShareOfThreadTime(const Row& row,
@@ -204,8 +250,50 @@ std::optional<int64_t> MetricValue(const Row& row, CompareMetric metric) {
       return row.alloc_count;
     case CompareMetric::kAllocBytes:
       return row.alloc_bytes;
+    case CompareMetric::kCounter:
+      return std::nullopt;
   }
   return std::nullopt;
+}
+
+absl::Status ParseMetric(std::string_view text, ComparePolicy& policy) {
+  constexpr std::string_view kCounterPrefix = "counter:";
+  if (text.substr(0, kCounterPrefix.size()) == kCounterPrefix) {
+    const std::string_view name = text.substr(kCounterPrefix.size());
+    if (name.empty()) {
+      return absl::InvalidArgumentError(
+          "counter: needs a counter name (counter:NAME)");
+    }
+    policy.metric = CompareMetric::kCounter;
+    policy.counter = std::string(name);
+    return absl::OkStatus();
+  }
+  absl::StatusOr<CompareMetric> metric = ParseCompareMetric(text);
+  if (!metric.ok()) {
+    return absl::InvalidArgumentError(
+        Cat(std::string(metric.status().message()), " or counter:NAME"));
+  }
+  policy.metric = *metric;
+  policy.counter.clear();
+  return absl::OkStatus();
+}
+
+std::string MetricLabel(const ComparePolicy& policy) {
+  if (policy.metric == CompareMetric::kCounter) {
+    return Cat("counter:", policy.counter);
+  }
+  return std::string(CompareMetricName(policy.metric));
+}
+
+std::optional<int64_t> MetricValue(const Row& row,
+                                   const ComparePolicy& policy) {
+  if (policy.metric != CompareMetric::kCounter) {
+    return MetricValue(row, policy.metric);
+  }
+  for (const RowCounter& counter : row.counters) {
+    if (counter.name == policy.counter) return counter.total;
+  }
+  return 0;
 }
 
 std::string_view RowStatusName(RowStatus status) {
@@ -259,6 +347,9 @@ absl::Status CheckComparable(const Summary& summary, std::string_view path,
   if (summary.dropped_events > 0) {
     reasons.push_back(Cat(summary.dropped_events, " dropped events"));
   }
+  if (summary.dropped_args > 0) {
+    reasons.push_back(Cat(summary.dropped_args, " dropped args or counts"));
+  }
   if (summary.unfinished_events > 0) {
     reasons.push_back(Cat(summary.unfinished_events, " unfinished events"));
   }
@@ -292,6 +383,8 @@ absl::StatusOr<Comparison> Compare(const Summary& base,
   status = CheckComparable(base, base_path, policy.allow_incomplete);
   if (!status.ok()) return status;
   status = CheckComparable(candidate, candidate_path, policy.allow_incomplete);
+  if (!status.ok()) return status;
+  status = internal::CheckCounterKnown({&base, &candidate}, policy);
   if (!status.ok()) return status;
 
   Comparison comparison;

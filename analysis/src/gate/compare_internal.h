@@ -17,6 +17,11 @@ void SortWorstFirst(std::vector<ComparisonRow>& rows);
 // The row's share of the summary's recorded thread time, or nullopt.
 std::optional<double> ShareOfThreadTime(const Row& row, const Summary& summary);
 
+// With a counter metric: refuses a policy whose counter no row of any of
+// `summaries` has (a typo must not compare zeros and pass).
+absl::Status CheckCounterKnown(const std::vector<const Summary*>& summaries,
+                               const ComparePolicy& policy);
+
 // Refuses a negative tolerance or a confidence outside (0.5, 1).
 absl::Status CheckPolicy(const ComparePolicy& policy);
 

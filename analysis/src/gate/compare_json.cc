@@ -140,7 +140,7 @@ std::string ComparisonToJson(const Comparison& comparison) {
   const bool runs = comparison.runs;
   w.Int(runs ? kComparisonRunsSchemaVersion : kComparisonSchemaVersion);
   w.Key("metric");
-  w.String(CompareMetricName(comparison.policy.metric));
+  w.String(MetricLabel(comparison.policy));
   w.Key("policy");
   WritePolicy(w, comparison.policy, runs);
   w.Key("base");

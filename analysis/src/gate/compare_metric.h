@@ -31,8 +31,13 @@ inline constexpr MetricInfo kMetrics[] = {
     {CompareMetric::kAllocBytes, "alloc_bytes", false},
 };
 
+// A named counter's (not in kMetrics: it needs a name).
+inline constexpr MetricInfo kCounterMetric = {CompareMetric::kCounter,
+                                              "counter", false};
+
 // The row of `metric` (p95_ns's for a value outside the enum).
 inline const MetricInfo& Info(CompareMetric metric) {
+  if (metric == CompareMetric::kCounter) return kCounterMetric;
   for (const MetricInfo& info : kMetrics) {
     if (info.metric == metric) return info;
   }

@@ -42,7 +42,7 @@ struct KeySamples {
   bool candidate_seen = false;
 };
 
-void Gather(const SummaryRuns& side, CompareMetric metric, bool is_base,
+void Gather(const SummaryRuns& side, const ComparePolicy& policy, bool is_base,
             std::map<RowKey, KeySamples>& keys) {
   for (const Summary& run : side.runs) {
     for (const Row& row : run.rows) {
@@ -53,7 +53,7 @@ void Gather(const SummaryRuns& side, CompareMetric metric, bool is_base,
               internal::ShareOfThreadTime(row, run)) {
         (is_base ? k.base_share : k.candidate_share).push_back(*share);
       }
-      const std::optional<int64_t> value = MetricValue(row, metric);
+      const std::optional<int64_t> value = MetricValue(row, policy);
       if (!value.has_value()) continue;
       (is_base ? k.base : k.candidate).push_back(static_cast<double>(*value));
       (is_base ? k.base_calls : k.candidate_calls)
@@ -321,8 +321,14 @@ absl::StatusOr<Comparison> CompareRuns(const SummaryRuns& base,
   if (!status.ok()) return status;
 
   std::map<RowKey, KeySamples> keys;
-  Gather(base, policy.metric, /*is_base=*/true, keys);
-  Gather(candidate, policy.metric, /*is_base=*/false, keys);
+  std::vector<const Summary*> all;
+  for (const SummaryRuns* side : {&base, &candidate}) {
+    for (const Summary& run : side->runs) all.push_back(&run);
+  }
+  status = internal::CheckCounterKnown(all, policy);
+  if (!status.ok()) return status;
+  Gather(base, policy, /*is_base=*/true, keys);
+  Gather(candidate, policy, /*is_base=*/false, keys);
   Comparison comparison;
   comparison.policy = policy;
   comparison.base_path = base.path;

@@ -215,7 +215,7 @@ std::string FormatComparison(const Comparison& comparison) {
   out += absl::StrFormat(
       "spanprof compare: metric %s; regression when the increase exceeds "
       "%d%s AND %d bps (%s) of the baseline\n",
-      metric.name, policy.absolute_tolerance_ns,
+      MetricLabel(policy), policy.absolute_tolerance_ns,
       metric.is_duration ? " ns" : "", policy.relative_tolerance_bps,
       FormatBps(policy.relative_tolerance_bps));
   if (comparison.runs) {

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -215,6 +216,34 @@ class StrictJson {
       return v.status();
     }
     return std::optional<int64_t>(*v);
+  }
+
+  // `NullableNonNegativeDouble()` reads `null` (nullopt) or a finite JSON
+  // number >= 0 (any lexical form), correctly rounded to a double.
+  absl::StatusOr<std::optional<double>> NullableNonNegativeDouble(
+      simdjson::ondemand::value& value, const JsonPath& path) const {
+    simdjson::ondemand::json_type type;
+    if (value.type().get(type) != simdjson::SUCCESS) {
+      return Expected(value, path, "number or null");
+    }
+    if (type == simdjson::ondemand::json_type::null) {
+      bool is_null = false;
+      if (value.is_null().get(is_null) != simdjson::SUCCESS || !is_null) {
+        return Expected(value, path, "number or null");
+      }
+      return std::optional<double>();
+    }
+    const std::string_view raw = TrimRight(value.raw_json_token());
+    double parsed = 0;
+    if (type != simdjson::ondemand::json_type::number ||
+        value.get_double().get(parsed) != simdjson::SUCCESS ||
+        !std::isfinite(parsed)) {
+      return Expected(value, path, "a finite number or null");
+    }
+    if (parsed < 0) {
+      return Error(path, Cat("expected a non-negative number, got ", raw));
+    }
+    return std::optional<double>(parsed);
   }
 
   // `String()` reads a string (unescaped; the view lives as long as the

@@ -126,11 +126,10 @@ constexpr Centi kRowHeight = Px(36);
 
 std::string CompareTitle(const ComparePolicy& policy) {
   const ValueKind kind = MetricKind(policy.metric);
-  return absl::StrCat("Comparison on ", V(CompareMetricName(policy.metric)),
-                      ": regression when \xCE\x94 > ",
-                      FormatValue(policy.absolute_tolerance_ns, kind),
-                      " and \xCE\x94 > ",
-                      FormatBps(policy.relative_tolerance_bps), " of base");
+  return absl::StrCat(
+      "Comparison on ", V(MetricLabel(policy)), ": regression when \xCE\x94 > ",
+      FormatValue(policy.absolute_tolerance_ns, kind), " and \xCE\x94 > ",
+      FormatBps(policy.relative_tolerance_bps), " of base");
 }
 
 std::string CompareSubtitle(const Comparison& comparison) {
@@ -370,8 +369,7 @@ std::string PlotCompare(const Comparison& comparison,
   svg::DrawRowBands(doc, rows_top, shown, kRowHeight);
   const Centi rows_bottom = rows_top + static_cast<Centi>(shown) * kRowHeight;
   y = svg::DrawAxis(doc, layout.x0, layout.x1, rows_bottom + Px(4), rows_top, 0,
-                    layout.max, kind,
-                    std::string(CompareMetricName(policy.metric)));
+                    layout.max, kind, MetricLabel(policy));
   for (size_t r = 0; r < shown; ++r) {
     DrawCompareRow(doc, layout, comparison.rows[r], policy, kind, text, r,
                    rows_top + static_cast<Centi>(r) * kRowHeight);

@@ -1,11 +1,18 @@
 // The console table (DESIGN.md §3 shows the layout this reproduces).
 #include "spanprof/analysis/table.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
+#include "absl/numeric/int128.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "spanprof/analysis/summary.h"
 
 namespace spanprof::analysis {
@@ -28,6 +35,23 @@ constexpr std::string_view kEllipsis = "\xE2\x80\xA6";  // U+2026
 
 bool IsContinuationByte(char c) {
   return (static_cast<unsigned char>(c) & 0xC0) == 0x80;
+}
+
+// `text` with control characters as '?', so that a name cannot break a line.
+std::string Printable(std::string text) {
+  for (char& c : text) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  }
+  return text;
+}
+
+// The number of UTF-8 code points of `text`.
+size_t DisplayWidth(std::string_view text) {
+  size_t points = 0;
+  for (char c : text) {
+    if (!IsContinuationByte(c)) ++points;
+  }
+  return points;
 }
 
 // Appends `name` padded or cut to exactly `columns` characters (UTF-8 code
@@ -87,6 +111,188 @@ std::string FormatDuration(int64_t ns) {
   return absl::StrCat(sign, Hundredths(magnitude / 10'000'000), " s");
 }
 
+namespace {
+
+// The lines that say why a summary is incomplete.
+void AppendWarnings(std::string* out, const Summary& summary) {
+  if (summary.dropped_events > 0) {
+    absl::StrAppend(
+        out, "warning: ", summary.dropped_events,
+        " spans dropped by the cap (SPANPROF_MAX_EVENTS=", summary.event_limit);
+    if (summary.overflow_policy == "ring") {
+      *out += ", ring mode kept the newest";
+    }
+    *out += "), summary incomplete\n";
+  }
+  if (summary.dropped_args > 0) {
+    absl::StrAppend(out, "warning: ", summary.dropped_args,
+                    " span arguments or counter counts dropped (refused by "
+                    "the cap, or counted with no span open), summary "
+                    "incomplete\n");
+  }
+  if (summary.unfinished_events > 0) {
+    absl::StrAppend(out, "warning: ", summary.unfinished_events,
+                    " spans were still open when the session stopped "
+                    "(flagged unfinished), summary incomplete\n");
+  }
+  if (!summary.validation_issues.empty()) {
+    const ValidationIssue& first = summary.validation_issues.front();
+    absl::StrAppend(out, "warning: ", summary.validation_issues.size(),
+                    summary.validation_issues.size() == 1
+                        ? " validation issue"
+                        : " validation issues",
+                    " in the span forest (first: span ", first.span, ": ",
+                    first.message, "), summary incomplete\n");
+  }
+  if (!summary.complete && summary.dropped_events == 0 &&
+      summary.dropped_args == 0 && summary.unfinished_events == 0 &&
+      summary.validation_issues.empty()) {
+    *out +=
+        "warning: the session did not finish normally (exit() inside the "
+        "session?), summary incomplete\n";
+  }
+}
+
+// Counter columns: at most this many, each this wide at least; a longer
+// name is cut to kCounterNameColumns.
+constexpr size_t kMaxCounterColumns = 3;
+constexpr size_t kCounterColumns = 10;
+constexpr size_t kCounterNameColumns = 16;
+constexpr std::string_view kTailHeader = "  Tail";
+constexpr std::string_view kTailMark = "heavy";
+
+// The counters of the summary, by their count over the whole capture (the
+// sum of the rows' self counts) descending, then name.
+std::vector<std::string> CounterNamesByCount(const Summary& summary) {
+  std::map<std::string, absl::int128> counts;
+  for (const Row& row : summary.rows) {
+    for (const RowCounter& counter : row.counters) {
+      counts[counter.name] += counter.self;
+    }
+  }
+  std::vector<std::pair<absl::int128, std::string>> order;
+  order.reserve(counts.size());
+  for (const auto& [name, count] : counts) order.emplace_back(-count, name);
+  std::sort(order.begin(), order.end());
+  std::vector<std::string> names;
+  names.reserve(order.size());
+  for (auto& [count, name] : order) names.push_back(std::move(name));
+  return names;
+}
+
+// The columns of the table past the fixed ones.
+struct ExtraColumns {
+  std::vector<std::string> counters;  // shown, in order
+  std::vector<size_t> widths;         // of each counter column
+  std::vector<std::string> hidden;    // counters not shown
+  bool tail = false;                  // some row is heavy-tailed
+};
+
+// A counter column is as wide as its name (cut) or its widest total, plus
+// two spaces, and at least kCounterColumns.
+size_t CounterColumnWidth(const Summary& summary, const std::string& name) {
+  size_t widest = std::min(kCounterNameColumns, DisplayWidth(name));
+  for (const Row& row : summary.rows) {
+    for (const RowCounter& counter : row.counters) {
+      if (counter.name == name) {
+        widest = std::max(widest, absl::StrCat(counter.total).size());
+      }
+    }
+  }
+  return std::max(kCounterColumns, widest + 2);
+}
+
+ExtraColumns ChooseExtraColumns(const Summary& summary) {
+  ExtraColumns extra;
+  std::vector<std::string> names = CounterNamesByCount(summary);
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i < kMaxCounterColumns) {
+      extra.widths.push_back(CounterColumnWidth(summary, names[i]));
+      extra.counters.push_back(std::move(names[i]));
+    } else {
+      extra.hidden.push_back(std::move(names[i]));
+    }
+  }
+  extra.tail = std::any_of(summary.rows.begin(), summary.rows.end(),
+                           [](const Row& row) { return row.heavy_tail; });
+  return extra;
+}
+
+void AppendHeader(std::string* out, const ExtraColumns& extra) {
+  out->append(kHeader.data(), kHeader.size());
+  for (size_t i = 0; i < extra.counters.size(); ++i) {
+    const std::string& name = extra.counters[i];
+    const size_t points = std::min(kCounterNameColumns, DisplayWidth(name));
+    out->append(extra.widths[i] - points, ' ');
+    AppendName(out, name, points);
+  }
+  if (extra.tail) out->append(kTailHeader.data(), kTailHeader.size());
+  *out += '\n';
+}
+
+void AppendRow(std::string* out, const Row& row, const ExtraColumns& extra) {
+  AppendName(out, row.label, kNameColumns);
+  AppendRight(out, FormatDuration(row.self_ns), kSelfColumns);
+  AppendRight(out, FormatDuration(row.total_ns), kTotalColumns);
+  AppendRight(out, absl::StrCat(row.calls), kCallsColumns);
+  AppendRight(out, FormatDuration(row.mean_ns), kMeanColumns);
+  AppendRight(out, FormatDuration(row.p95_ns), kP95Columns);
+  AppendRight(out, absl::StrCat(row.self_heartbeats), kSelfHeartbeatColumns);
+  const int64_t permille = row.share_permille;
+  AppendRight(
+      out,
+      absl::StrCat(permille / 10, ".",
+                   permille % 10 < 0 ? -(permille % 10) : permille % 10, "%"),
+      kShareColumns);
+  for (size_t i = 0; i < extra.counters.size(); ++i) {
+    std::string cell = "-";
+    for (const RowCounter& counter : row.counters) {
+      if (counter.name == extra.counters[i]) cell = absl::StrCat(counter.total);
+    }
+    AppendRight(out, cell, extra.widths[i]);
+  }
+  if (extra.tail && row.heavy_tail) {
+    AppendRight(out, kTailMark, kTailHeader.size());
+  }
+  *out += '\n';
+}
+
+// After the rows: which counters the columns leave out, and what to do about
+// heavy tails.
+void AppendNotes(std::string* out, const Summary& summary,
+                 const ExtraColumns& extra, const TableOptions& options) {
+  if (!extra.counters.empty()) {
+    *out +=
+        "Counter columns: inclusive totals (the span and its same-thread "
+        "descendants)";
+    if (!extra.hidden.empty()) {
+      absl::StrAppend(
+          out, "; not shown: ", Printable(absl::StrJoin(extra.hidden, ", ")),
+          " (see the summary's rows[].counters)");
+    }
+    *out += '\n';
+  }
+  if (!extra.tail) return;
+  const Row* first = nullptr;
+  size_t heavy = 0;
+  for (const Row& row : summary.rows) {
+    if (!row.heavy_tail) continue;
+    if (first == nullptr) first = &row;
+    ++heavy;
+  }
+  const double ratio = first->tail_ratio.value_or(0);
+  absl::StrAppend(
+      out, "heavy tail: ", heavy, heavy == 1 ? " row" : " rows",
+      " (first: ", Printable(first->label),
+      ", p99 = ", absl::StrFormat("%.1f", ratio),
+      "x median): add a size argument to the span (SPANPROF_ARG(\"size\", n)) "
+      "and run `spanprof scaling ",
+      options.trace_path.empty() ? "TRACE" : options.trace_path,
+      "` to see whether its cost grows faster than its size\n");
+}
+
+}  // namespace
+
 std::string FormatTable(const Summary& summary, const TableOptions& options) {
   std::string out;
   out.reserve(512 + summary.rows.size() * 112);
@@ -102,55 +308,12 @@ std::string FormatTable(const Summary& summary, const TableOptions& options) {
       res.peak_rss_kib, " KiB, context switches ",
       res.voluntary_context_switches + res.involuntary_context_switches, "\n");
 
-  if (summary.dropped_events > 0) {
-    absl::StrAppend(
-        &out, "warning: ", summary.dropped_events,
-        " spans dropped by the cap (SPANPROF_MAX_EVENTS=", summary.event_limit);
-    if (summary.overflow_policy == "ring") {
-      out += ", ring mode kept the newest";
-    }
-    out += "), summary incomplete\n";
-  }
-  if (summary.unfinished_events > 0) {
-    absl::StrAppend(&out, "warning: ", summary.unfinished_events,
-                    " spans were still open when the session stopped "
-                    "(flagged unfinished), summary incomplete\n");
-  }
-  if (!summary.validation_issues.empty()) {
-    const ValidationIssue& first = summary.validation_issues.front();
-    absl::StrAppend(&out, "warning: ", summary.validation_issues.size(),
-                    summary.validation_issues.size() == 1
-                        ? " validation issue"
-                        : " validation issues",
-                    " in the span forest (first: span ", first.span, ": ",
-                    first.message, "), summary incomplete\n");
-  }
-  if (!summary.complete && summary.dropped_events == 0 &&
-      summary.unfinished_events == 0 && summary.validation_issues.empty()) {
-    out +=
-        "warning: the session did not finish normally (exit() inside the "
-        "session?), summary incomplete\n";
-  }
-
+  AppendWarnings(&out, summary);
   out += '\n';
-  out.append(kHeader.data(), kHeader.size());
-  out += '\n';
-  for (const Row& row : summary.rows) {
-    AppendName(&out, row.label, kNameColumns);
-    AppendRight(&out, FormatDuration(row.self_ns), kSelfColumns);
-    AppendRight(&out, FormatDuration(row.total_ns), kTotalColumns);
-    AppendRight(&out, absl::StrCat(row.calls), kCallsColumns);
-    AppendRight(&out, FormatDuration(row.mean_ns), kMeanColumns);
-    AppendRight(&out, FormatDuration(row.p95_ns), kP95Columns);
-    AppendRight(&out, absl::StrCat(row.self_heartbeats), kSelfHeartbeatColumns);
-    const int64_t permille = row.share_permille;
-    AppendRight(
-        &out,
-        absl::StrCat(permille / 10, ".",
-                     permille % 10 < 0 ? -(permille % 10) : permille % 10, "%"),
-        kShareColumns);
-    out += '\n';
-  }
+  const ExtraColumns extra = ChooseExtraColumns(summary);
+  AppendHeader(&out, extra);
+  for (const Row& row : summary.rows) AppendRow(&out, row, extra);
+  AppendNotes(&out, summary, extra, options);
 
   if (!options.trace_path.empty() || !options.summary_path.empty()) {
     out += '\n';

@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -21,11 +22,13 @@
 #include <vector>
 
 #include "absl/numeric/int128.h"
+#include "model/counters.h"
 #include "spanprof/analysis/forest.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/timing.h"
 #include "spanprof/capture.h"
 #include "summary/summary_internal.h"
+#include "summary/tail_shape.h"
 #include "trace/trace_format.h"
 
 namespace spanprof::analysis {
@@ -42,6 +45,11 @@ void SatAccumulate(int64_t& sum, int64_t value) {
   if (__builtin_add_overflow(sum, value, &sum)) {
     sum = value > 0 ? INT64_MAX : INT64_MIN;
   }
+}
+
+// Counter sums: non-negative terms, saturating at INT64_MAX.
+void SatAdd(int64_t& sum, int64_t value) {
+  if (__builtin_add_overflow(sum, value, &sum)) sum = INT64_MAX;
 }
 
 // A span's inclusive time, as ComputeTimings() defines it: its interval is
@@ -197,69 +205,31 @@ class RowAccumulator {
   }
 
   // Writes rows and totals into `summary` (the capture-copied fields and the
-  // validation issues must already be there).
-  void Finish(Summary& summary) {
+  // validation issues must already be there); `counters` may be null when the
+  // capture counts nothing.
+  void Finish(Summary& summary, const internal::SpanCounters* counters) {
     for (const SiteDrops& drops : capture_.dropped_by_site) {
       if (drops.count == 0) continue;
       states_[RowForSite(drops.site)].row.dropped += drops.count;
     }
-    summary.event_count = capture_.spans.size();
-    summary.max_depth = max_depth_;
-    summary.recorded_thread_time_ns = recorded_ns_;
-    summary.recorded_heartbeats = recorded_heartbeats_;
-    summary.unfinished_events = unfinished_;
-    summary.complete = capture_.finished_normally &&
-                       capture_.dropped_events == 0 && unfinished_ == 0 &&
-                       summary.validation_issues.empty();
-
-    // Group the durations by row (a counting sort), read again from the
-    // spans: a second sequential read of the capture costs less than keeping
-    // a duration and a row per span in fresh memory.
-    std::vector<size_t> begin(states_.size() + 1, 0);
-    for (size_t r = 0; r < states_.size(); ++r) {
-      begin[r + 1] = begin[r] + states_[r].row.calls;
-    }
-    std::vector<int64_t> grouped(begin.back());
-    {
-      std::vector<size_t> fill(begin.begin(), begin.end() - 1);
-      for (const Span& span : capture_.spans) {
-        grouped[fill[RowForSite(span.site)]++] = InclusiveNs(span);
-      }
-    }
+    FinishTotals(summary);
+    if (counters != nullptr && !counters->empty()) AddCounters(*counters);
+    std::vector<size_t> begin;
+    std::vector<int64_t> grouped = GroupDurations(begin);
     std::vector<uint32_t> all_threads;
     std::vector<Row> rows;
     rows.reserve(states_.size());
     for (size_t r = 0; r < states_.size(); ++r) {
       State& state = states_[r];
-      Row& row = state.row;
       std::sort(state.threads.begin(), state.threads.end());
       state.threads.erase(
           std::unique(state.threads.begin(), state.threads.end()),
           state.threads.end());
-      row.threads = state.threads.size();
+      state.row.threads = state.threads.size();
       all_threads.insert(all_threads.end(), state.threads.begin(),
                          state.threads.end());
-      row.label = RowLabel(row.key);
-      if (row.calls == 0) {
-        row.min_ns = 0;
-      } else {
-        row.mean_ns = row.total_ns / static_cast<int64_t>(row.calls);
-        int64_t* const d = grouped.data() + begin[r];
-        const size_t nth[3] = {
-            static_cast<size_t>(NearestRank(row.calls, 5000) - 1),
-            static_cast<size_t>(NearestRank(row.calls, 9500) - 1),
-            static_cast<size_t>(NearestRank(row.calls, 9900) - 1)};
-        int64_t values[3];
-        SelectSorted(d, row.calls, nth, values, 3);
-        row.median_ns = values[0];
-        row.p95_ns = values[1];
-        row.p99_ns = values[2];
-        row.share_permille =
-            recorded_ns_ == 0 ? 0
-                              : static_cast<int64_t>(absl::int128(row.self_ns) *
-                                                     1000 / recorded_ns_);
-      }
-      rows.push_back(std::move(row));
+      FinishRow(state.row, grouped.data() + begin[r]);
+      rows.push_back(std::move(state.row));
     }
     std::sort(all_threads.begin(), all_threads.end());
     summary.thread_count = static_cast<uint64_t>(
@@ -273,6 +243,91 @@ class RowAccumulator {
   }
 
  private:
+  void FinishTotals(Summary& summary) const {
+    summary.event_count = capture_.spans.size();
+    summary.max_depth = max_depth_;
+    summary.recorded_thread_time_ns = recorded_ns_;
+    summary.recorded_heartbeats = recorded_heartbeats_;
+    summary.unfinished_events = unfinished_;
+    summary.complete = capture_.finished_normally &&
+                       capture_.dropped_events == 0 &&
+                       capture_.dropped_args == 0 && unfinished_ == 0 &&
+                       summary.validation_issues.empty();
+  }
+
+  // The durations grouped by row (a counting sort): row r's are
+  // [begin[r], begin[r + 1]). Read again from the spans: a second sequential
+  // read of the capture costs less than keeping a duration and a row per span
+  // in fresh memory.
+  std::vector<int64_t> GroupDurations(std::vector<size_t>& begin) {
+    begin.assign(states_.size() + 1, 0);
+    for (size_t r = 0; r < states_.size(); ++r) {
+      begin[r + 1] = begin[r] + states_[r].row.calls;
+    }
+    std::vector<int64_t> grouped(begin.back());
+    std::vector<size_t> fill(begin.begin(), begin.end() - 1);
+    for (const Span& span : capture_.spans) {
+      grouped[fill[RowForSite(span.site)]++] = InclusiveNs(span);
+    }
+    return grouped;
+  }
+
+  // Percentiles, tail shape and share of one row from its `calls` durations
+  // at `d` (which it reorders).
+  void FinishRow(Row& row, int64_t* d) const {
+    row.label = RowLabel(row.key);
+    if (row.calls == 0) {
+      row.min_ns = 0;
+      return;
+    }
+    row.mean_ns = row.total_ns / static_cast<int64_t>(row.calls);
+    const size_t nth[3] = {
+        static_cast<size_t>(NearestRank(row.calls, 5000) - 1),
+        static_cast<size_t>(NearestRank(row.calls, 9500) - 1),
+        static_cast<size_t>(NearestRank(row.calls, 9900) - 1)};
+    int64_t values[3];
+    SelectSorted(d, row.calls, nth, values, 3);
+    row.median_ns = values[0];
+    row.p95_ns = values[1];
+    row.p99_ns = values[2];
+    row.tail_ratio = internal::TailRatio(row.p99_ns, row.median_ns);
+    row.log_sigma = internal::LogSigma(std::span<const int64_t>(d, row.calls),
+                                       row.median_ns);
+    row.heavy_tail = internal::HeavyTail(row.calls, row.log_sigma);
+    row.share_permille = recorded_ns_ == 0
+                             ? 0
+                             : static_cast<int64_t>(absl::int128(row.self_ns) *
+                                                    1000 / recorded_ns_);
+  }
+
+  // Each row's counters: the sums of its spans' inclusive and self counts,
+  // the non-zero ones sorted by name.
+  void AddCounters(const internal::SpanCounters& counters) {
+    const std::vector<std::string>& names = counters.names();
+    const size_t width = names.size();
+    std::vector<int64_t> totals(states_.size() * width * 2, 0);
+    for (const uint32_t i : counters.spans()) {
+      const size_t base =
+          size_t{RowForSite(capture_.spans[i].site)} * width * 2;
+      for (size_t k = 0; k < width; ++k) {
+        SatAdd(totals[base + k], counters.inclusive(i, k));
+        SatAdd(totals[base + width + k], counters.self(i, k));
+      }
+    }
+    std::vector<size_t> by_name(width);
+    for (size_t k = 0; k < width; ++k) by_name[k] = k;
+    std::sort(by_name.begin(), by_name.end(),
+              [&](size_t a, size_t b) { return names[a] < names[b]; });
+    for (size_t r = 0; r < states_.size(); ++r) {
+      for (const size_t k : by_name) {
+        const int64_t total = totals[r * width * 2 + k];
+        if (total == 0) continue;
+        states_[r].row.counters.push_back(
+            RowCounter{names[k], total, totals[r * width * 2 + width + k]});
+      }
+    }
+  }
+
   struct State {
     Row row;
     uint32_t last_thread = kNone;
@@ -316,7 +371,8 @@ void SummarizeGeneral(const Capture& capture, Summary& summary) {
     rows.Add(span, rows.RowForSite(span.site), timing.inclusive_ns,
              timing.self_ns, timing.self_heartbeats);
   }
-  rows.Finish(summary);
+  const internal::SpanCounters counters(capture, forest);
+  rows.Finish(summary, &counters);
 }
 
 // Ids up to this many times the span count past the smallest one use the
@@ -472,6 +528,10 @@ class OpenSpans {
                           s.end_ns, inclusive, 0, INT64_MIN, 0});
   }
 
+  // The index of the innermost open span (after a successful
+  // `AttachToParent()`: the parent).
+  uint32_t top_index() const { return stack_.back().index; }
+
   // Whether a sum over children overflowed.
   bool overflow() const { return overflow_; }
 
@@ -538,6 +598,11 @@ Canonical SummarizeCanonical(const Capture& capture, Summary& summary,
   // Spans whose parent is not on their thread's stack: cross-thread children
   // (fine), or irregular captures (found out below).
   std::vector<uint32_t> deferred;
+  // Same-thread parents, for the named counters (when there are any).
+  const bool counts =
+      std::any_of(capture.args.begin(), capture.args.end(),
+                  [](const SpanArg& a) { return a.is_counter; });
+  std::vector<uint32_t> parents(counts ? n : 0, kNone);
   uint32_t thread = kNone;
   int64_t roots_end = INT64_MIN;
   for (uint32_t i = 0; i < n; ++i) {
@@ -561,13 +626,21 @@ Canonical SummarizeCanonical(const Capture& capture, Summary& summary,
       const OpenSpans::Attach attach = open.AttachToParent(s, inclusive);
       if (attach == OpenSpans::Attach::kInvalid) return kNo;
       if (attach == OpenSpans::Attach::kNotOnStack) deferred.push_back(i);
+      if (attach == OpenSpans::Attach::kAttached && counts) {
+        parents[i] = open.top_index();
+      }
     }
     open.Push(s, i, inclusive);
   }
   open.FinishAll();
   if (open.overflow()) return kNo;
   if (!CrossThreadChildrenValid(spans, deferred, ids)) return kNo;
-  rows.Finish(summary);
+  if (counts) {
+    const internal::SpanCounters counters(capture, parents);
+    rows.Finish(summary, &counters);
+  } else {
+    rows.Finish(summary, nullptr);
+  }
   return Canonical::kDone;
 }
 
@@ -578,6 +651,7 @@ void CopyCaptureFields(const Capture& capture, Summary& summary) {
   summary.event_limit = capture.event_limit;
   summary.overflow_policy = capture.overflow_policy;
   summary.dropped_events = capture.dropped_events;
+  summary.dropped_args = capture.dropped_args;
   summary.overhead_ns_per_span = capture.overhead_ns_per_span;
   summary.process_resources = capture.process_resources;
 }

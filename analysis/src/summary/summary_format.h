@@ -1,6 +1,7 @@
-// summary_format.h — the one description of the `spanprof.summary` v1
-// fields (private to the analysis library): the names and order that
-// `SummaryToJson()` writes and the strict reader expects.
+// summary_format.h — the one description of the `spanprof.summary` fields
+// (private to the analysis library): the names and order that
+// `SummaryToJson()` writes (version 2) and the strict reader expects, and
+// which of them version 1 has.
 // docs/formats.md ("Summary") explains each field.
 #ifndef SPANPROF_ANALYSIS_SRC_SUMMARY_SUMMARY_FORMAT_H_
 #define SPANPROF_ANALYSIS_SRC_SUMMARY_SUMMARY_FORMAT_H_
@@ -26,6 +27,7 @@ enum SummaryField : size_t {
   kRootEventLimit,
   kRootOverflowPolicy,
   kRootDroppedEvents,
+  kRootDroppedArgs,
   kRootUnfinishedEvents,
   kRootComplete,
   kRootOverheadNsPerSpan,
@@ -33,7 +35,7 @@ enum SummaryField : size_t {
   kRootValidationIssues,
   kRootRows,
 };
-inline constexpr std::array<std::string_view, 19> kSummaryKeys = {
+inline constexpr std::array<std::string_view, 20> kSummaryKeys = {
     "schema",
     "schema_version",
     "clock",
@@ -47,6 +49,7 @@ inline constexpr std::array<std::string_view, 19> kSummaryKeys = {
     "event_limit",
     "overflow_policy",
     "dropped_events",
+    "dropped_args",
     "unfinished_events",
     "complete",
     "overhead_ns_per_span",
@@ -74,6 +77,9 @@ enum RowField : size_t {
   kRowP95Ns,
   kRowP99Ns,
   kRowMaxNs,
+  kRowTailRatio,
+  kRowLogSigma,
+  kRowHeavyTail,
   kRowTotalHeartbeats,
   kRowSelfHeartbeats,
   kRowAllocCount,
@@ -83,8 +89,9 @@ enum RowField : size_t {
   kRowExceptions,
   kRowUnfinished,
   kRowDropped,
+  kRowCounters,
 };
-inline constexpr std::array<std::string_view, 20> kRowKeys = {
+inline constexpr std::array<std::string_view, 24> kRowKeys = {
     "key",
     "label",
     "calls",
@@ -96,6 +103,9 @@ inline constexpr std::array<std::string_view, 20> kRowKeys = {
     "p95_ns",
     "p99_ns",
     "max_ns",
+    "tail_ratio",
+    "log_sigma",
+    "heavy_tail",
     "total_heartbeats",
     "self_heartbeats",
     "alloc_count",
@@ -105,6 +115,57 @@ inline constexpr std::array<std::string_view, 20> kRowKeys = {
     "exceptions",
     "unfinished",
     "dropped",
+    "counters",
+};
+
+// A row's `counters` value is an object with one member per counter name,
+// each with these fields.
+inline constexpr std::array<std::string_view, 2> kRowCounterKeys = {"total",
+                                                                    "self"};
+
+// The fields of version 1: indexes into kSummaryKeys and kRowKeys, in order.
+inline constexpr std::array<size_t, 19> kSummaryV1Fields = {
+    kRootSchema,
+    kRootSchemaVersion,
+    kRootClock,
+    kRootProcessName,
+    kRootEventCount,
+    kRootThreadCount,
+    kRootMaxDepth,
+    kRootWindowNs,
+    kRootRecordedThreadTimeNs,
+    kRootRecordedHeartbeats,
+    kRootEventLimit,
+    kRootOverflowPolicy,
+    kRootDroppedEvents,
+    kRootUnfinishedEvents,
+    kRootComplete,
+    kRootOverheadNsPerSpan,
+    kRootProcessResources,
+    kRootValidationIssues,
+    kRootRows,
+};
+inline constexpr std::array<size_t, 20> kRowV1Fields = {
+    kRowKey,
+    kRowLabel,
+    kRowCalls,
+    kRowTotalNs,
+    kRowSelfNs,
+    kRowMinNs,
+    kRowMeanNs,
+    kRowMedianNs,
+    kRowP95Ns,
+    kRowP99Ns,
+    kRowMaxNs,
+    kRowTotalHeartbeats,
+    kRowSelfHeartbeats,
+    kRowAllocCount,
+    kRowAllocBytes,
+    kRowSharePermille,
+    kRowThreads,
+    kRowExceptions,
+    kRowUnfinished,
+    kRowDropped,
 };
 
 }  // namespace spanprof::analysis::internal

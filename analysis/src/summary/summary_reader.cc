@@ -1,10 +1,12 @@
-// The strict `spanprof.summary` v1 reader.
+// The strict `spanprof.summary` reader: version 2 (the writer's) and
+// version 1 (without the tail shape, counters and `dropped_args`).
 //
 // Reading happens in two passes over one parsed document: first the root's
 // `schema` and `schema_version` are checked (so a trace or a future version is
-// named as such rather than as "unknown field"), then every field is read
-// with exact types, and finally the cross-field invariants of DESIGN.md §3 are
-// checked on the result.
+// named as such rather than as "unknown field"), then every field of that
+// version is read with exact types (a field of the other version is unknown),
+// and finally the cross-field invariants of DESIGN.md §3 are checked on the
+// result.
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -24,6 +26,7 @@
 #include "status_macros.h"
 #include "summary/process_resources.h"
 #include "summary/summary_format.h"
+#include "summary/tail_shape.h"
 
 namespace spanprof::analysis {
 namespace internal {
@@ -33,10 +36,23 @@ using simdjson::ondemand::array;
 using simdjson::ondemand::object;
 using simdjson::ondemand::value;
 
+// The specs of the fields `which` of `names`, in that order.
+template <size_t N, size_t M>
+constexpr std::array<FieldSpec, M> SelectedFields(
+    const std::array<std::string_view, N>& names,
+    const std::array<size_t, M>& which) {
+  std::array<FieldSpec, M> specs{};
+  for (size_t i = 0; i < M; ++i) specs[i] = FieldSpec{names[which[i]]};
+  return specs;
+}
+
 constexpr auto kRootFields = RequiredFields(kSummaryKeys);
+constexpr auto kRootFieldsV1 = SelectedFields(kSummaryKeys, kSummaryV1Fields);
 constexpr auto kIssueFields = RequiredFields(kIssueKeys);
 constexpr auto kKeyFields = RequiredFields(kRowKeyKeys);
 constexpr auto kRowFields = RequiredFields(kRowKeys);
+constexpr auto kRowFieldsV1 = SelectedFields(kRowKeys, kRowV1Fields);
+constexpr auto kCounterFields = RequiredFields(kRowCounterKeys);
 
 class SummaryReader {
  public:
@@ -51,6 +67,7 @@ class SummaryReader {
       ParsedDocument document(text);
       SPANPROF_ASSIGN_OR_RETURN(object root, document.Start(json_));
       Summary summary;
+      version_ = kSummarySchemaVersion;
       if (ReadFields(root, summary).ok() && document.Finish(json_).ok() &&
           summary.schema == kSummarySchema &&
           summary.schema_version == kSummarySchemaVersion) {
@@ -60,28 +77,44 @@ class SummaryReader {
     }
     ParsedDocument document(text);
     SPANPROF_ASSIGN_OR_RETURN(object root, document.Start(json_));
-    SPANPROF_RETURN_IF_ERROR(CheckSchema(root));
+    SPANPROF_ASSIGN_OR_RETURN(version_, CheckSchema(root));
     SPANPROF_ASSIGN_OR_RETURN(root, document.Rewind(json_));
     Summary summary;
     SPANPROF_RETURN_IF_ERROR(ReadFields(root, summary));
     SPANPROF_RETURN_IF_ERROR(document.Finish(json_));
+    if (version_ == 1) DeriveTailRatios(summary);
     SPANPROF_RETURN_IF_ERROR(CheckInvariants(summary));
     return summary;
   }
 
  private:
   absl::Status ReadFields(object& root, Summary& summary) {
-    return json_.ReadObject(root, JsonPath::Root(), kRootFields,
-                            [&](size_t field, value& v, const JsonPath& p) {
-                              return ReadRootField(field, v, p, summary);
-                            });
+    const auto on_field = [&](size_t field, value& v, const JsonPath& p) {
+      return ReadRootField(field, v, p, summary);
+    };
+    if (version_ == 1) {
+      return json_.ReadObject(root, JsonPath::Root(), kRootFieldsV1,
+                              [&](size_t i, value& v, const JsonPath& p) {
+                                return on_field(kSummaryV1Fields[i], v, p);
+                              });
+    }
+    return json_.ReadObject(root, JsonPath::Root(), kRootFields, on_field);
   }
 
-  // Looks at `schema` and `schema_version` before anything else.
-  absl::Status CheckSchema(object& root) {
+  // Version 1 has no `tail_ratio`, but its p99_ns and median_ns give it.
+  static void DeriveTailRatios(Summary& summary) {
+    for (Row& row : summary.rows) {
+      row.tail_ratio = TailRatio(row.p99_ns, row.median_ns);
+    }
+  }
+
+  // Looks at `schema` and `schema_version` before anything else; returns the
+  // version (one this reader reads).
+  absl::StatusOr<int64_t> CheckSchema(object& root) {
     const JsonPath path = JsonPath::Root();
     bool has_schema = false;
     bool has_version = false;
+    int64_t version = kSummarySchemaVersion;
     for (auto field_result : root) {
       simdjson::ondemand::field field;
       simdjson::error_code error = std::move(field_result).get(field);
@@ -103,12 +136,12 @@ class SummaryReader {
         has_version = true;
         const JsonPath version_path = path.Field("schema_version");
         SPANPROF_ASSIGN_OR_RETURN(
-            int64_t version, json_.Int(v, version_path, INT64_MIN, INT64_MAX));
-        if (version != kSummarySchemaVersion) {
-          return json_.Error(
-              version_path,
-              Cat("unsupported schema_version ", version,
-                  " (this reader reads version ", kSummarySchemaVersion, ")"));
+            version, json_.Int(v, version_path, INT64_MIN, INT64_MAX));
+        if (version != 1 && version != kSummarySchemaVersion) {
+          return json_.Error(version_path,
+                             Cat("unsupported schema_version ", version,
+                                 " (this reader reads versions 1 to ",
+                                 kSummarySchemaVersion, ")"));
         }
       } else if (key == "traceEvents") {
         return json_.Error(path,
@@ -120,7 +153,7 @@ class SummaryReader {
       return json_.Error(path,
                          "missing field \"schema\" (not a spanprof summary)");
     }
-    return absl::OkStatus();
+    return version;
   }
 
   absl::Status ReadRootField(size_t field, value& v, const JsonPath& p,
@@ -176,6 +209,8 @@ class SummaryReader {
       }
       case kRootDroppedEvents:
         return Assign(json_.Unsigned(v, p), s.dropped_events);
+      case kRootDroppedArgs:
+        return Assign(json_.Unsigned(v, p), s.dropped_args);
       case kRootUnfinishedEvents:
         return Assign(json_.Unsigned(v, p), s.unfinished_events);
       case kRootComplete:
@@ -239,11 +274,18 @@ class SummaryReader {
         a, p, [&](size_t, value& ev, const JsonPath& ep) -> absl::Status {
           SPANPROF_ASSIGN_OR_RETURN(object o, json_.Object(ev, ep));
           Row& row = rows.emplace_back();
-          return json_.ReadObject(
-              o, ep, kRowFields,
-              [&](size_t field, value& fv, const JsonPath& fp) {
-                return ReadRowField(field, fv, fp, row);
-              });
+          const auto on_field = [&](size_t field, value& fv,
+                                    const JsonPath& fp) {
+            return ReadRowField(field, fv, fp, row);
+          };
+          if (version_ == 1) {
+            return json_.ReadObject(
+                o, ep, kRowFieldsV1,
+                [&](size_t i, value& fv, const JsonPath& fp) {
+                  return on_field(kRowV1Fields[i], fv, fp);
+                });
+          }
+          return json_.ReadObject(o, ep, kRowFields, on_field);
         });
   }
 
@@ -275,6 +317,12 @@ class SummaryReader {
         return Assign(json_.NonNegative(v, p), row.p99_ns);
       case kRowMaxNs:
         return Assign(json_.NonNegative(v, p), row.max_ns);
+      case kRowTailRatio:
+        return Assign(json_.NullableNonNegativeDouble(v, p), row.tail_ratio);
+      case kRowLogSigma:
+        return Assign(json_.NullableNonNegativeDouble(v, p), row.log_sigma);
+      case kRowHeavyTail:
+        return Assign(json_.Bool(v, p), row.heavy_tail);
       case kRowTotalHeartbeats:
         return Assign(json_.Unsigned(v, p), row.total_heartbeats);
       case kRowSelfHeartbeats:
@@ -293,8 +341,41 @@ class SummaryReader {
         return Assign(json_.Unsigned(v, p), row.unfinished);
       case kRowDropped:
         return Assign(json_.Unsigned(v, p), row.dropped);
+      case kRowCounters:
+        return ReadCounters(v, p, row.counters);
     }
     return absl::InternalError("unhandled row field");
+  }
+
+  // {"NAME": {"total": .., "self": ..}, ...}: non-empty names in strictly
+  // increasing (byte) order, so each at most once.
+  absl::Status ReadCounters(value& v, const JsonPath& p,
+                            std::vector<RowCounter>& counters) {
+    SPANPROF_ASSIGN_OR_RETURN(object o, json_.Object(v, p));
+    for (auto field_result : o) {
+      simdjson::ondemand::field field;
+      simdjson::error_code error = std::move(field_result).get(field);
+      if (error != simdjson::SUCCESS) return json_.Simdjson(error, p);
+      std::string_view name;
+      error = field.unescaped_key().get(name);
+      if (error != simdjson::SUCCESS) return json_.Simdjson(error, p);
+      const JsonPath cp = p.Field(name);
+      if (name.empty()) return json_.Error(p, "a counter name is empty");
+      if (!counters.empty() && name <= counters.back().name) {
+        return json_.Error(cp, name == counters.back().name
+                                   ? "duplicate counter"
+                                   : "counters are not sorted by name");
+      }
+      RowCounter& counter = counters.emplace_back();
+      counter.name = std::string(name);
+      SPANPROF_ASSIGN_OR_RETURN(object co, json_.Object(field.value(), cp));
+      SPANPROF_RETURN_IF_ERROR(json_.ReadObject(
+          co, cp, kCounterFields, [&](size_t f, value& fv, const JsonPath& fp) {
+            return Assign(json_.NonNegative(fv, fp),
+                          f == 0 ? counter.total : counter.self);
+          }));
+    }
+    return absl::OkStatus();
   }
 
   absl::Status RowError(size_t index, std::string_view message) const {
@@ -317,11 +398,13 @@ class SummaryReader {
         row.mean_ns == 0 && row.median_ns == 0 && row.p95_ns == 0 &&
         row.p99_ns == 0 && row.max_ns == 0 && row.total_heartbeats == 0 &&
         row.self_heartbeats == 0 && row.threads == 0 && row.exceptions == 0 &&
-        row.unfinished == 0 && row.share_permille == 0;
+        row.unfinished == 0 && row.share_permille == 0 &&
+        !row.tail_ratio.has_value() && !row.log_sigma.has_value() &&
+        !row.heavy_tail && row.counters.empty();
     if (!all_zero) {
       return RowError(index,
                       "a row with calls 0 must have every timing, heartbeat "
-                      "and count field 0");
+                      "and count field 0, no tail shape and no counters");
     }
     if (row.dropped == 0) {
       return RowError(index,
@@ -358,6 +441,7 @@ class SummaryReader {
     if (row.threads == 0) {
       return RowError(index, "threads is 0 but calls > 0");
     }
+    SPANPROF_RETURN_IF_ERROR(CheckTailShape(index, row));
     if (row.exceptions > row.calls) {
       return RowError(index, Cat("exceptions (", row.exceptions, ") > calls (",
                                  row.calls, ")"));
@@ -365,6 +449,35 @@ class SummaryReader {
     if (row.unfinished > row.calls) {
       return RowError(index, Cat("unfinished (", row.unfinished, ") > calls (",
                                  row.calls, ")"));
+    }
+    return absl::OkStatus();
+  }
+
+  // tail_ratio recomputes; log_sigma needs two calls; heavy_tail needs a
+  // log_sigma (the rule's thresholds are not checked: they may change).
+  absl::Status CheckTailShape(size_t index, const Row& row) const {
+    if (row.tail_ratio != TailRatio(row.p99_ns, row.median_ns)) {
+      return RowError(index, row.median_ns == 0
+                                 ? "tail_ratio must be null when median_ns is 0"
+                                 : Cat("tail_ratio is not p99_ns / median_ns (",
+                                       row.p99_ns, " / ", row.median_ns, ")"));
+    }
+    if (row.log_sigma.has_value() && row.calls < 2) {
+      return RowError(index, "log_sigma must be null with fewer than 2 calls");
+    }
+    if (row.heavy_tail && !row.log_sigma.has_value()) {
+      return RowError(index, "heavy_tail is true but log_sigma is null");
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status CheckCounters(size_t index, const Row& row) const {
+    for (const RowCounter& counter : row.counters) {
+      if (counter.self > counter.total) {
+        return RowError(index,
+                        Cat("counter ", Quote(counter.name), ": self (",
+                            counter.self, ") > total (", counter.total, ")"));
+      }
     }
     return absl::OkStatus();
   }
@@ -394,7 +507,7 @@ class SummaryReader {
       return RowError(index, Cat("threads (", row.threads, ") > thread_count (",
                                  summary.thread_count, ")"));
     }
-    return absl::OkStatus();
+    return CheckCounters(index, row);
   }
 
   // Needs a verified recorded_thread_time_ns, so it runs after the totals.
@@ -502,19 +615,22 @@ class SummaryReader {
     for (size_t i = 0; i < s.rows.size(); ++i) {
       SPANPROF_RETURN_IF_ERROR(CheckShare(i, s.rows[i], s));
     }
-    if (s.complete && (s.dropped_events != 0 || s.unfinished_events != 0 ||
-                       !s.validation_issues.empty())) {
+    if (s.complete &&
+        (s.dropped_events != 0 || s.dropped_args != 0 ||
+         s.unfinished_events != 0 || !s.validation_issues.empty())) {
       const JsonPath root = JsonPath::Root();
-      return json_.Error(root.Field("complete"),
-                         Cat("true, but the capture has ", s.dropped_events,
-                             " dropped events, ", s.unfinished_events,
-                             " unfinished events and ",
-                             s.validation_issues.size(), " validation issues"));
+      return json_.Error(
+          root.Field("complete"),
+          Cat("true, but the capture has ", s.dropped_events,
+              " dropped events, ", s.dropped_args, " dropped args, ",
+              s.unfinished_events, " unfinished events and ",
+              s.validation_issues.size(), " validation issues"));
     }
     return absl::OkStatus();
   }
 
   StrictJson json_;
+  int64_t version_ = kSummarySchemaVersion;
 };
 
 }  // namespace

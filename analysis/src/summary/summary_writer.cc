@@ -1,6 +1,7 @@
-// SummaryToJson() and WriteSummary(): the `spanprof.summary` v1 writer. (The
+// SummaryToJson() and WriteSummary(): the `spanprof.summary` v2 writer. (The
 // strict reader is summary_reader.cc.)
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,8 +23,10 @@ namespace {
 void WriteTotals(JsonWriter& w, const Summary& summary) {
   w.Key(kSummaryKeys[kRootSchema]);
   w.String(summary.schema);
+  // The layout below is the current version's, whatever version the summary
+  // was read from.
   w.Key(kSummaryKeys[kRootSchemaVersion]);
-  w.Int(summary.schema_version);
+  w.Int(kSummarySchemaVersion);
   w.Key(kSummaryKeys[kRootClock]);
   w.String(summary.clock);
   w.Key(kSummaryKeys[kRootProcessName]);
@@ -46,6 +49,8 @@ void WriteTotals(JsonWriter& w, const Summary& summary) {
   w.String(summary.overflow_policy);
   w.Key(kSummaryKeys[kRootDroppedEvents]);
   w.Uint(summary.dropped_events);
+  w.Key(kSummaryKeys[kRootDroppedArgs]);
+  w.Uint(summary.dropped_args);
   w.Key(kSummaryKeys[kRootUnfinishedEvents]);
   w.Uint(summary.unfinished_events);
   w.Key(kSummaryKeys[kRootComplete]);
@@ -65,6 +70,29 @@ void WriteIssues(JsonWriter& w, const std::vector<ValidationIssue>& issues) {
     w.EndObject();
   }
   w.EndArray();
+}
+
+void OptionalDouble(JsonWriter& w, const std::optional<double>& value) {
+  if (value.has_value()) {
+    w.Double(*value);
+  } else {
+    w.Null();
+  }
+}
+
+// {"NAME": {"total": .., "self": ..}, ...} in the row's (name) order.
+void WriteCounters(JsonWriter& w, const std::vector<RowCounter>& counters) {
+  w.BeginObject();
+  for (const RowCounter& counter : counters) {
+    w.Key(counter.name);
+    w.BeginObject();
+    w.Key(kRowCounterKeys[0]);
+    w.Int(counter.total);
+    w.Key(kRowCounterKeys[1]);
+    w.Int(counter.self);
+    w.EndObject();
+  }
+  w.EndObject();
 }
 
 void WriteRow(JsonWriter& w, const Row& row) {
@@ -91,6 +119,12 @@ void WriteRow(JsonWriter& w, const Row& row) {
   w.Int(row.p99_ns);
   w.Key(kRowKeys[kRowMaxNs]);
   w.Int(row.max_ns);
+  w.Key(kRowKeys[kRowTailRatio]);
+  OptionalDouble(w, row.tail_ratio);
+  w.Key(kRowKeys[kRowLogSigma]);
+  OptionalDouble(w, row.log_sigma);
+  w.Key(kRowKeys[kRowHeavyTail]);
+  w.Bool(row.heavy_tail);
   w.Key(kRowKeys[kRowTotalHeartbeats]);
   w.Uint(row.total_heartbeats);
   w.Key(kRowKeys[kRowSelfHeartbeats]);
@@ -109,6 +143,8 @@ void WriteRow(JsonWriter& w, const Row& row) {
   w.Uint(row.unfinished);
   w.Key(kRowKeys[kRowDropped]);
   w.Uint(row.dropped);
+  w.Key(kRowKeys[kRowCounters]);
+  WriteCounters(w, row.counters);
   w.EndObject();
 }
 

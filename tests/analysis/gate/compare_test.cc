@@ -10,6 +10,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/numeric/int128.h"
@@ -491,6 +492,106 @@ TEST(CompareTest, JsonCarriesPolicyRowsAndVerdict) {
   EXPECT_THAT(json, HasSubstr("\"status\":\"missing\",\"base\":5,"
                               "\"candidate\":null,\"delta\":null"));
   EXPECT_THAT(json, HasSubstr("\"passed\": false"));
+}
+
+// A complete summary with one row per (name, counter total) pair; a total of
+// -1 leaves the row without the counter.
+Summary CountedSummary(
+    const std::vector<std::pair<std::string, int64_t>>& rows) {
+  Summary summary;
+  for (const auto& [name, total] : rows) {
+    Row& row = summary.rows.emplace_back();
+    row.key.name = name;
+    row.label = name;
+    row.calls = 1;
+    if (total >= 0) row.counters.push_back(RowCounter{"bytes", total, total});
+    row.counters.push_back(RowCounter{"other", 5, 5});
+  }
+  return summary;
+}
+
+TEST(CompareCounterTest, ParsesCounterColonName) {
+  ComparePolicy policy;
+  ASSERT_TRUE(ParseMetric("counter:bytes.copied", policy).ok());
+  EXPECT_EQ(policy.metric, CompareMetric::kCounter);
+  EXPECT_EQ(policy.counter, "bytes.copied");
+  EXPECT_EQ(MetricLabel(policy), "counter:bytes.copied");
+  ASSERT_TRUE(ParseMetric("self_ns", policy).ok());
+  EXPECT_EQ(policy.metric, CompareMetric::kSelfNs);
+  EXPECT_EQ(policy.counter, "");
+  EXPECT_EQ(MetricLabel(policy), "self_ns");
+  const absl::Status empty = ParseMetric("counter:", policy);
+  EXPECT_EQ(empty.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(empty.message()), HasSubstr("counter:NAME"));
+  const absl::Status bogus = ParseMetric("bytes", policy);
+  EXPECT_THAT(std::string(bogus.message()),
+              HasSubstr("unknown metric \"bytes\""));
+  EXPECT_THAT(std::string(bogus.message()), HasSubstr("or counter:NAME"));
+}
+
+TEST(CompareCounterTest, ComparesRowTotalsAndAMissingCounterIsZero) {
+  const Summary base =
+      CountedSummary({{"parse", 1000}, {"read", -1}, {"same", 7}});
+  const Summary cand =
+      CountedSummary({{"parse", 1500}, {"read", 40}, {"same", 7}});
+  ComparePolicy policy;
+  ASSERT_TRUE(ParseMetric("counter:bytes", policy).ok());
+  policy.absolute_tolerance_ns = 30;
+  absl::StatusOr<Comparison> comparison = Compare(base, cand, policy);
+  ASSERT_TRUE(comparison.ok()) << comparison.status();
+  EXPECT_FALSE(comparison->passed);
+  EXPECT_EQ(comparison->counts.regressed, 2u);
+  EXPECT_EQ(comparison->counts.within, 1u);
+  const ComparisonRow& worst = comparison->rows[0];
+  EXPECT_EQ(worst.key.name, "parse");
+  EXPECT_EQ(worst.base, 1000);
+  EXPECT_EQ(worst.candidate, 1500);
+  EXPECT_EQ(comparison->rows[1].key.name, "read");
+  EXPECT_EQ(comparison->rows[1].base, 0);
+  EXPECT_EQ(comparison->rows[1].candidate, 40);
+  // Counts are not durations: no "ns" anywhere in the table's values.
+  const std::string table = FormatComparison(*comparison);
+  EXPECT_THAT(table, HasSubstr("metric counter:bytes; regression when the "
+                               "increase exceeds 30 AND"));
+  EXPECT_THAT(table, HasSubstr("+500"));
+  EXPECT_THAT(table, ::testing::Not(HasSubstr(" ns")));
+  EXPECT_THAT(ComparisonToJson(*comparison),
+              HasSubstr("\"metric\": \"counter:bytes\""));
+  // Within a tolerance that covers both, it passes.
+  policy.absolute_tolerance_ns = 500;
+  EXPECT_TRUE(Compare(base, cand, policy)->passed);
+}
+
+TEST(CompareCounterTest, ACounterNeitherSummaryHasIsAnError) {
+  const Summary base = CountedSummary({{"parse", 1000}});
+  ComparePolicy policy;
+  ASSERT_TRUE(ParseMetric("counter:byte", policy).ok());
+  const absl::StatusOr<Comparison> comparison = Compare(base, base, policy);
+  ASSERT_FALSE(comparison.ok());
+  EXPECT_EQ(comparison.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(comparison.status().message(),
+            "--metric counter:byte: no row of either summary has the counter "
+            "\"byte\" (their counters: bytes, other)");
+  // Known on one side only is enough.
+  ASSERT_TRUE(ParseMetric("counter:bytes", policy).ok());
+  EXPECT_TRUE(Compare(CountedSummary({{"parse", -1}}), base, policy).ok());
+  EXPECT_THAT(
+      std::string(Compare(Summary(), Summary(), policy).status().message()),
+      HasSubstr("(they have no counters)"));
+}
+
+TEST(CompareCounterTest, DroppedArgsMakeASummaryIncomplete) {
+  Summary base = CountedSummary({{"parse", 1000}});
+  base.dropped_args = 3;
+  ComparePolicy policy;
+  const absl::StatusOr<Comparison> refused =
+      Compare(base, CountedSummary({{"parse", 1000}}), policy, "base.json");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(std::string(refused.status().message()),
+              HasSubstr("base.json: incomplete capture (3 dropped args or "
+                        "counts)"));
+  policy.allow_incomplete = true;
+  EXPECT_TRUE(Compare(base, base, policy).ok());
 }
 
 }  // namespace

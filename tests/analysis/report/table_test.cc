@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "spanprof/analysis/summary.h"
 #include "spanprof/capture.h"
@@ -14,7 +15,9 @@ namespace spanprof::analysis {
 namespace {
 
 using ::spanprof::testing::CaptureBuilder;
+using ::spanprof::testing::CounterArg;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 TEST(TableTest, FormatsDurationsForHumans) {
   EXPECT_EQ(FormatDuration(0), "0 ns");
@@ -156,6 +159,130 @@ TEST(TableTest, WarnsWhenTheSessionDidNotFinishNormally) {
 TEST(TableTest, CompleteSummaryHasNoWarning) {
   EXPECT_EQ(FormatTable(Summarize(DesignExampleCapture()), {}).find("warning"),
             std::string::npos);
+}
+
+// The line of `text` that starts with `prefix` ("" when none).
+std::string LineStartingWith(const std::string& text, std::string_view prefix) {
+  size_t at = 0;
+  while (at < text.size()) {
+    const size_t end = text.find('\n', at);
+    const std::string line = text.substr(
+        at, end == std::string::npos ? std::string::npos : end - at);
+    if (line.rfind(prefix, 0) == 0) return line;
+    if (end == std::string::npos) break;
+    at = end + 1;
+  }
+  ADD_FAILURE() << "no line starting with " << prefix << " in\n" << text;
+  return "";
+}
+
+// A row of 40 calls: half 1 us, half 1 ms (p99 / median = 1000).
+Capture HeavyTailCapture() {
+  CaptureBuilder b;
+  const uint32_t t = b.Thread(1, "main");
+  const uint32_t run = b.Site("run");
+  const uint32_t item = b.Site("item.parse", "parse");
+  b.Add(1, 0, run, t, 0, 100'000'000);
+  int64_t at = 10;
+  for (uint64_t id = 2; id < 42; ++id) {
+    const int64_t d = id % 2 == 0 ? 1'000 : 1'000'000;
+    b.Add(id, 1, item, t, at, at + d);
+    at += d + 10;
+  }
+  return b.Build();
+}
+
+TEST(TableTest, MarksHeavyTailedRowsAndSaysWhatToDoNext) {
+  const std::string table =
+      FormatTable(Summarize(HeavyTailCapture()), {.trace_path = "t.json"});
+  EXPECT_THAT(table, HasSubstr("Self HB      %  Tail\n"));
+  // The heavy row ends with the mark; the other row has none.
+  EXPECT_THAT(LineStartingWith(table, "item.parse"),
+              ::testing::EndsWith("% heavy"));
+  EXPECT_THAT(LineStartingWith(table, "run "), ::testing::EndsWith("%"));
+  EXPECT_THAT(table,
+              HasSubstr("heavy tail: 1 row (first: item.parse [phase=parse], "
+                        "p99 = 1000.0x median): add a size argument to the "
+                        "span (SPANPROF_ARG(\"size\", n)) and run `spanprof "
+                        "scaling t.json`"));
+  // Without a trace path, the command names its argument.
+  EXPECT_THAT(FormatTable(Summarize(HeavyTailCapture()), {}),
+              HasSubstr("run `spanprof scaling TRACE`"));
+}
+
+TEST(TableTest, NoTailColumnOrNoteWithoutHeavyTails) {
+  const std::string table = FormatTable(Summarize(DesignExampleCapture()), {});
+  EXPECT_THAT(table, Not(HasSubstr("Tail")));
+  EXPECT_THAT(table, Not(HasSubstr("heavy")));
+  EXPECT_THAT(table, Not(HasSubstr("Counter columns")));
+}
+
+// Four counters: `bytes` counts most, then `tokens`, `allocs`, `zz`.
+Capture CountedCapture() {
+  CaptureBuilder b;
+  const uint32_t t = b.Thread(1, "main");
+  const uint32_t run = b.Site("run");
+  const uint32_t parse = b.Site("parse");
+  b.Add(1, 0, run, t, 0, 1000);
+  b.Add(2, 1, parse, t, 10, 500);
+  b.Args(1, {CounterArg("zz", 1)});
+  b.Args(2, {CounterArg("tokens", 50), CounterArg("bytes", 9000),
+             CounterArg("allocs", 7)});
+  return b.Build();
+}
+
+TEST(TableTest, ShowsTheThreeLargestCountersAsInclusiveColumns) {
+  const std::string table = FormatTable(Summarize(CountedCapture()), {});
+  EXPECT_THAT(table,
+              HasSubstr("Self HB      %     bytes    tokens    allocs\n"));
+  // run: inclusive counts of its child; parse: its own.
+  EXPECT_THAT(table, HasSubstr("%      9000        50         7\n"));
+  EXPECT_THAT(table,
+              HasSubstr("Counter columns: inclusive totals (the span and its "
+                        "same-thread descendants); not shown: zz (see the "
+                        "summary's rows[].counters)\n"));
+}
+
+TEST(TableTest, ARowWithoutACounterShowsADash) {
+  CaptureBuilder b;
+  const uint32_t t = b.Thread(1, "main");
+  b.Add(1, 0, b.Site("a"), t, 0, 100);
+  b.Add(2, 0, b.Site("b"), t, 200, 250);
+  b.Args(1, {CounterArg("a_very_long_counter_name_indeed", 4)});
+  const std::string table = FormatTable(Summarize(b.Build()), {});
+  // The header cuts the name at 16 characters; the cell is 18 wide.
+  EXPECT_THAT(table, HasSubstr("%  a_very_long_cou\xE2\x80\xA6\n"));
+  EXPECT_THAT(table, HasSubstr("%" + std::string(17, ' ') + "4\n"));
+  EXPECT_THAT(table, HasSubstr("%" + std::string(17, ' ') + "-\n"));
+  EXPECT_THAT(table, Not(HasSubstr("not shown")));
+}
+
+TEST(TableTest, ACounterColumnWidensForLargeTotalsAndNamesStayOnOneLine) {
+  CaptureBuilder b;
+  const uint32_t t = b.Thread(1, "main");
+  b.Add(1, 0, b.Site("a"), t, 0, 100);
+  b.Args(1, {CounterArg("n", 123'456'789'012'345)});
+  const std::string table = FormatTable(Summarize(b.Build()), {});
+  EXPECT_THAT(table, HasSubstr("%                n\n"));  // 17 wide
+  EXPECT_THAT(table, HasSubstr("%  123456789012345\n"));
+}
+
+TEST(TableTest, TheHeavyTailNoteCannotBeBrokenByAName) {
+  Capture capture = HeavyTailCapture();
+  capture.sites[1].name = "item\nparse";
+  const std::string table = FormatTable(Summarize(capture), {});
+  EXPECT_THAT(table, HasSubstr("heavy tail: 1 row (first: item?parse "
+                               "[phase=parse], p99"));
+}
+
+TEST(TableTest, WarnsAboutDroppedArgs) {
+  Capture capture = CountedCapture();
+  capture.dropped_args = 4;
+  const std::string table = FormatTable(Summarize(capture), {});
+  EXPECT_THAT(table, HasSubstr("warning: 4 span arguments or counter counts "
+                               "dropped (refused by the cap, or counted with "
+                               "no span open), summary incomplete\n"));
+  EXPECT_THAT(table, Not(HasSubstr("did not finish normally")));
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/src/summary/summary_internal.h"
@@ -19,6 +20,8 @@ namespace {
 using internal::SummarizeWithPath;
 using internal::SummaryPath;
 using ::spanprof::testing::CaptureBuilder;
+using ::spanprof::testing::CounterArg;
+using ::spanprof::testing::IntArg;
 
 // A random valid forest: per thread, nested spans that stay inside their
 // parents without overlapping, and some cross-thread children.
@@ -91,6 +94,14 @@ class ForestGenerator {
       span.alloc_count = Next(5);
       span.alloc_bytes = Next(500) - 100;
     }
+    // Named counters on some spans (a numeric argument first on a few).
+    if (Next(3) == 0) {
+      std::vector<SpanArg> args;
+      if (Next(4) == 0) args.push_back(IntArg("size", Next(1000)));
+      if (Next(2) == 0) args.push_back(CounterArg("bytes", Next(100)));
+      if (Next(3) == 0) args.push_back(CounterArg("allocs", 1 + Next(9)));
+      b.Args(id, std::move(args));
+    }
     far_ = std::max(far_, end) + 1000;
     return end;
   }
@@ -113,6 +124,7 @@ void ExpectSamePaths(const Capture& capture, bool expect_canonical) {
 
 TEST(SummaryPathsTest, CanonicalPathMatchesTheReferenceOnValidForests) {
   int canonical = 0;
+  int counted = 0;
   const int kSeeds = 300;
   for (uint32_t seed = 0; seed < kSeeds; ++seed) {
     SCOPED_TRACE(seed);
@@ -123,7 +135,10 @@ TEST(SummaryPathsTest, CanonicalPathMatchesTheReferenceOnValidForests) {
     EXPECT_EQ(fast, SummarizeWithPath(capture, SummaryPath::kGeneral, nullptr));
     EXPECT_TRUE(fast.validation_issues.empty());
     canonical += used_canonical ? 1 : 0;
+    for (const Row& row : fast.rows) counted += row.counters.empty() ? 0 : 1;
   }
+  // The counters of both paths were compared, not only their absence.
+  EXPECT_GT(counted, kSeeds);
   // The streaming path declines a few valid but unusual layouts (a
   // zero-length child at its parent's very end, when the parent's next
   // sibling starts at that instant); it must take nearly all of them.

@@ -207,8 +207,9 @@ TEST(SummaryReaderRejectsTest, WrongSchema) {
 
 TEST(SummaryReaderRejectsTest, WrongSchemaVersion) {
   ExpectRejected(
-      Replace(CleanJson(), "\"schema_version\": 1", "\"schema_version\": 2"),
-      "$.schema_version: unsupported schema_version 2");
+      Replace(CleanJson(), "\"schema_version\": 2", "\"schema_version\": 3"),
+      "$.schema_version: unsupported schema_version 3 (this reader reads "
+      "versions 1 to 2)");
 }
 
 TEST(SummaryReaderRejectsTest, MissingSchema) {

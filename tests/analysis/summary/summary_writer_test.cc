@@ -18,6 +18,7 @@ namespace spanprof::analysis {
 namespace {
 
 using ::spanprof::testing::CaptureBuilder;
+using ::spanprof::testing::CounterArg;
 using ::testing::HasSubstr;
 
 Capture TinyCapture() {
@@ -27,6 +28,7 @@ Capture TinyCapture() {
   const uint32_t load = b.Site("input.load", "input", "", "load");
   b.Add(1, 0, run, t, 0, 100).heartbeats = 10;
   b.Add(2, 1, load, t, 10, 40).heartbeats = 4;
+  b.Args(2, {CounterArg("rows", 3)});
   Capture& c = b.capture();
   c.process_name = "tiny";
   c.clock = "tsc";
@@ -40,7 +42,7 @@ TEST(SummaryWriterTest, MatchesTheGoldenDocument) {
   const std::string json = SummaryToJson(Summarize(TinyCapture()));
   EXPECT_EQ(json, R"({
   "schema": "spanprof.summary",
-  "schema_version": 1,
+  "schema_version": 2,
   "clock": "tsc",
   "process_name": "tiny",
   "event_count": 2,
@@ -52,6 +54,7 @@ TEST(SummaryWriterTest, MatchesTheGoldenDocument) {
   "event_limit": 1000000,
   "overflow_policy": "drop",
   "dropped_events": 0,
+  "dropped_args": 0,
   "unfinished_events": 0,
   "complete": true,
   "overhead_ns_per_span": 7,
@@ -83,6 +86,9 @@ TEST(SummaryWriterTest, MatchesTheGoldenDocument) {
       "p95_ns": 100,
       "p99_ns": 100,
       "max_ns": 100,
+      "tail_ratio": 1.0,
+      "log_sigma": null,
+      "heavy_tail": false,
       "total_heartbeats": 10,
       "self_heartbeats": 6,
       "alloc_count": null,
@@ -91,7 +97,13 @@ TEST(SummaryWriterTest, MatchesTheGoldenDocument) {
       "threads": 1,
       "exceptions": 0,
       "unfinished": 0,
-      "dropped": 0
+      "dropped": 0,
+      "counters": {
+        "rows": {
+          "total": 3,
+          "self": 0
+        }
+      }
     },
     {
       "key": {
@@ -110,6 +122,9 @@ TEST(SummaryWriterTest, MatchesTheGoldenDocument) {
       "p95_ns": 30,
       "p99_ns": 30,
       "max_ns": 30,
+      "tail_ratio": 1.0,
+      "log_sigma": null,
+      "heavy_tail": false,
       "total_heartbeats": 4,
       "self_heartbeats": 4,
       "alloc_count": null,
@@ -118,7 +133,13 @@ TEST(SummaryWriterTest, MatchesTheGoldenDocument) {
       "threads": 1,
       "exceptions": 0,
       "unfinished": 0,
-      "dropped": 0
+      "dropped": 0,
+      "counters": {
+        "rows": {
+          "total": 3,
+          "self": 3
+        }
+      }
     }
   ]
 }
@@ -136,13 +157,26 @@ TEST(SummaryWriterTest, FieldsAreInTheDesignOrder) {
   ASSERT_EQ(parser.parse(json).get(root), simdjson::SUCCESS);
   std::vector<std::string_view> keys;
   for (auto field : root) keys.push_back(field.key);
-  EXPECT_EQ(keys, (std::vector<std::string_view>{
-                      "schema", "schema_version", "clock", "process_name",
-                      "event_count", "thread_count", "max_depth", "window_ns",
-                      "recorded_thread_time_ns", "recorded_heartbeats",
-                      "event_limit", "overflow_policy", "dropped_events",
-                      "unfinished_events", "complete", "overhead_ns_per_span",
-                      "process_resources", "validation_issues", "rows"}));
+  EXPECT_EQ(keys, (std::vector<std::string_view>{"schema",
+                                                 "schema_version",
+                                                 "clock",
+                                                 "process_name",
+                                                 "event_count",
+                                                 "thread_count",
+                                                 "max_depth",
+                                                 "window_ns",
+                                                 "recorded_thread_time_ns",
+                                                 "recorded_heartbeats",
+                                                 "event_limit",
+                                                 "overflow_policy",
+                                                 "dropped_events",
+                                                 "dropped_args",
+                                                 "unfinished_events",
+                                                 "complete",
+                                                 "overhead_ns_per_span",
+                                                 "process_resources",
+                                                 "validation_issues",
+                                                 "rows"}));
   std::vector<std::string_view> issue_keys;
   const simdjson::dom::object issue =
       root["validation_issues"].at(0).get_object().value();
@@ -166,6 +200,9 @@ TEST(SummaryWriterTest, FieldsAreInTheDesignOrder) {
                                                      "p95_ns",
                                                      "p99_ns",
                                                      "max_ns",
+                                                     "tail_ratio",
+                                                     "log_sigma",
+                                                     "heavy_tail",
                                                      "total_heartbeats",
                                                      "self_heartbeats",
                                                      "alloc_count",
@@ -174,7 +211,8 @@ TEST(SummaryWriterTest, FieldsAreInTheDesignOrder) {
                                                      "threads",
                                                      "exceptions",
                                                      "unfinished",
-                                                     "dropped"}));
+                                                     "dropped",
+                                                     "counters"}));
 }
 
 TEST(SummaryWriterTest, MeasuredAllocationsAreIntegers) {
@@ -187,7 +225,8 @@ TEST(SummaryWriterTest, MeasuredAllocationsAreIntegers) {
               HasSubstr("\"alloc_count\": 5,\n      \"alloc_bytes\": 640,"));
   EXPECT_THAT(json,
               HasSubstr("\"alloc_count\": 0,\n      \"alloc_bytes\": 0,"));
-  EXPECT_EQ(json.find("null"), std::string::npos);
+  EXPECT_EQ(json.find("\"alloc_count\": null"), std::string::npos);
+  EXPECT_EQ(json.find("\"alloc_bytes\": null"), std::string::npos);
 }
 
 TEST(SummaryWriterTest, RoundTripsThroughTheStrictReader) {

@@ -55,12 +55,17 @@ enum class CompareMetric {
   kSelfHeartbeats,
   kAllocCount,
   kAllocBytes,
+  // A named counter's row total (`ComparePolicy::counter`); a row without
+  // the counter counts 0. Written `counter:NAME` on the command line.
+  kCounter,
 };
 
-// `AllCompareMetrics()` lists every metric, in the order of the CLI help.
+// `AllCompareMetrics()` lists every metric of a fixed field, in the order of
+// the CLI help (not `kCounter`, which needs a name).
 const std::vector<CompareMetric>& AllCompareMetrics();
 
-// `CompareMetricName()` is the summary field name (`"p95_ns"`).
+// `CompareMetricName()` is the summary field name (`"p95_ns"`; `"counter"`
+// for `kCounter`).
 std::string_view CompareMetricName(CompareMetric metric);
 
 // `ParseCompareMetric()` maps a field name back; anything else is an error
@@ -68,7 +73,8 @@ std::string_view CompareMetricName(CompareMetric metric);
 absl::StatusOr<CompareMetric> ParseCompareMetric(std::string_view name);
 
 // `MetricValue()` is the row's value of `metric`; nullopt for allocation
-// counters that were not measured.
+// counters that were not measured (and for `kCounter`, which needs the name:
+// use the `ComparePolicy` overload).
 std::optional<int64_t> MetricValue(const Row& row, CompareMetric metric);
 
 // `RowStatus` is the verdict on one key.
@@ -106,6 +112,8 @@ struct ComparePolicy {
   bool fail_on_new = false;
   bool fail_on_missing = false;
   bool allow_incomplete = false;
+  // The counter's name when `metric` is `kCounter`.
+  std::string counter = {};
   // Repeated runs only: the confidence of the shift's interval (0.5 < c < 1),
   // and whether an `unknown` row fails the gate.
   double confidence = 0.95;
@@ -113,6 +121,18 @@ struct ComparePolicy {
 
   friend bool operator==(const ComparePolicy&, const ComparePolicy&) = default;
 };
+
+// `ParseMetric()` parses a `--metric` value into `policy.metric` (and
+// `policy.counter`): a field name as `ParseCompareMetric()` takes it, or
+// `counter:NAME` with a non-empty NAME.
+absl::Status ParseMetric(std::string_view text, ComparePolicy& policy);
+
+// `MetricLabel()` names the policy's metric: `"p95_ns"`, `"counter:NAME"`.
+std::string MetricLabel(const ComparePolicy& policy);
+
+// `MetricValue()` is the row's value of the policy's metric; for `kCounter`
+// the counter's total, 0 when the row does not have it.
+std::optional<int64_t> MetricValue(const Row& row, const ComparePolicy& policy);
 
 // `ComparisonRow` is one key of the union of both summaries' keys.
 struct ComparisonRow {
@@ -186,13 +206,14 @@ struct Comparison {
 };
 
 // `CheckComparable()` refuses an incomplete summary (complete false, dropped
-// or unfinished events, validation issues) unless `allow_incomplete`; the
-// message names `path` and says why.
+// or unfinished events, dropped args, validation issues) unless
+// `allow_incomplete`; the message names `path` and says why.
 absl::Status CheckComparable(const Summary& summary, std::string_view path,
                              bool allow_incomplete);
 
 // `Compare()` runs the gate. Fails (without comparing) when either summary is
-// refused by `CheckComparable()` or a tolerance is negative.
+// refused by `CheckComparable()`, a tolerance is negative, or the metric is a
+// counter that no row of either summary has.
 absl::StatusOr<Comparison> Compare(const Summary& base,
                                    const Summary& candidate,
                                    const ComparePolicy& policy,

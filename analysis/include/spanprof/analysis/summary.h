@@ -1,10 +1,12 @@
-// spanprof/analysis/summary.h — the `spanprof.summary` v1 document.
+// spanprof/analysis/summary.h — the `spanprof.summary` v2 document.
 //
 // `Summarize()` is a pure function of a `Capture`: validation issues, timing,
-// grouped rows with exact nearest-rank percentiles, totals. The summary is
-// written as strict JSON (`SummaryToJson`, `WriteSummary`) and read back by
-// the strict simdjson reader (`ParseSummary`, `ReadSummary`), which rejects
-// anything that is not the schema, with the file and JSON path in the error.
+// grouped rows with exact nearest-rank percentiles, the tail shape and the
+// named counters of each row, totals. The summary is written as strict JSON
+// (`SummaryToJson`, `WriteSummary`) and read back by the strict simdjson
+// reader (`ParseSummary`, `ReadSummary`), which rejects anything that is not
+// the schema, with the file and JSON path in the error; it reads version 1
+// files too.
 //
 // Example:
 //
@@ -29,7 +31,9 @@
 namespace spanprof::analysis {
 
 inline constexpr std::string_view kSummarySchema = "spanprof.summary";
-inline constexpr int64_t kSummarySchemaVersion = 1;
+// The version the writer writes. The reader reads it and version 1 (which
+// has no tail shape, counters or `dropped_args`).
+inline constexpr int64_t kSummarySchemaVersion = 2;
 
 // `RowKey` is the grouping key: a span name plus its tags.
 struct RowKey {
@@ -46,8 +50,27 @@ struct RowKey {
 // the tags that are set (just `name` when none is).
 std::string RowLabel(const RowKey& key);
 
+// `RowCounter` is one named counter (`SPANPROF_COUNT`) of a row: `total` sums
+// the inclusive count of every call (the span's own count plus its
+// same-thread descendants'; like `total_ns`, a call nested in a call of the
+// same key is counted again), `self` the calls' own counts.
+struct RowCounter {
+  std::string name;
+  int64_t total = 0;
+  int64_t self = 0;
+
+  friend bool operator==(const RowCounter&, const RowCounter&) = default;
+};
+
 // `Row` aggregates every span with one key. Durations are inclusive ns unless
 // named self. `alloc_*` are nullopt when allocations were not measured.
+//
+// Tail shape: `tail_ratio` is p99_ns / median_ns (nullopt when the median is
+// 0), `log_sigma` the sample standard deviation of ln(duration ns) over the
+// calls with a duration > 0 (nullopt with fewer than two), and `heavy_tail`
+// is calls >= 20 && log_sigma >= 0.8 (docs/formats.md says why). A summary
+// read from a version 1 file has no `log_sigma` (so no `heavy_tail`); its
+// `tail_ratio` is computed from p99_ns and median_ns on reading.
 struct Row {
   RowKey key;
   std::string label;
@@ -60,6 +83,9 @@ struct Row {
   int64_t p95_ns = 0;
   int64_t p99_ns = 0;
   int64_t max_ns = 0;
+  std::optional<double> tail_ratio;
+  std::optional<double> log_sigma;
+  bool heavy_tail = false;
   uint64_t total_heartbeats = 0;
   uint64_t self_heartbeats = 0;
   std::optional<int64_t> alloc_count;
@@ -69,6 +95,8 @@ struct Row {
   uint64_t exceptions = 0;     // spans flagged kSpanException
   uint64_t unfinished = 0;     // spans flagged kSpanUnfinished
   uint64_t dropped = 0;        // spans of this key the cap did not retain
+  // The counters with a non-zero total in this row, sorted by name.
+  std::vector<RowCounter> counters;
 
   friend bool operator==(const Row&, const Row&) = default;
 };
@@ -82,6 +110,9 @@ struct ValidationIssue {
                          const ValidationIssue&) = default;
 };
 
+// `Summary` is the whole document. `schema_version` is the version of the
+// document it was read from (1 or 2); `SummaryToJson()` always writes the
+// current version, `kSummarySchemaVersion`.
 struct Summary {
   std::string schema = std::string(kSummarySchema);
   int64_t schema_version = kSummarySchemaVersion;
@@ -96,6 +127,9 @@ struct Summary {
   uint64_t event_limit = 0;
   std::string overflow_policy;
   uint64_t dropped_events = 0;
+  // Arguments and counter counts the cap refused, and counts made with no
+  // span open (`Capture::dropped_args`); non-zero makes `complete` false.
+  uint64_t dropped_args = 0;
   uint64_t unfinished_events = 0;
   bool complete = true;
   int64_t overhead_ns_per_span = 0;
