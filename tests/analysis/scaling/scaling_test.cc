@@ -266,6 +266,30 @@ TEST(ScalingTest, ANamedSizeArgumentThatNoSpanHasIsAnError) {
   EXPECT_EQ(report->groups[0].verdict, "unknown");
 }
 
+// A named counter's entry is not a size argument, even when it varies.
+TEST(ScalingTest, CountersAreNotSizes) {
+  Capture capture = TokenizeCapture([](double s) { return 2.0 * s; }, 1);
+  std::vector<SpanArg> args;
+  for (Span& span : capture.spans) {
+    const std::vector<SpanArg> own(
+        capture.args.begin() + span.first_arg,
+        capture.args.begin() + span.first_arg + span.arg_count);
+    span.first_arg = static_cast<uint32_t>(args.size());
+    args.insert(args.end(), own.begin(), own.end());
+    args.push_back(testing::CounterArg("bytes_copied", own[0].int_value * 3));
+    span.arg_count = static_cast<uint32_t>(own.size() + 1);
+  }
+  capture.args = args;
+  const NamedCapture captures[] = {{"a.json", &capture}};
+  absl::StatusOr<ScalingReport> report = AnalyzeScaling(captures, {});
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->groups.size(), 1u);
+  EXPECT_EQ(report->groups[0].size_arg, "bytes");
+  ScalingOptions options;
+  options.size_arg = "bytes_copied";
+  EXPECT_FALSE(AnalyzeScaling(captures, options).ok());
+}
+
 TEST(ScalingTest, TheGateSeesTheExponentRise) {
   const Capture base = TokenizeCapture([](double s) { return 2.0 * s; }, 1);
   const Capture same = TokenizeCapture([](double s) { return 2.0 * s; }, 2);
