@@ -238,6 +238,46 @@ void BM_SpanWithArg(benchmark::State& state) {
 }
 BENCHMARK(BM_SpanWithArg)->Iterations(kSpanIterations);
 
+// The floor of a counter increment: a plain thread-local add (what
+// spanprof::Heartbeat does), with the same compiler barrier per iteration.
+__thread uint64_t tls_bench_counter = 0;
+void BM_ThreadLocalAdd(benchmark::State& state) {
+  for (auto _ : state) {
+    tls_bench_counter += 1;
+    benchmark::ClobberMemory();
+  }
+  benchmark::DoNotOptimize(tls_bench_counter);
+}
+BENCHMARK(BM_ThreadLocalAdd)->Iterations(kCheapIterations);
+
+// A named counter increment inside an open span: a thread-local add and a bit
+// set. The span around the loop flushes the sum once, at its end.
+void BM_CountIncrement(benchmark::State& state) {
+  StartSession(state, kSpanIterations);
+  {
+    SPANPROF_SCOPE("bench.counting");
+    for (auto _ : state) {
+      SPANPROF_COUNT("bench.count");
+      benchmark::ClobberMemory();
+    }
+  }
+  StopSession(state);
+}
+BENCHMARK(BM_CountIncrement)->Iterations(kCheapIterations);
+
+// A span that counts: the increment plus, at the span's end, the flush of
+// one side record.
+void BM_SpanWithCount(benchmark::State& state) {
+  StartSession(state, kSpanIterations);
+  for (auto _ : state) {
+    SPANPROF_SCOPE("bench.count.span");
+    SPANPROF_COUNT("bench.count", 3);
+    benchmark::ClobberMemory();
+  }
+  StopSession(state);
+}
+BENCHMARK(BM_SpanWithCount)->Iterations(kSpanIterations);
+
 // What a session records as `overhead_ns_per_span`: MeasureSpanOverheadNs()
 // (a few microseconds at session start), reported as the counter
 // `overhead_ns` so it can be compared with BM_SpanEnabled in the same run.

@@ -191,13 +191,17 @@ void DescribeSession(const SessionState& session, const ClockPair& stop,
   capture.alloc_measured = session.count_allocs;
 }
 
-// Arguments, contiguous per span; `new_index` maps parse-time indices to the
-// compacted ones (empty: nothing moved).
+// Arguments, contiguous per span, numeric arguments first, then one entry
+// per counter (a counter flushed several times, around the span's children,
+// is summed); `new_index` maps parse-time indices to the compacted ones
+// (empty: nothing moved).
 void AttachArgs(std::vector<PendingArg>& args,
                 const std::vector<size_t>& new_index, Capture& capture) {
-  std::stable_sort(
-      args.begin(), args.end(),
-      [](const PendingArg& a, const PendingArg& b) { return a.span < b.span; });
+  std::stable_sort(args.begin(), args.end(),
+                   [](const PendingArg& a, const PendingArg& b) {
+                     if (a.span != b.span) return a.span < b.span;
+                     return a.arg.is_counter < b.arg.is_counter;
+                   });
   for (PendingArg& pending : args) {
     const size_t index =
         new_index.empty() ? pending.span : new_index[pending.span];
@@ -205,6 +209,17 @@ void AttachArgs(std::vector<PendingArg>& args,
     Span& span = capture.spans[index];
     if (span.arg_count == 0) {
       span.first_arg = static_cast<uint32_t>(capture.args.size());
+    }
+    if (pending.arg.is_counter) {
+      const auto first = capture.args.begin() + span.first_arg;
+      const auto same = std::find_if(
+          first, capture.args.end(), [&pending](const SpanArg& arg) {
+            return arg.is_counter && arg.key == pending.arg.key;
+          });
+      if (same != capture.args.end()) {
+        same->int_value += pending.arg.int_value;
+        continue;
+      }
     }
     ++span.arg_count;
     capture.args.push_back(std::move(pending.arg));
@@ -244,6 +259,7 @@ Capture StopRecording() {
   capture.spans.reserve(internal::CountBegins(snaps));
   Collector collector(capture, sites, time, stop_raw,
                       internal::NeedPositions(snaps));
+  collector.set_counter_names(internal::SnapshotCounterNames());
   const std::vector<uint32_t> slot_to_thread = ParseRings(collector, snaps);
   bool depths_changed = collector.ResolveContexts(slot_to_thread);
 
@@ -263,6 +279,10 @@ Capture StopRecording() {
   DescribeSession(session, stop, capture);
   AttachArgs(collector.args(), new_index, capture);
   AttachDrops(drops_by_site, collector, capture);
+  capture.dropped_args = collector.unattached_counts();
+  for (const RingSnapshot& snap : snaps) {
+    capture.dropped_args += snap.dropped_args;
+  }
   return capture;
 }
 

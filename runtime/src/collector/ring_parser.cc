@@ -123,6 +123,9 @@ void Collector::ApplySide(ThreadParse& p, uint64_t position) {
       case kSideArgDouble:
         ApplyArg(s);
         break;
+      case kSideCounter:
+        ApplyCounter(s);
+        break;
       case kSideContextPush:
         PushScope(p, s, index);
         break;
@@ -148,6 +151,19 @@ void Collector::ApplyArg(const SideRecord& s) {
   } else {
     arg.int_value = static_cast<int64_t>(s.value);
   }
+  args_.push_back(PendingArg{open_.back(), std::move(arg)});
+}
+
+// A named counter's counts, made while the innermost open span was innermost.
+void Collector::ApplyCounter(const SideRecord& s) {
+  if (open_.empty() || s.key == 0 || s.key > counter_names_.size()) {
+    ++unattached_counts_;
+    return;
+  }
+  SpanArg arg;
+  arg.key = counter_names_[s.key - 1];
+  arg.int_value = static_cast<int64_t>(s.value);
+  arg.is_counter = true;
   args_.push_back(PendingArg{open_.back(), std::move(arg)});
 }
 

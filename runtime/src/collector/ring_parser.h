@@ -7,6 +7,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "collector/ring_snapshot.h"
@@ -172,6 +174,13 @@ class Collector {
   bool ResolveContexts(const std::vector<uint32_t>& slot_to_thread);
 
   std::vector<PendingArg>& args() { return args_; }
+  // The process's counter names (by id - 1), for counter side records.
+  void set_counter_names(std::vector<std::string> names) {
+    counter_names_ = std::move(names);
+  }
+  // Counter flushes with no span open on their thread (nothing to attach
+  // them to) and with an unknown counter id.
+  uint64_t unattached_counts() const { return unattached_counts_; }
   // Spans discarded while parsing (their side records were overwritten).
   size_t removed() const { return removed_; }
 
@@ -187,6 +196,7 @@ class Collector {
   static void PushScope(ThreadParse& p, const SideRecord& s, uint64_t index);
   static void PopScope(ThreadParse& p, const SideRecord& s, uint64_t index);
   void ApplyArg(const SideRecord& s);
+  void ApplyCounter(const SideRecord& s);
   inline void OnAlloc(ThreadParse& p, const Record& rec);
   inline void OnBegin(ThreadParse& p, const Record& rec, uint64_t position,
                       uint64_t raw);
@@ -222,6 +232,8 @@ class Collector {
   std::vector<SpanPositions> positions_;
   std::vector<ContextRef> contexts_;
   std::vector<PendingArg> args_;
+  std::vector<std::string> counter_names_;
+  uint64_t unattached_counts_ = 0;
   std::vector<ThreadStreams> threads_;
 };
 

@@ -91,6 +91,7 @@ std::vector<RingSnapshot> SnapshotRings(const std::vector<ThreadRing*>& rings,
     SnapshotChunks(*r, &snap);
     SnapshotSide(*r, &snap);
     snap.drops_by_site = r->drops_by_site;
+    snap.dropped_args = r->dropped_args.load(std::memory_order_relaxed);
     snap.os_tid = r->os_tid;
     snap.name = r->name;
     AddDrops(snap.drops_by_site, drops_by_site);

@@ -23,6 +23,7 @@ struct RingSnapshot {
   uint64_t side_base = 0;       // index of the oldest side record still held
   bool side_truncated = false;  // older side records were overwritten
   std::vector<uint64_t> drops_by_site;
+  uint64_t dropped_args = 0;  // side records refused (ThreadRing's count)
   uint64_t os_tid = 0;
   std::string name;
   bool truncated = false;  // the stream lost a prefix (ring mode)

@@ -72,25 +72,6 @@ uint64_t CurrentOsTid() noexcept {
   return static_cast<uint64_t>(syscall(SYS_gettid));
 }
 
-// The recorder's own allocations (rings, side records, site tables) are not
-// the program's: a slow path that may allocate restores the thread's
-// allocation counters (spanprof::alloc) when it is done, so span deltas count
-// only what the program allocated.
-class UncountedAllocations {
- public:
-  UncountedAllocations() noexcept
-      : count_(tls_alloc_count), bytes_(tls_alloc_bytes) {}
-  ~UncountedAllocations() {
-    tls_alloc_count = count_;
-    tls_alloc_bytes = bytes_;
-  }
-  UncountedAllocations(const UncountedAllocations&) = delete;
-  UncountedAllocations& operator=(const UncountedAllocations&) = delete;
-
- private:
-  int64_t count_;
-  int64_t bytes_;
-};
 
 }  // namespace
 
@@ -526,7 +507,10 @@ ThreadRing* BindThread(uint32_t epoch) noexcept {
   ring->side_capacity = 0;
   ring->side_wrapped = false;
   ring->side_published.store(0, std::memory_order_relaxed);
-  ring->dropped_args = 0;
+  ring->dropped_args.store(0, std::memory_order_relaxed);
+  // Counts held from an earlier session (or made before this thread's
+  // first span of this one, with no span to attach them to) are forgotten.
+  DiscardCounts(*ring);
   ring->context_side_mark = UINT64_MAX;
   ring->live_scopes.clear();
   ring->ended_scopes.clear();
@@ -549,6 +533,7 @@ uint32_t BeginSlow(SiteStatic& site, uint32_t epoch) noexcept {
   ThreadRing* r = nullptr;
   Record* c = nullptr;
   uint32_t id = 0;
+  bool dropped = false;
   {
     const UncountedAllocations uncounted;
     id = InternStatic(site);
@@ -558,19 +543,23 @@ uint32_t BeginSlow(SiteStatic& site, uint32_t epoch) noexcept {
     if (g_epoch.load(std::memory_order_relaxed) != epoch) return 0;
     // Inside a dropped span everything is dropped: a span is never kept
     // without its parent, even when credit came back (a thread exited).
+    // The counts pending belong to the dropped span and go with it.
     if (r->dropped_open > 0) {
       CountDrop(*r, id);
+      DiscardCounts(*r);
       return kDroppedEpoch;
     }
     c = r->cursor.load(std::memory_order_relaxed);
     if (c == nullptr || c >= r->limit) {
-      if (!Refill(*r)) {
-        CountDrop(*r, id);
-        return kDroppedEpoch;
-      }
+      dropped = !Refill(*r);
+      if (dropped) CountDrop(*r, id);
       c = r->cursor.load(std::memory_order_relaxed);
     }
   }
+  // Counts made since the last begin or end belong to the enclosing span:
+  // written before this begin, they attach to it.
+  if (r->pending_count != 0) FlushCounts(*r);
+  if (dropped) return kDroppedEpoch;
   if (r->end_slots == 1) return WriteBegin(r, c, id, epoch);
   c[0].time = ReadClock(epoch);
   c[0].word = (kBeginRecord << kKindShift) | id;
@@ -585,10 +574,15 @@ void EndSlow(ThreadState* state, uint32_t begin_epoch,
              bool exception) noexcept {
   auto* r = static_cast<ThreadRing*>(state);
   if (begin_epoch == kDroppedEpoch) {
-    if (r != nullptr && r->dropped_open > 0) --r->dropped_open;
+    if (r != nullptr && r->dropped_open > 0) {
+      --r->dropped_open;
+      DiscardCounts(*r);  // the dropped span's own counts
+    }
     return;
   }
   if (r == nullptr || r->epoch != begin_epoch) return;  // an older session
+  // The span's own counts since its last child: written before its end.
+  if (r->pending_count != 0) FlushCounts(*r);
   Record* c = r->cursor.load(std::memory_order_relaxed);
   c[0].time = ReadClock(begin_epoch);
   c[0].word = (exception ? kEndExceptionRecord : kEndRecord) << kKindShift;
@@ -597,8 +591,6 @@ void EndSlow(ThreadState* state, uint32_t begin_epoch,
   r->limit += r->end_slots;
   r->cursor.store(c + r->end_slots, std::memory_order_release);
 }
-
-namespace {
 
 // Appends a side record; false when the side budget is used up. Drop mode
 // never refuses a context record: empty scopes are elided (PopContext), so
@@ -663,6 +655,8 @@ bool AppendSide(ThreadRing& r, const SideRecord& record) {
   return true;
 }
 
+namespace {
+
 ThreadRing* ActiveRing() {
   const uint32_t epoch = g_epoch.load(std::memory_order_relaxed);
   if (epoch == 0) return nullptr;
@@ -678,7 +672,7 @@ void AddArgRecord(SiteStatic& key, uint32_t kind, uint64_t bits) noexcept {
   const UncountedAllocations uncounted;
   const uint32_t key_id = InternStatic(key);
   if (!AppendSide(*r, SideRecord{r->Position(), kind, key_id, bits, 0})) {
-    ++r->dropped_args;
+    r->CountDroppedArg();
   }
 }
 
@@ -735,7 +729,7 @@ void PopContext(uint32_t epoch) noexcept {
   }
   if (!AppendSide(*r,
                   SideRecord{position, kSideContextPop, 0, push_index, 0})) {
-    ++r->dropped_args;  // unreachable: context records are never refused
+    r->CountDroppedArg();  // unreachable: context records are never refused
   }
   if (r->ring_mode) {
     // Keep the push while its pop may outlive it in the wrapping buffer.
@@ -794,6 +788,11 @@ ThreadExitHook::~ThreadExitHook() {
           r->limit = r->cursor.load(std::memory_order_relaxed);
         }
       }
+      // Counts made after the thread's last span ended: no span to attach
+      // them to, so they are reported as lost.
+      if (g_epoch.load(std::memory_order_relaxed) == r->epoch) {
+        for (uint32_t i = 0; i < r->pending_count; ++i) r->CountDroppedArg();
+      }
       r->owner_exited = true;
     } else {
       destroy = true;
@@ -836,6 +835,9 @@ void ResetInForkedChild() noexcept {
   session.rings.clear();
   auto* ring = static_cast<ThreadRing*>(tls_state);
   if (ring == nullptr) return;
+  // This thread's counting slots are its own memory (here too): zeroed, so
+  // that a session of the child registers them afresh.
+  DiscardCounts(*ring);
   if (!ring->in_session) abandoned->push_back(ring);
   // Spans this thread had open at the fork still end here: a fresh state
   // whose epoch matches no session turns those ends into no-ops, and lets

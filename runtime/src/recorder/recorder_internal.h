@@ -37,6 +37,8 @@ enum SideKind : uint32_t {
   kSideContextPush = 3,  // key = parent thread slot, value = parent position,
                          // side = parent side index
   kSideContextPop = 4,   // value = side index of the matching push
+  kSideCounter = 5,      // key = counter id, value = the count (named
+                         // counters pending at a begin or end)
 };
 
 struct SideRecord {
@@ -95,7 +97,15 @@ struct ThreadRing : ThreadState {
   size_t ended_scopes_head = 0;  // entries before it are overwritten pops
   bool ring_mode = false;
   bool side_wrapped = false;  // ring mode: the side buffer overwrites itself
-  uint64_t dropped_args = 0;
+  // Arguments and counter flushes the side budget refused, and counts lost
+  // to a full counter table. Written by the owner only (load + store, no
+  // read-modify-write); atomic because the collector reads it after stop
+  // while a straggling owner may still be in a slow path.
+  std::atomic<uint64_t> dropped_args{0};
+  void CountDroppedArg() noexcept {
+    dropped_args.store(dropped_args.load(std::memory_order_relaxed) + 1,
+                       std::memory_order_relaxed);
+  }
 
   // Drop accounting: by site id; grows on the slow path only.
   std::vector<uint64_t> drops_by_site;
@@ -130,6 +140,39 @@ struct SessionState {
 };
 
 SessionState& Session();
+
+// The recorder's own allocations (rings, side records, site tables) are not
+// the program's: a slow path that may allocate restores the thread's
+// allocation counters (spanprof::alloc) when it is done, so span deltas count
+// only what the program allocated.
+class UncountedAllocations {
+ public:
+  UncountedAllocations() noexcept
+      : count_(tls_alloc_count), bytes_(tls_alloc_bytes) {}
+  ~UncountedAllocations() {
+    tls_alloc_count = count_;
+    tls_alloc_bytes = bytes_;
+  }
+  UncountedAllocations(const UncountedAllocations&) = delete;
+  UncountedAllocations& operator=(const UncountedAllocations&) = delete;
+
+ private:
+  int64_t count_;
+  int64_t bytes_;
+};
+
+// Appends a side record to the calling thread's ring `r`; false when the
+// side budget is used up. May take `r.mu` (never call it holding that).
+bool AppendSide(ThreadRing& r, const SideRecord& record);
+
+// Named counters (counters.cc). The process's counter names, by id - 1.
+std::vector<std::string> SnapshotCounterNames();
+// Writes the counts pending on `r` (its owner thread) as side records at the
+// current stream position, where they attach to the innermost open span; a
+// record the side budget refuses is counted in `dropped_args`.
+void FlushCounts(ThreadRing& r) noexcept;
+// Forgets the counts pending on `r`: they belong to a dropped span.
+void DiscardCounts(ThreadRing& r) noexcept;
 
 // The interned sites (process-wide, append-only). Id 0 is unused.
 struct SiteTable {

@@ -23,6 +23,8 @@ HeartbeatFunction CompiledOutHeartbeat() { return &spanprof::Heartbeat; }
 void RecordCompiledOut() {
   SPANPROF_SCOPE("compiled.out.scope");
   SPANPROF_ARG("compiled.out.arg", 1);
+  SPANPROF_COUNT("compiled.out.count", 3);
+  SPANPROF_COUNT("compiled.out.count");
   AddArg("compiled.out.add_arg", 2);
   Heartbeat(5);
   Run("compiled.out.run", [] { Heartbeat(7); });

@@ -223,6 +223,47 @@ TEST(LifecycleTest, AForkedChildDoesNotRecordIntoTheParentsCapture) {
   EXPECT_NE(child->pid, trace->pid);
 }
 
+void CountForked(int n) { SPANPROF_COUNT("forked", n); }
+
+// The count of `name` on the first span called `span`, or -1.
+int64_t CountOn(const Capture& c, const std::string& span,
+                const std::string& name) {
+  const Span* s = Find(c, span);
+  if (s == nullptr) return -1;
+  for (uint32_t a = s->first_arg; a < s->first_arg + s->arg_count; ++a) {
+    if (c.args[a].is_counter && c.args[a].key == name) {
+      return c.args[a].int_value;
+    }
+  }
+  return 0;
+}
+
+TEST(LifecycleTest, AForkedChildCountsAfreshInASessionOfItsOwn) {
+  TempDir dir;
+  int child_status = -1;
+  Profile(QuietConfig(dir), "parent.root", [&] {
+    SPANPROF_SCOPE("parent");
+    CountForked(5);  // held by this thread when it forks
+    std::fflush(nullptr);
+    const pid_t pid = fork();
+    if (pid == 0) {
+      // The slot still says 5 here: unless the fork zeroed it, the child's
+      // increments would add to a slot its own session never registered.
+      if (!StartRecording({}).ok()) _exit(2);
+      {
+        SPANPROF_SCOPE("child");
+        CountForked(7);
+      }
+      const Capture child = StopRecording();
+      _exit(CountOn(child, "child", "forked") == 7 ? 0 : 1);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    child_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  });
+  EXPECT_EQ(child_status, 0);
+}
+
 TEST(LifecycleTest, ExceptionsThroughNestedSpansAreRecordedAndCounted) {
   ASSERT_TRUE(StartRecording({}).ok());
   {

@@ -56,6 +56,27 @@ struct SiteStatic {
   std::atomic<uint32_t> id{0};
 };
 
+// Named counters (`SPANPROF_COUNT`): at most this many distinct names per
+// process; increments of later names are counted as lost.
+inline constexpr uint32_t kMaxCounters = 64;
+// Counting sites whose counts a thread holds between two span begins or ends;
+// one more flushes the held counts first.
+inline constexpr uint32_t kMaxPendingCounts = 32;
+
+// `CounterStatic` is the one static record of a counting site. `id` is the
+// counter's index + 1 in the process's counter table (0: not interned yet;
+// kMaxCounters + 1: the table was full).
+struct CounterStatic {
+  const char* name;
+  std::atomic<uint32_t> id{0};
+};
+
+// A counting site's thread-local count that is not yet in the ring.
+struct PendingCount {
+  uint64_t* slot;  // the site's thread-local count
+  uint32_t id;     // its counter
+};
+
 constexpr Tags MakeTags() { return Tags{}; }
 constexpr Tags MakeTags(Tags tags) { return tags; }
 
@@ -74,6 +95,12 @@ struct alignas(64) ThreadState {
   // __cxa_eh_globals::uncaughtExceptions), cached at bind time so an end can
   // tell that it runs during unwinding with one load.
   const unsigned int* uncaught = nullptr;
+  // Named counters: the counting sites whose thread-local counts hold
+  // increments not yet written to the ring. Non-zero sends the next begin or
+  // end to the slow path, which writes them as side records of the innermost
+  // open span.
+  uint32_t pending_count = 0;
+  PendingCount pending[kMaxPendingCounts] = {};
 };
 
 // The calling thread's state (nullptr until its first span). Initial-exec TLS:
@@ -135,7 +162,7 @@ inline uint32_t BeginSpanInEpoch(SiteStatic& site, uint32_t epoch) noexcept {
   const uint32_t id = site.id.load(std::memory_order_relaxed);
   ThreadState* s = tls_state;
   if (SPANPROF_UNLIKELY(id == 0 || s == nullptr || s->epoch != epoch ||
-                        s->end_slots != 1)) {
+                        s->end_slots != 1 || s->pending_count != 0)) {
     return BeginSlow(site, epoch);
   }
   Record* c = s->cursor.load(std::memory_order_relaxed);
@@ -156,7 +183,7 @@ inline void EndSpan(uint32_t begin_epoch) noexcept {
   if (SPANPROF_LIKELY(begin_epoch == 0)) return;
   ThreadState* s = tls_state;
   if (SPANPROF_UNLIKELY(s->epoch != begin_epoch || s->end_slots != 1 ||
-                        *s->uncaught != 0)) {
+                        s->pending_count != 0 || *s->uncaught != 0)) {
     EndSlow(s, begin_epoch, *s->uncaught != 0);
     return;
   }
@@ -178,6 +205,25 @@ SiteStatic* FindOrInternDynamicSite(const char* name,
 
 void AddIntArg(SiteStatic& key, int64_t value) noexcept;
 void AddDoubleArg(SiteStatic& key, double value) noexcept;
+
+// The first increment of a site's count since the thread's last begin or end
+// (`slot` is 0): binds the thread, interns the counter and registers the slot
+// as pending (counters.cc).
+void CountFirst(CounterStatic& counter, uint64_t& slot, uint64_t n) noexcept;
+
+// Adds `n` to the calling thread's count `slot` of counting site `counter`.
+// Each `SPANPROF_COUNT` site has its own thread-local slot, so an increment
+// is one add at a constant TLS offset; the first one after a begin or end
+// registers the slot, and the next begin or end writes it to the ring.
+inline void AddCount(CounterStatic& counter, uint64_t& slot,
+                     uint64_t n) noexcept {
+  if (SPANPROF_LIKELY(g_epoch.load(std::memory_order_relaxed) == 0)) return;
+  if (SPANPROF_UNLIKELY(slot == 0)) {
+    CountFirst(counter, slot, n);
+    return;
+  }
+  slot += n;
+}
 
 }  // namespace internal
 }  // namespace spanprof
