@@ -72,7 +72,6 @@ uint64_t CurrentOsTid() noexcept {
   return static_cast<uint64_t>(syscall(SYS_gettid));
 }
 
-
 }  // namespace
 
 SessionState& Session() {

@@ -60,8 +60,8 @@ TEST(CounterTest, CountsAreSelfCountsOfTheInnermostOpenSpan) {
   ASSERT_NE(quiet, nullptr);
   // Three flushes of "bytes" on the outer span (before each child and at its
   // end) are one entry: the sum.
-  EXPECT_EQ(CountersOf(c, *outer), (std::map<std::string, int64_t>{
-                                       {"bytes", 16}}));
+  EXPECT_EQ(CountersOf(c, *outer),
+            (std::map<std::string, int64_t>{{"bytes", 16}}));
   EXPECT_EQ(CountersOf(c, *inner),
             (std::map<std::string, int64_t>{{"bytes", 4}, {"probes", 2}}));
   EXPECT_EQ(quiet->arg_count, 0u);  // counted nothing: no entries
