@@ -247,7 +247,7 @@ double CountExponent(const Capture& trace) {
 // (up to the end of the last token), the rest of the file for every token
 // with --slow-parse. Counts are deterministic, and so is their growth with
 // the file's tokens: exponent 1 and 2. (Time's exponent depends on the
-// machine; docs/guide.md shows real ones.)
+// machine; docs/cli.md, "scaling", shows real ones.)
 TEST(IndexerExampleTest, TheTokenizerCountsTheBytesItTouches) {
   TempDir dir;
   const IndexerRun base = RunIndexer(dir, "base");
