@@ -9,6 +9,7 @@
 #ifndef SPANPROF_CLI_SRC_COMMANDS_H_
 #define SPANPROF_CLI_SRC_COMMANDS_H_
 
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -16,6 +17,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "spanprof/analysis/compare.h"
 #include "spanprof/analysis/scaling.h"
 
 namespace spanprof::cli::internal {
@@ -58,6 +60,19 @@ int RunSummarize(const std::vector<std::string>& args, const CommandIo& io);
 int RunFolded(const std::vector<std::string>& args, const CommandIo& io);
 int RunPlot(const std::vector<std::string>& args, const CommandIo& io);
 int RunScaling(const std::vector<std::string>& args, const CommandIo& io);
+int RunRun(const std::vector<std::string>& args, const CommandIo& io);
+int RunAb(const std::vector<std::string>& args, const CommandIo& io);
+
+// `CompareRunsOf()` is the gate over repeated runs when `base_path` or
+// `candidate_path` is a directory (shared by `compare` and `plot compare`):
+// a directory's summaries are the runs of a side (skipped files noted on
+// io.err), a file one run; the relative tolerance defaults to
+// kRunsDefaultRelativeToleranceBps unless `relative_tolerance_given`.
+// nullopt when both are files.
+absl::StatusOr<std::optional<analysis::Comparison>> CompareRunsOf(
+    const std::string& base_path, const std::string& candidate_path,
+    analysis::ComparePolicy policy, bool relative_tolerance_given,
+    const CommandIo& io);
 
 // `ScalingReportOf()` reads the traces at `paths` and analyses their scaling
 // (shared by `scaling` and `plot scaling`).

@@ -5,6 +5,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "flags.h"
 #include "spanprof/analysis/compare.h"
@@ -20,6 +21,8 @@ constexpr internal::FlagSpec kCompareFlags[] = {
     {"--fail-on-new", "", false, ""},
     {"--fail-on-missing", "", false, ""},
     {"--allow-incomplete", "", false, ""},
+    {"--confidence", "", true, "C"},
+    {"--fail-on-unknown", "", false, ""},
 };
 
 }  // namespace
@@ -70,6 +73,7 @@ absl::StatusOr<CompareArgs> ParseCompareArgs(
         internal::ParseNonNegativeInt("--relative-tolerance-bps", *text);
     if (!v.ok()) return v.status();
     out.policy.relative_tolerance_bps = *v;
+    out.relative_tolerance_given = true;
   }
   if (std::optional<std::string> json = flags->Value("--json")) {
     if (json->empty()) {
@@ -77,6 +81,18 @@ absl::StatusOr<CompareArgs> ParseCompareArgs(
     }
     out.json_path = *json;
   }
+  if (std::optional<std::string> text = flags->Value("--confidence")) {
+    double confidence = 0;
+    if (!absl::SimpleAtod(*text, &confidence) || !(confidence > 0.5) ||
+        !(confidence < 1)) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "--confidence: \"%s\" is not a number between 0.5 and 1 "
+          "(e.g. 0.95)",
+          *text));
+    }
+    out.policy.confidence = confidence;
+  }
+  out.policy.fail_on_unknown = flags->Has("--fail-on-unknown");
   out.policy.fail_on_new = flags->Has("--fail-on-new");
   out.policy.fail_on_missing = flags->Has("--fail-on-missing");
   out.policy.allow_incomplete = flags->Has("--allow-incomplete");

@@ -1,5 +1,8 @@
 // `spanprof compare`: the regression gate.
+#include <filesystem>
 #include <string>
+#include <system_error>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -12,11 +15,77 @@
 
 namespace spanprof::cli::internal {
 
+namespace {
+
+// Prints the table, writes the JSON, and returns the exit code.
+int Report(const analysis::Comparison& comparison, const CompareArgs& args,
+           const CommandIo& io) {
+  io.out << analysis::FormatComparison(comparison);
+  if (!args.json_path.empty()) {
+    absl::Status written = analysis::WriteFileAtomically(
+        args.json_path, analysis::ComparisonToJson(comparison));
+    if (!written.ok()) return Failure(io, "compare", written);
+  }
+  return comparison.passed ? kExitPass : kExitRegression;
+}
+
+bool IsDirectory(const std::string& path) {
+  std::error_code error;
+  return std::filesystem::is_directory(path, error);
+}
+
+// One side of a comparison of runs: a directory of summaries, or one file.
+absl::StatusOr<analysis::SummaryRuns> ReadSide(const std::string& path,
+                                               const CommandIo& io) {
+  if (!IsDirectory(path)) {
+    absl::StatusOr<analysis::Summary> summary = analysis::ReadSummary(path);
+    if (!summary.ok()) return summary.status();
+    analysis::SummaryRuns side;
+    side.path = path;
+    side.runs.push_back(std::move(*summary));
+    side.run_paths.push_back(path);
+    return side;
+  }
+  std::vector<std::string> notes;
+  absl::StatusOr<analysis::SummaryRuns> side =
+      analysis::ReadSummaryRuns(path, &notes);
+  for (const std::string& note : notes) io.err << "note: " << note << "\n";
+  return side;
+}
+
+}  // namespace
+
+absl::StatusOr<std::optional<analysis::Comparison>> CompareRunsOf(
+    const std::string& base_path, const std::string& candidate_path,
+    analysis::ComparePolicy policy, bool relative_tolerance_given,
+    const CommandIo& io) {
+  if (!IsDirectory(base_path) && !IsDirectory(candidate_path)) {
+    return std::nullopt;
+  }
+  absl::StatusOr<analysis::SummaryRuns> base = ReadSide(base_path, io);
+  if (!base.ok()) return base.status();
+  absl::StatusOr<analysis::SummaryRuns> candidate =
+      ReadSide(candidate_path, io);
+  if (!candidate.ok()) return candidate.status();
+  if (!relative_tolerance_given) {
+    policy.relative_tolerance_bps = analysis::kRunsDefaultRelativeToleranceBps;
+  }
+  absl::StatusOr<analysis::Comparison> comparison =
+      analysis::CompareRuns(*base, *candidate, policy);
+  if (!comparison.ok()) return comparison.status();
+  return std::optional<analysis::Comparison>(std::move(*comparison));
+}
+
 int RunCompare(const std::vector<std::string>& args, const CommandIo& io) {
   absl::StatusOr<CompareArgs> parsed = ParseCompareArgs(args);
   if (!parsed.ok()) return UsageError(io, "compare", parsed.status());
   if (parsed->help) return kExitPass;  // the router prints help first
 
+  absl::StatusOr<std::optional<analysis::Comparison>> runs =
+      CompareRunsOf(parsed->base_path, parsed->candidate_path, parsed->policy,
+                    parsed->relative_tolerance_given, io);
+  if (!runs.ok()) return Failure(io, "compare", runs.status());
+  if (runs->has_value()) return Report(**runs, *parsed, io);
   absl::StatusOr<analysis::Summary> base =
       analysis::ReadSummary(parsed->base_path);
   if (!base.ok()) return Failure(io, "compare", base.status());
@@ -28,14 +97,7 @@ int RunCompare(const std::vector<std::string>& args, const CommandIo& io) {
       analysis::Compare(*base, *candidate, parsed->policy, parsed->base_path,
                         parsed->candidate_path);
   if (!comparison.ok()) return Failure(io, "compare", comparison.status());
-
-  io.out << analysis::FormatComparison(*comparison);
-  if (!parsed->json_path.empty()) {
-    absl::Status written = analysis::WriteFileAtomically(
-        parsed->json_path, analysis::ComparisonToJson(*comparison));
-    if (!written.ok()) return Failure(io, "compare", written);
-  }
-  return comparison->passed ? kExitPass : kExitRegression;
+  return Report(*comparison, *parsed, io);
 }
 
 }  // namespace spanprof::cli::internal

@@ -251,6 +251,12 @@ int CompareFigure(const std::vector<std::string>& args, const CommandIo& io) {
 
   const std::string& base_path = flags->positionals[0];
   const std::string& candidate_path = flags->positionals[1];
+  absl::StatusOr<std::optional<analysis::Comparison>> runs = CompareRunsOf(
+      base_path, candidate_path, policy, relative->has_value(), io);
+  if (!runs.ok()) return Failure(io, kCommand, runs.status());
+  if (runs->has_value()) {
+    return Emit(*flags, analysis::PlotCompare(**runs, options), io);
+  }
   absl::StatusOr<analysis::Summary> base = LoadSummary(base_path);
   if (!base.ok()) return Failure(io, kCommand, base.status());
   absl::StatusOr<analysis::Summary> candidate = LoadSummary(candidate_path);

@@ -19,8 +19,9 @@ constexpr Command kCommands[] = {
     {"compare",
      "compare BASE CAND [--metric M] [--absolute-tolerance NS] "
      "[--relative-tolerance-bps BPS] [--json OUT] [--fail-on-new] "
-     "[--fail-on-missing] [--allow-incomplete]",
-     "regression gate: compare two summaries on one metric",
+     "[--fail-on-missing] [--allow-incomplete] [--confidence C] "
+     "[--fail-on-unknown]",
+     "regression gate: compare two summaries (or two directories of runs)",
      R"(Compares the rows of two summaries, matched by their full key (name +
 phase + module + activity), on one metric. A row REGRESSES only when the
 increase Δ = CAND − BASE exceeds both tolerances:
@@ -31,6 +32,19 @@ is the mirror image; anything else is within tolerance. Keys only in CAND are
 --fail-on-* switches. Allocation metrics are "not_measured" when either side
 did not measure allocations.
 
+Repeated runs: when BASE or CAND is a directory, each spanprof summary in it
+(*.json declaring schema spanprof.summary; other files are skipped with a
+note) is one run, and each row's metric is a sample over the runs. The shift
+CAND − BASE (Hodges-Lehmann) and its interval (Mann-Whitney) decide, at
+--confidence over the whole table (Bonferroni: each of k tested rows at
+1 − (1 − C)/k), with T = max(NS, BPS × median(BASE) / 10000):
+    regressed  the whole interval above T      improved  below −T
+    same       the whole interval inside ±T    unknown   neither
+An "unknown" row says roughly how many runs per side would decide it; it
+fails the gate only with --fail-on-unknown. A metric with no spread over
+the runs (heartbeats, allocations, counters) is decided exactly. Runs are
+made with `spanprof run` or `spanprof ab`.
+
 Options:
   --metric M                    total_ns self_ns mean_ns median_ns p95_ns
                                 p99_ns max_ns total_heartbeats
@@ -38,15 +52,20 @@ Options:
                                 (default p95_ns)
   --absolute-tolerance NS       non-negative integer, default 0
   --relative-tolerance-bps BPS  non-negative integer in basis points
-                                (1000 = 10%), default 0
+                                (1000 = 10%), default 0 (500 = 5% with
+                                directories of runs)
   --json OUT                    also write a spanprof.comparison document
   --fail-on-new                 fail when CAND has keys BASE lacks
   --fail-on-missing             fail when BASE has keys CAND lacks
   --allow-incomplete            compare summaries with drops, unfinished spans
                                 or validation issues (refused otherwise)
+  --confidence C                repeated runs: the interval's confidence,
+                                between 0.5 and 1, default 0.95
+  --fail-on-unknown             repeated runs: fail on rows the runs cannot
+                                decide
 
 Exit: 0 pass, 1 regression (or --fail-on-* policy failure), 2 usage error or
-unreadable, invalid or incomplete summary.
+unreadable, invalid or incomplete summary, or a directory with no summary.
 
 Example:
   spanprof compare base.json cand.json --metric p95_ns \
@@ -128,7 +147,10 @@ figures can be checked in and regenerated.
   plot compare BASE CAND   the metric per row in base and candidate, coloured
                            by verdict (regressed red, improved green, within
                            grey, new blue, missing orange), with the band
-                           of values within tolerance of the base
+                           of values within tolerance of the base; BASE
+                           and CAND may be directories of runs (as for
+                           `compare`): bars are medians, and a whisker on
+                           the candidate draws the shift's interval
   plot scaling TRACE...    per sized group (see `spanprof scaling`): bucket
                            medians and p95s of the duration against size on
                            log-log axes with the fitted line and exponent,
@@ -198,6 +220,75 @@ Example:
   spanprof scaling slow.json --baseline base.json
 )",
      RunScaling},
+    {"run", "run --runs N --out DIR [--trace] [--force] -- PROGRAM [ARGS...]",
+     "run a program N times, one summary per run (a side for compare)",
+     R"(Runs PROGRAM (no shell; looked up in PATH when it has no '/') N times, one
+after the other, each with SPANPROF=1 and its own output paths, and checks
+that each run wrote a valid summary. The directory is one side for
+`spanprof compare`:
+
+  DIR/run-001.summary.json       SPANPROF_SUMMARY_OUT of run 1 (numbers are
+                                 zero-padded to 3 digits, more above 999)
+  DIR/traces/run-001.trace.json  SPANPROF_OUT of run 1, with --trace
+                                 (without it the trace goes to a scratch
+                                 directory under $TMPDIR, removed at the end)
+  DIR/logs/run-001.stdout        the program's stdout and stderr (its stdin
+  DIR/logs/run-001.stderr        is /dev/null)
+
+The program inherits spanprof's environment with SPANPROF=1,
+SPANPROF_SUMMARY_OUT and SPANPROF_OUT set (replacing inherited values);
+other SPANPROF_* variables (SPANPROF_MAX_EVENTS, SPANPROF_QUIET, ...) pass
+through. A progress line per
+run goes to stderr ("run 3/10: 0.84 s"), the wall times to stdout at the end.
+DIR is created when missing. A DIR holding the files of earlier runs is
+refused unless --force, which deletes exactly those files; a DIR holding any
+other .json file is refused (compare would read a summary there as a run).
+
+A run that exits non-zero, is killed by a signal (Ctrl-C included: spanprof
+ignores SIGINT while a run is going, as system(3) does), or writes no valid
+summary stops everything: the message names the run, the command, its exit
+status or signal, and the last lines of its stderr.
+
+Options:
+  -n, --runs N   the number of runs, 1 to 100000
+  -o, --out DIR  the directory of the series
+  --trace        keep each run's trace in DIR/traces/
+  --force        replace the files of earlier runs in DIR
+
+Exit: 0 every run succeeded, 1 a run failed, 2 usage error, a refused or
+unwritable DIR, or a PROGRAM that cannot be started.
+
+Example:
+  spanprof run --runs 10 --out build/runs/base -- build/bin/app --input x
+)",
+     RunRun},
+    {"ab",
+     "ab --runs N --out DIR [--trace] [--force] -- BASE [ARGS...] -- CAND "
+     "[ARGS...]",
+     "interleaved runs of a baseline and a candidate (base, cand, base, ...)",
+     R"(Runs a baseline and a candidate command N times each, interleaved: base 1,
+cand 1, base 2, cand 2, ... so that a machine that drifts (other jobs,
+thermal limits, a cache warming up) slows both sides alike. Each side is a
+series exactly as `spanprof run` writes it, in DIR/base and DIR/cand, ready
+for `spanprof compare DIR/base DIR/cand`.
+
+The words after the first -- up to the next -- are the baseline command;
+everything after that second -- is the candidate command (it may contain
+further -- words; the baseline cannot). No shell is involved: quote words as
+you would for any program.
+
+Progress lines name the side ("base 3/10: 0.84 s", "cand 3/10: 0.91 s").
+Directories, environment, failures and options as for `spanprof run`; both
+directories are checked before anything runs.
+
+Exit: 0 every run succeeded, 1 a run failed, 2 usage error, a refused or
+unwritable DIR, or a program that cannot be started.
+
+Example:
+  spanprof ab --runs 10 --out build/ab -- build/main/app -- build/pr/app
+  spanprof compare build/ab/base build/ab/cand
+)",
+     RunAb},
 };
 
 const Command* FindCommand(std::string_view name) {
@@ -217,8 +308,8 @@ void PrintUsage(std::ostream& os, const CommandIo& io) {
   }
   os << "\nRun '" << io.program
      << " <command> --help' for a command's arguments.\n"
-     << "Exit codes: 0 pass, 1 regression or invalid file, 2 usage error or "
-        "unreadable input.\n";
+     << "Exit codes: 0 pass, 1 regression, invalid file or failed run, 2 "
+        "usage error or unreadable input.\n";
 }
 
 void PrintCommandUsage(std::ostream& os, const CommandIo& io,

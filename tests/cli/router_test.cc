@@ -36,7 +36,8 @@ Result RunWith(std::vector<std::string> words) {
 }
 
 const char* const kCommands[] = {"compare",   "report", "validate",
-                                 "summarize", "folded", "plot"};
+                                 "summarize", "folded", "plot",
+                                 "scaling",   "run",    "ab"};
 
 TEST(RouterTest, NoCommandIsAUsageError) {
   const Result r = RunWith({"spanprof"});

@@ -16,6 +16,7 @@ using ::spanprof::testing::ProcessResult;
 using ::spanprof::testing::RunProcess;
 using ::spanprof::testing::TempDir;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 const std::vector<std::string> kGate = {"--metric",
                                         "p95_ns",
@@ -87,6 +88,40 @@ TEST(RegressionExampleTest, TheGateCatchesTheSlowerPhase) {
         << name;
     EXPECT_EQ(Spanprof({"validate", trace}).exit_code, 0) << name;
   }
+}
+
+TEST(RegressionExampleTest, RepeatedRunsFindATenPercentSlowdown) {
+  TempDir dir;
+  // Ten interleaved runs a side, model.forward 4.0 ms against 4.4 ms (sleeps;
+  // RUN_SERIAL and three attempts, as above): the gate over runs calls it
+  // regressed at its default band, and nothing else.
+  ProcessResult run;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    run = RunProcess({SPANPROF_TEST_BIN_DIR "/regression_example", "--runs",
+                      "10", "--slowdown-percent", "10"},
+                     {}, dir.path().string());
+    if (run.exit_code == 0) break;
+  }
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_THAT(run.out, HasSubstr("Repeated runs: 10 baseline, 10 candidate"));
+  EXPECT_THAT(run.out, HasSubstr("regressed   model.forward"));
+  EXPECT_THAT(run.out, Not(HasSubstr("regressed   input.load")));
+  EXPECT_THAT(run.out, Not(HasSubstr("regressed   output.write")));
+  const std::string comparison =
+      testing::ReadText(dir.File("build/regression/runs/comparison.json"));
+  EXPECT_THAT(comparison, HasSubstr("\"schema_version\": 2"));
+}
+
+TEST(RegressionExampleTest, TwoRunsASideLeaveTheSlowdownUnknownNotSame) {
+  TempDir dir;
+  const ProcessResult run =
+      RunProcess({SPANPROF_TEST_BIN_DIR "/regression_example", "--runs", "2",
+                  "--slowdown-percent", "10"},
+                 {}, dir.path().string());
+  EXPECT_EQ(run.exit_code, 3) << run.out << run.err;  // 3: unknown
+  EXPECT_THAT(run.out, HasSubstr("unknown     model.forward"));
+  EXPECT_THAT(run.out, HasSubstr("nothing can be decided"));
+  EXPECT_THAT(run.out, Not(HasSubstr("same        model.forward")));
 }
 
 }  // namespace

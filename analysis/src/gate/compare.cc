@@ -14,6 +14,7 @@
 #include "absl/numeric/int128.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "gate/compare_internal.h"
 #include "gate/compare_metric.h"
 #include "json/cat.h"
 
@@ -45,13 +46,16 @@ int Rank(RowStatus status) {
       return 1;
     case RowStatus::kMissing:
       return 2;
-    case RowStatus::kWithin:
-    case RowStatus::kImproved:
+    case RowStatus::kUnknown:
       return 3;
-    case RowStatus::kNotMeasured:
+    case RowStatus::kWithin:
+    case RowStatus::kSame:
+    case RowStatus::kImproved:
       return 4;
+    case RowStatus::kNotMeasured:
+      return 5;
   }
-  return 5;
+  return 6;
 }
 
 // The rows of both summaries by key: (base row, candidate row), either null.
@@ -66,17 +70,20 @@ KeyedRows MatchKeys(const Summary& base, const Summary& candidate) {
 
 // Fills `row` for one key and counts its verdict in `counts`.
 void CompareKey(const RowKey& key, const Row* b, const Row* c,
-                const ComparePolicy& policy, ComparisonRow& row,
+                const ComparePolicy& policy, const Summary& base,
+                const Summary& candidate, ComparisonRow& row,
                 ComparisonCounts& counts) {
   row.key = key;
   row.label = b != nullptr ? b->label : c->label;
   if (b != nullptr) {
     row.base_calls = b->calls;
     row.base = MetricValue(*b, policy.metric);
+    row.base_share = internal::ShareOfThreadTime(*b, base);
   }
   if (c != nullptr) {
     row.candidate_calls = c->calls;
     row.candidate = MetricValue(*c, policy.metric);
+    row.candidate_share = internal::ShareOfThreadTime(*c, candidate);
   }
   if (b == nullptr) {
     row.status = RowStatus::kNew;
@@ -110,8 +117,10 @@ void CompareKey(const RowKey& key, const Row* b, const Row* c,
   }
 }
 
+}  // namespace
+
 // Worst first: by status rank, then Δ descending, then key.
-void SortWorstFirst(std::vector<ComparisonRow>& rows) {
+void internal::SortWorstFirst(std::vector<ComparisonRow>& rows) {
   std::stable_sort(rows.begin(), rows.end(),
                    [](const ComparisonRow& a, const ComparisonRow& b) {
                      const int rank_a = Rank(a.status);
@@ -124,7 +133,28 @@ void SortWorstFirst(std::vector<ComparisonRow>& rows) {
                    });
 }
 
-}  // namespace
+std::optional<double> internal::ShareOfThreadTime(const Row& row,
+                                                  const Summary& summary) {
+  if (summary.recorded_thread_time_ns <= 0) return std::nullopt;
+  return static_cast<double>(row.total_ns) /
+         static_cast<double>(summary.recorded_thread_time_ns);
+}
+
+absl::Status internal::CheckPolicy(const ComparePolicy& policy) {
+  if (policy.absolute_tolerance_ns < 0) {
+    return absl::InvalidArgumentError(
+        "absolute tolerance must be a non-negative integer");
+  }
+  if (policy.relative_tolerance_bps < 0) {
+    return absl::InvalidArgumentError(
+        "relative tolerance must be a non-negative integer");
+  }
+  if (!(policy.confidence > 0.5 && policy.confidence < 1)) {
+    return absl::InvalidArgumentError(
+        "confidence must lie strictly between 0.5 and 1");
+  }
+  return absl::OkStatus();
+}
 
 const std::vector<CompareMetric>& AllCompareMetrics() {
   static const std::vector<CompareMetric>* const kAll = [] {
@@ -192,6 +222,10 @@ std::string_view RowStatusName(RowStatus status) {
       return "missing";
     case RowStatus::kNotMeasured:
       return "not_measured";
+    case RowStatus::kSame:
+      return "same";
+    case RowStatus::kUnknown:
+      return "unknown";
   }
   return "within";
 }
@@ -253,16 +287,9 @@ absl::StatusOr<Comparison> Compare(const Summary& base,
                                    const ComparePolicy& policy,
                                    std::string_view base_path,
                                    std::string_view candidate_path) {
-  if (policy.absolute_tolerance_ns < 0) {
-    return absl::InvalidArgumentError(
-        "absolute tolerance must be a non-negative integer");
-  }
-  if (policy.relative_tolerance_bps < 0) {
-    return absl::InvalidArgumentError(
-        "relative tolerance must be a non-negative integer");
-  }
-  absl::Status status =
-      CheckComparable(base, base_path, policy.allow_incomplete);
+  absl::Status status = internal::CheckPolicy(policy);
+  if (!status.ok()) return status;
+  status = CheckComparable(base, base_path, policy.allow_incomplete);
   if (!status.ok()) return status;
   status = CheckComparable(candidate, candidate_path, policy.allow_incomplete);
   if (!status.ok()) return status;
@@ -273,10 +300,10 @@ absl::StatusOr<Comparison> Compare(const Summary& base,
   comparison.candidate_path = std::string(candidate_path);
   ComparisonCounts& counts = comparison.counts;
   for (const auto& [key, pair] : MatchKeys(base, candidate)) {
-    CompareKey(key, pair.first, pair.second, policy,
+    CompareKey(key, pair.first, pair.second, policy, base, candidate,
                comparison.rows.emplace_back(), counts);
   }
-  SortWorstFirst(comparison.rows);
+  internal::SortWorstFirst(comparison.rows);
   comparison.passed = counts.regressed == 0 &&
                       !(policy.fail_on_new && counts.new_keys > 0) &&
                       !(policy.fail_on_missing && counts.missing > 0);

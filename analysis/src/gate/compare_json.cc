@@ -11,7 +11,17 @@
 namespace spanprof::analysis {
 namespace {
 
-void WritePolicy(JsonWriter& w, const ComparePolicy& policy) {
+void WriteOptionalDouble(JsonWriter& w, std::string_view key,
+                         std::optional<double> v) {
+  w.Key(key);
+  if (v.has_value()) {
+    w.Double(*v);
+  } else {
+    w.Null();
+  }
+}
+
+void WritePolicy(JsonWriter& w, const ComparePolicy& policy, bool runs) {
   w.BeginObject();
   w.Key("absolute_tolerance_ns");
   w.Int(policy.absolute_tolerance_ns);
@@ -23,6 +33,12 @@ void WritePolicy(JsonWriter& w, const ComparePolicy& policy) {
   w.Bool(policy.fail_on_missing);
   w.Key("allow_incomplete");
   w.Bool(policy.allow_incomplete);
+  if (runs) {
+    w.Key("confidence");
+    w.Double(policy.confidence);
+    w.Key("fail_on_unknown");
+    w.Bool(policy.fail_on_unknown);
+  }
   w.EndObject();
 }
 
@@ -32,7 +48,39 @@ void WriteOptionalInt(JsonWriter& w, std::string_view key,
   w.OptionalInt(v);
 }
 
-void WriteRow(JsonWriter& w, const ComparisonRow& row) {
+// The verdict of a row compared over runs: null for a key one side lacks.
+std::optional<std::string_view> Verdict(const ComparisonRow& row) {
+  switch (row.status) {
+    case RowStatus::kRegressed:
+    case RowStatus::kImproved:
+    case RowStatus::kSame:
+    case RowStatus::kUnknown:
+      return RowStatusName(row.status);
+    default:
+      return std::nullopt;
+  }
+}
+
+// Schema version 2's fields of a row compared over runs.
+void WriteRunFields(JsonWriter& w, const ComparisonRow& row) {
+  w.Key("runs_baseline");
+  w.Uint(row.runs_baseline);
+  w.Key("runs_candidate");
+  w.Uint(row.runs_candidate);
+  WriteOptionalDouble(w, "delta_ci_low", row.delta_ci_low);
+  WriteOptionalDouble(w, "delta_ci_high", row.delta_ci_high);
+  WriteOptionalDouble(w, "p_value", row.p_value);
+  w.Key("verdict");
+  if (const std::optional<std::string_view> verdict = Verdict(row)) {
+    w.String(*verdict);
+  } else {
+    w.Null();
+  }
+  w.Key("reason");
+  w.String(row.reason);
+}
+
+void WriteRow(JsonWriter& w, const ComparisonRow& row, bool runs) {
   w.BeginObject();
   w.Key("key");
   internal::WriteRowKey(w, row.key);
@@ -42,16 +90,21 @@ void WriteRow(JsonWriter& w, const ComparisonRow& row) {
   w.String(RowStatusName(row.status));
   WriteOptionalInt(w, "base", row.base);
   WriteOptionalInt(w, "candidate", row.candidate);
-  WriteOptionalInt(w, "delta", row.delta);
+  if (runs) {
+    WriteOptionalDouble(w, "delta", row.shift);
+  } else {
+    WriteOptionalInt(w, "delta", row.delta);
+  }
   WriteOptionalInt(w, "change_bps", row.change_bps);
   w.Key("base_calls");
   w.Uint(row.base_calls);
   w.Key("candidate_calls");
   w.Uint(row.candidate_calls);
+  if (runs) WriteRunFields(w, row);
   w.EndObject();
 }
 
-void WriteCounts(JsonWriter& w, const ComparisonCounts& c) {
+void WriteCounts(JsonWriter& w, const ComparisonCounts& c, bool runs) {
   w.BeginObject();
   w.Key("regressed");
   w.Uint(c.regressed);
@@ -65,6 +118,12 @@ void WriteCounts(JsonWriter& w, const ComparisonCounts& c) {
   w.Uint(c.missing);
   w.Key("not_measured");
   w.Uint(c.not_measured);
+  if (runs) {
+    w.Key("same");
+    w.Uint(c.same);
+    w.Key("unknown");
+    w.Uint(c.unknown);
+  }
   w.EndObject();
 }
 
@@ -78,21 +137,30 @@ std::string ComparisonToJson(const Comparison& comparison) {
   w.Key("schema");
   w.String(kComparisonSchema);
   w.Key("schema_version");
-  w.Int(kComparisonSchemaVersion);
+  const bool runs = comparison.runs;
+  w.Int(runs ? kComparisonRunsSchemaVersion : kComparisonSchemaVersion);
   w.Key("metric");
   w.String(CompareMetricName(comparison.policy.metric));
   w.Key("policy");
-  WritePolicy(w, comparison.policy);
+  WritePolicy(w, comparison.policy, runs);
   w.Key("base");
   w.String(comparison.base_path);
   w.Key("candidate");
   w.String(comparison.candidate_path);
+  if (runs) {
+    w.Key("base_runs");
+    w.Uint(comparison.base_runs);
+    w.Key("candidate_runs");
+    w.Uint(comparison.candidate_runs);
+    w.Key("row_confidence");
+    w.Double(comparison.row_confidence);
+  }
   w.Key("rows");
   w.BeginArray();
-  for (const ComparisonRow& row : comparison.rows) WriteRow(w, row);
+  for (const ComparisonRow& row : comparison.rows) WriteRow(w, row, runs);
   w.EndArray();
   w.Key("counts");
-  WriteCounts(w, comparison.counts);
+  WriteCounts(w, comparison.counts, runs);
   w.Key("passed");
   w.Bool(comparison.passed);
   w.EndObject();

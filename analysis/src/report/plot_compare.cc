@@ -1,6 +1,7 @@
 // `PlotCompare()` (plot.h): the gate's verdict per row, with the band of
 // values within tolerance of the base.
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -94,6 +95,10 @@ StatusStyle StyleOf(RowStatus status) {
       return {"#ff7f0e", "#c15f00", "missing"};
     case RowStatus::kNotMeasured:
       return {"#dddddd", "#888888", "not measured"};
+    case RowStatus::kSame:
+      return {"#9e9e9e", "#666666", "same"};
+    case RowStatus::kUnknown:
+      return {"#bcbd22", "#8c8d12", "unknown"};
   }
   return {"#9e9e9e", "#666666", ""};
 }
@@ -136,9 +141,17 @@ std::string CompareSubtitle(const Comparison& comparison) {
                     " vs candidate ",
                     V(svg::BaseName(comparison.candidate_path)), "; ");
   }
-  absl::StrAppend(&subtitle, c.regressed, " regressed, ", c.improved,
-                  " improved, ", c.within, " within, ", c.new_keys, " new, ",
-                  c.missing, " missing");
+  if (comparison.runs) {
+    absl::StrAppend(&subtitle, comparison.base_runs, " vs ",
+                    comparison.candidate_runs, " runs; ", c.regressed,
+                    " regressed, ", c.improved, " improved, ", c.same,
+                    " same, ", c.unknown, " unknown, ", c.new_keys, " new, ",
+                    c.missing, " missing");
+  } else {
+    absl::StrAppend(&subtitle, c.regressed, " regressed, ", c.improved,
+                    " improved, ", c.within, " within, ", c.new_keys, " new, ",
+                    c.missing, " missing");
+  }
   if (c.not_measured > 0)
     absl::StrAppend(&subtitle, ", ", c.not_measured, " not measured");
   absl::StrAppend(&subtitle, " \xE2\x86\x92 ",
@@ -224,6 +237,10 @@ CompareText CompareRows(const Comparison& comparison, size_t shown,
     }
     if (row.candidate.has_value())
       text.max = std::max(text.max, *row.candidate);
+    if (row.base.has_value() && row.delta_ci_high.has_value()) {
+      text.max = std::max(
+          text.max, SaturatingAdd(*row.base, std::llround(*row.delta_ci_high)));
+    }
   }
   return text;
 }
@@ -256,6 +273,34 @@ void DrawBase(Document& doc, const BarLayout& layout, int64_t base,
            Escape(text.base[r]));
 }
 
+// Repeated runs: the candidate values the shift's interval allows, base +
+// [low, high], as a whisker with end caps across the candidate bar.
+void DrawInterval(Document& doc, const BarLayout& layout,
+                  const ComparisonRow& row, const std::string& label,
+                  ValueKind kind, Centi mid) {
+  const auto at = [&](double shift) {
+    return BarEnd(layout, SaturatingAdd(*row.base, std::llround(shift)));
+  };
+  const Centi lo = at(*row.delta_ci_low);
+  const Centi hi = at(*row.delta_ci_high);
+  const auto value = [&](double shift) {
+    return FormatValue(
+        std::max<int64_t>(SaturatingAdd(*row.base, std::llround(shift)), 0),
+        kind);
+  };
+  const std::string title = Escape(absl::StrCat(
+      label, ": the shift's interval puts the candidate at ",
+      value(*row.delta_ci_low), " to ", value(*row.delta_ci_high)));
+  absl::StrAppend(&doc.body(), "<g class=\"interval\"><title>", title,
+                  "</title>\n");
+  constexpr const char* kStroke = "stroke=\"#222222\" stroke-width=\"1.5\"";
+  doc.Line(lo, mid, hi, mid, kStroke);
+  for (Centi edge : {lo, hi}) {
+    doc.Line(edge, mid - Px(4), edge, mid + Px(4), kStroke);
+  }
+  absl::StrAppend(&doc.body(), "</g>\n");
+}
+
 // Row `r`: its label, base (with the band), candidate bar and verdict.
 void DrawCompareRow(Document& doc, const BarLayout& layout,
                     const ComparisonRow& row, const ComparePolicy& policy,
@@ -280,6 +325,11 @@ void DrawCompareRow(Document& doc, const BarLayout& layout,
              std::max<Centi>(candidate_end - layout.x0, Px(1)), kBar,
              absl::StrCat("fill=\"", V(style.fill), "\""),
              Escape(absl::StrCat(text.labels[r], ": ", text.candidate[r])));
+  }
+  if (row.base.has_value() && row.delta_ci_low.has_value() &&
+      row.delta_ci_high.has_value()) {
+    DrawInterval(doc, layout, row, text.labels[r], kind,
+                 candidate_top + kBar / 2);
   }
   Centi text_x = candidate_end + Px(6);
   if (row.base.has_value()) {

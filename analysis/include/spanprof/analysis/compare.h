@@ -35,6 +35,12 @@ namespace spanprof::analysis {
 
 inline constexpr std::string_view kComparisonSchema = "spanprof.comparison";
 inline constexpr int64_t kComparisonSchemaVersion = 1;
+// The version written for a comparison of repeated runs (`CompareRuns()`).
+inline constexpr int64_t kComparisonRunsSchemaVersion = 2;
+// `spanprof compare` on directories of runs: the relative tolerance when
+// none is given (5%). Two-sided noise that small cannot fail the gate, and a
+// real shift must be larger to count as a regression.
+inline constexpr int64_t kRunsDefaultRelativeToleranceBps = 500;
 
 // `CompareMetric` is the row field a comparison judges.
 enum class CompareMetric {
@@ -73,10 +79,13 @@ enum class RowStatus {
   kNew,          // key only in the candidate
   kMissing,      // key only in the baseline
   kNotMeasured,  // allocation metric null on either side
+  // Repeated runs only (`CompareRuns()`):
+  kSame,     // the shift's whole interval lies inside the tolerance band
+  kUnknown,  // neither: more runs would decide (`ComparisonRow::reason`)
 };
 
 // `RowStatusName()`: "regressed", "improved", "within", "new", "missing",
-// "not_measured".
+// "not_measured", "same", "unknown".
 std::string_view RowStatusName(RowStatus status);
 
 // `Classify()` is the gate's rule for one pair of values, exactly as stated
@@ -97,6 +106,10 @@ struct ComparePolicy {
   bool fail_on_new = false;
   bool fail_on_missing = false;
   bool allow_incomplete = false;
+  // Repeated runs only: the confidence of the shift's interval (0.5 < c < 1),
+  // and whether an `unknown` row fails the gate.
+  double confidence = 0.95;
+  bool fail_on_unknown = false;
 
   friend bool operator==(const ComparePolicy&, const ComparePolicy&) = default;
 };
@@ -112,6 +125,25 @@ struct ComparisonRow {
   std::optional<int64_t> change_bps;  // ChangeBps(); nullopt when base is 0
   uint64_t base_calls = 0;
   uint64_t candidate_calls = 0;
+  // The row's share of the summary's recorded thread time (total_ns /
+  // recorded_thread_time_ns; over runs, the median); nullopt when absent.
+  // Not in the document: the table lists, for a failing gate, the rows
+  // whose share moved most, which names the culprit even when the metric
+  // judged it per call.
+  std::optional<double> base_share;
+  std::optional<double> candidate_share;
+  // Repeated runs only. `base` and `candidate` are then the medians over the
+  // runs that have the row, `base_calls` and `candidate_calls` the median
+  // calls, and `delta` the shift rounded to an integer.
+  uint64_t runs_baseline = 0;   // runs of each side that have the row
+  uint64_t runs_candidate = 0;  // (with the metric measured)
+  std::optional<double> shift;  // Hodges–Lehmann estimate of cand − base
+  std::optional<double> delta_ci_low;   // its interval at the policy's
+  std::optional<double> delta_ci_high;  // confidence; nullopt: unreachable
+  std::optional<double> p_value;        // two-sided Mann–Whitney U
+  // Why the verdict: for `unknown`, what is missing and roughly how many
+  // runs per side would decide; for an exact decision, "no spread".
+  std::string reason;
 
   friend bool operator==(const ComparisonRow&, const ComparisonRow&) = default;
 };
@@ -123,6 +155,8 @@ struct ComparisonCounts {
   uint64_t new_keys = 0;
   uint64_t missing = 0;
   uint64_t not_measured = 0;
+  uint64_t same = 0;     // repeated runs only
+  uint64_t unknown = 0;  // repeated runs only
 
   friend bool operator==(const ComparisonCounts&,
                          const ComparisonCounts&) = default;
@@ -137,8 +171,16 @@ struct Comparison {
   std::string candidate_path;  // for reports; may be empty
   std::vector<ComparisonRow> rows;
   ComparisonCounts counts;
-  // No regression, and no new (missing) key when the policy fails on them.
+  // No regression, and no new (missing, unknown) key when the policy fails
+  // on them.
   bool passed = true;
+  // A comparison of repeated runs (`CompareRuns()`), and their numbers.
+  bool runs = false;
+  uint64_t base_runs = 0;
+  uint64_t candidate_runs = 0;
+  // The confidence of each row's interval: `policy.confidence` over the
+  // whole table, shared among the rows tested (Bonferroni).
+  double row_confidence = 0;
 
   friend bool operator==(const Comparison&, const Comparison&) = default;
 };
@@ -157,7 +199,46 @@ absl::StatusOr<Comparison> Compare(const Summary& base,
                                    std::string_view base_path = "",
                                    std::string_view candidate_path = "");
 
-// `FormatComparison()` renders the human table and a final verdict line.
+// `SummaryRuns` is one side of a comparison of repeated runs: every summary
+// of a directory, each one run of the program.
+struct SummaryRuns {
+  std::string path;                    // the directory, for reports
+  std::vector<Summary> runs;           // at least one
+  std::vector<std::string> run_paths;  // the file of each run
+};
+
+// `ReadSummaryRuns()` reads one side of a comparison of repeated runs: a
+// directory whose every file directly in it named `*.json` that declares
+// the schema "spanprof.summary" is one run, in name order. Other files
+// (traces, logs) are skipped, each with a line in `notes`. A summary that
+// does not parse, or a directory with no summary, is an error naming the
+// file or the directory.
+absl::StatusOr<SummaryRuns> ReadSummaryRuns(const std::string& directory,
+                                            std::vector<std::string>* notes);
+
+// `CompareRuns()` is the gate over repeated runs (docs/cli.md, "compare on
+// repeated runs", has the formulas). Per key, the metric of each run that
+// has the row is one sample value. A metric with no spread on either side
+// (heartbeats, allocations and counters of a deterministic program) is
+// decided exactly, by `Classify()` of the two values. Otherwise the shift
+// of the candidate against the baseline is the Hodges–Lehmann estimate,
+// with the interval from the Mann–Whitney test at `row_confidence` (the
+// table's `policy.confidence` shared by Bonferroni among the rows that need
+// a test, so that a table of many rows is no likelier to raise a false
+// verdict than one row), and with T = max(absolute tolerance, relative
+// tolerance × baseline median):
+// `regressed` when the interval lies above T, `improved` when below −T,
+// `same` when inside [−T, T], `unknown` otherwise (also when the runs are
+// too few to reach the confidence). Fails when a run is refused by
+// `CheckComparable()`, a side has no run, a tolerance is negative, or the
+// confidence is outside (0.5, 1).
+absl::StatusOr<Comparison> CompareRuns(const SummaryRuns& base,
+                                       const SummaryRuns& candidate,
+                                       const ComparePolicy& policy);
+
+// `FormatComparison()` renders the human table and a final verdict line;
+// for a failing gate, the rows whose share of thread time moved most
+// come just before the verdict.
 std::string FormatComparison(const Comparison& comparison);
 
 // `ComparisonToJson()` renders the versioned `spanprof.comparison` document:

@@ -5,7 +5,9 @@
 // gate: two positional paths, `--metric M` (default p95_ns),
 // `--absolute-tolerance NS`, `--relative-tolerance-bps BPS` (non-negative
 // integers; default 0), `--json OUT`, and the switches `--fail-on-new`,
-// `--fail-on-missing`, `--allow-incomplete`. Every flag accepts both
+// `--fail-on-missing`, `--allow-incomplete`, and for directories of
+// repeated runs `--confidence C` (default 0.95) and `--fail-on-unknown`.
+// Every flag accepts both
 // `--flag VALUE` and `--flag=VALUE`. It is a pure function, so it can be
 // tested and fuzzed directly.
 //
@@ -33,6 +35,9 @@ struct CompareArgs {
   std::string candidate_path;
   std::string json_path;  // empty: no JSON document
   analysis::ComparePolicy policy;
+  // `--relative-tolerance-bps` was given (directories of runs default to
+  // analysis::kRunsDefaultRelativeToleranceBps, one-run comparisons to 0).
+  bool relative_tolerance_given = false;
 
   friend bool operator==(const CompareArgs&, const CompareArgs&) = default;
 };

@@ -21,7 +21,8 @@ inline constexpr int kExitUsage =
     2;  // usage error, unreadable or invalid input
 
 // `Run()` dispatches `argv[1]` (compare, report, validate, summarize, folded,
-// plot) and returns the exit code. Output goes to stdout, errors to stderr.
+// plot, scaling, run, ab) and returns the exit code. Output goes to stdout,
+// errors to stderr.
 int Run(int argc, char** argv);
 
 // `Run()` with explicit streams, for embedding and tests.

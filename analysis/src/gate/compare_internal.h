@@ -1,0 +1,25 @@
+// compare_internal.h — what the one-run gate (compare.cc) and the gate over
+// repeated runs (compare_runs.cc) share (private to the analysis library).
+#ifndef SPANPROF_ANALYSIS_SRC_GATE_COMPARE_INTERNAL_H_
+#define SPANPROF_ANALYSIS_SRC_GATE_COMPARE_INTERNAL_H_
+
+#include <optional>
+#include <vector>
+
+#include "spanprof/analysis/compare.h"
+
+namespace spanprof::analysis::internal {
+
+// Sorts rows worst first: regressed, new, missing, unknown, then the rest
+// (within, same, improved) by Δ descending, then not measured; ties by key.
+void SortWorstFirst(std::vector<ComparisonRow>& rows);
+
+// The row's share of the summary's recorded thread time, or nullopt.
+std::optional<double> ShareOfThreadTime(const Row& row, const Summary& summary);
+
+// Refuses a negative tolerance or a confidence outside (0.5, 1).
+absl::Status CheckPolicy(const ComparePolicy& policy);
+
+}  // namespace spanprof::analysis::internal
+
+#endif  // SPANPROF_ANALYSIS_SRC_GATE_COMPARE_INTERNAL_H_

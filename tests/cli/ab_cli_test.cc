@@ -1,0 +1,166 @@
+// End to end: `spanprof ab` interleaves a baseline and a candidate program
+// (base 1, cand 1, base 2, ...), each side a series in DIR/base and
+// DIR/cand; a failing side stops everything; both directories are checked
+// before anything runs.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "spanprof/analysis/summary.h"
+#include "tests/testing/test_support.h"
+
+namespace spanprof {
+namespace {
+
+using ::spanprof::testing::ProcessResult;
+using ::spanprof::testing::ReadText;
+using ::spanprof::testing::TempDir;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+constexpr char kProbe[] = SPANPROF_TEST_BIN_DIR "/run_probe";
+
+std::vector<std::string> Lines(const std::string& path) {
+  std::vector<std::string> lines;
+  const std::string text = ReadText(path);
+  for (size_t start = 0; start < text.size();) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return lines;
+}
+
+class AbCliTest : public ::testing::Test {
+ protected:
+  // `spanprof ab --runs N --out DIR -- run_probe --role base ... -- run_probe
+  // --role cand ...`, both logging to one file.
+  ProcessResult Ab(int runs, const std::vector<std::string>& base_extra = {},
+                   const std::vector<std::string>& cand_extra = {}) {
+    std::vector<std::string> args = {SPANPROF_TEST_BIN_DIR "/spanprof",
+                                     "ab",
+                                     "--runs",
+                                     std::to_string(runs),
+                                     "--out",
+                                     Out(),
+                                     "--",
+                                     kProbe,
+                                     "--role",
+                                     "base",
+                                     "--log",
+                                     Log()};
+    args.insert(args.end(), base_extra.begin(), base_extra.end());
+    args.insert(args.end(), {"--", kProbe, "--role", "cand", "--log", Log()});
+    args.insert(args.end(), cand_extra.begin(), cand_extra.end());
+    return testing::RunProcess(args);
+  }
+  std::string Out() const { return dir_.File("ab"); }
+  std::string Out(const std::string& name) const {
+    return dir_.File("ab/" + name);
+  }
+  std::string Log() const { return dir_.File("probe.log"); }
+
+  TempDir dir_;
+};
+
+TEST_F(AbCliTest, InterleavesTheSidesAndWritesOneSeriesEach) {
+  const ProcessResult result = Ab(3);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const std::vector<std::string> lines = Lines(Log());
+  ASSERT_EQ(lines.size(), 6u);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string side = i % 2 == 0 ? "base" : "cand";
+    const std::string run = "run-00" + std::to_string(i / 2 + 1);
+    EXPECT_THAT(lines[i], StartsWith(side + " SPANPROF=1 "));
+    EXPECT_THAT(lines[i], HasSubstr("SPANPROF_SUMMARY_OUT=" +
+                                    Out(side + "/" + run + ".summary.json")));
+    const auto summary =
+        analysis::ReadSummary(Out(side + "/" + run + ".summary.json"));
+    EXPECT_TRUE(summary.ok()) << summary.status();
+  }
+  // Progress lines name the side, in the order the runs happened.
+  const size_t base1 = result.err.find("base 1/3: ");
+  const size_t cand1 = result.err.find("cand 1/3: ");
+  const size_t base2 = result.err.find("base 2/3: ");
+  const size_t cand3 = result.err.find("cand 3/3: ");
+  ASSERT_NE(cand3, std::string::npos) << result.err;
+  EXPECT_LT(base1, cand1);
+  EXPECT_LT(cand1, base2);
+  EXPECT_LT(base2, cand3);
+  EXPECT_THAT(result.out, HasSubstr("base: 3 runs of "));
+  EXPECT_THAT(result.out, HasSubstr("cand: 3 runs of "));
+  EXPECT_THAT(result.out, HasSubstr("next: spanprof compare " + Out("base") +
+                                    " " + Out("cand")));
+}
+
+TEST_F(AbCliTest, TheCandidateMayContainFurtherSeparators) {
+  const ProcessResult result = Ab(1, {}, {"--", "extra"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(Lines(Log()).size(), 2u);
+}
+
+TEST_F(AbCliTest, AFailingCandidateStopsEverythingAndIsNamed) {
+  // Calls: base 1, cand 1, base 2, cand 2 (the 4th) fails.
+  const ProcessResult result = Ab(3, {}, {"--fail-at", "4"});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.err, HasSubstr("spanprof ab: cand 2/3 failed: "));
+  EXPECT_THAT(result.err, HasSubstr("--role cand"));
+  EXPECT_THAT(result.err, HasSubstr("exited with status 3"));
+  EXPECT_THAT(result.err, HasSubstr("probe: failing on purpose at call 4"));
+  EXPECT_THAT(result.err, HasSubstr(Out("cand/logs/run-002.stderr")));
+  EXPECT_EQ(Lines(Log()).size(), 4u);
+  EXPECT_TRUE(std::filesystem::exists(Out("base/run-002.summary.json")));
+  EXPECT_FALSE(std::filesystem::exists(Out("base/run-003.summary.json")));
+}
+
+TEST_F(AbCliTest, BothDirectoriesAreCheckedBeforeAnythingRuns) {
+  std::filesystem::create_directories(Out("cand"));
+  testing::WriteText(Out("cand/old-summary.json"), "{}");
+  const ProcessResult result = Ab(2);
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(result.err, HasSubstr(Out("cand/old-summary.json")));
+  EXPECT_FALSE(std::filesystem::exists(Log()));
+  EXPECT_FALSE(std::filesystem::exists(Out("base")));
+}
+
+TEST_F(AbCliTest, EarlierRunsAreRefusedUnlessForced) {
+  ASSERT_EQ(Ab(2).exit_code, 0);
+  EXPECT_EQ(Ab(1).exit_code, 2);
+  const ProcessResult forced = testing::RunProcess(
+      {SPANPROF_TEST_BIN_DIR "/spanprof", "ab", "--force", "--runs", "1",
+       "--out", Out(), "--", kProbe, "--", kProbe});
+  ASSERT_EQ(forced.exit_code, 0) << forced.err;
+  EXPECT_FALSE(std::filesystem::exists(Out("base/run-002.summary.json")));
+  EXPECT_FALSE(std::filesystem::exists(Out("cand/run-002.summary.json")));
+  EXPECT_TRUE(std::filesystem::exists(Out("cand/run-001.summary.json")));
+}
+
+TEST_F(AbCliTest, BadCommandLinesExit2) {
+  const std::string bin = SPANPROF_TEST_BIN_DIR "/spanprof";
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--runs", "2", "--out", Out(), "--", kProbe}, "missing the candidate"},
+      {{"--runs", "2", "--out", Out(), "--", kProbe, "--"},
+       "missing the candidate"},
+      {{"--runs", "2", "--out", Out(), "--", "--", kProbe},
+       "missing -- BASE_PROGRAM"},
+      {{"--runs", "2", "--out", Out()}, "missing -- BASE_PROGRAM"},
+      {{"--out", Out(), "--", kProbe, "--", kProbe}, "missing --runs N"},
+      {{"--runs", "2", "--", kProbe, "--", kProbe}, "missing --out DIR"},
+      {{"--runs", "two", "--out", Out(), "--", kProbe, "--", kProbe}, "--runs"},
+  };
+  for (const auto& [args, message] : cases) {
+    std::vector<std::string> full = {bin, "ab"};
+    full.insert(full.end(), args.begin(), args.end());
+    const ProcessResult result = testing::RunProcess(full);
+    EXPECT_EQ(result.exit_code, 2) << message;
+    EXPECT_THAT(result.err, HasSubstr(message));
+    EXPECT_THAT(result.err, HasSubstr("usage: spanprof ab --runs N"));
+  }
+  EXPECT_FALSE(std::filesystem::exists(Out()));
+}
+
+}  // namespace
+}  // namespace spanprof

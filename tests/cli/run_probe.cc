@@ -1,0 +1,111 @@
+// run_probe: a tiny profiled program for the `spanprof run` / `spanprof ab`
+// tests. Each call appends one line to a shared log,
+//
+//   <role> SPANPROF=<v> SPANPROF_SUMMARY_OUT=<v> SPANPROF_OUT=<v>
+//
+// so a test sees which runs happened, in which order and with which
+// environment, then runs a small spanprof session. Options:
+//
+//   --role NAME     the first word of the log line (default "probe")
+//   --log FILE      the shared log (default: none)
+//   --fail-at K     the K-th call (counted in the log) exits 3 after writing
+//                   a line on stderr
+//   --abort-at K    the K-th call aborts (SIGABRT)
+//   --interrupt-at K  the K-th call sends SIGINT to its parent and itself,
+//                   as Ctrl-C in a terminal does to the foreground group
+//   --no-session    exit 0 without a spanprof session (no summary)
+#include <signal.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <string_view>
+
+#include "spanprof/spanprof.h"
+
+namespace {
+
+struct ProbeArgs {
+  std::string role = "probe";
+  std::string log;
+  long fail_at = 0;
+  long abort_at = 0;
+  long interrupt_at = 0;
+  bool session = true;
+};
+
+ProbeArgs Parse(int argc, char** argv) {
+  ProbeArgs args;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view word = argv[i];
+    const char* next = i + 1 < argc ? argv[i + 1] : "";
+    if (word == "--role") {
+      args.role = next;
+      ++i;
+    } else if (word == "--log") {
+      args.log = next;
+      ++i;
+    } else if (word == "--fail-at") {
+      args.fail_at = std::strtol(next, nullptr, 10);
+      ++i;
+    } else if (word == "--abort-at") {
+      args.abort_at = std::strtol(next, nullptr, 10);
+      ++i;
+    } else if (word == "--interrupt-at") {
+      args.interrupt_at = std::strtol(next, nullptr, 10);
+      ++i;
+    } else if (word == "--no-session") {
+      args.session = false;
+    }
+  }
+  return args;
+}
+
+std::string Env(const char* name) {
+  const char* value = std::getenv(name);
+  return value == nullptr ? "<unset>" : value;
+}
+
+// Appends this call's line; returns its number (1 for the first call).
+long AppendToLog(const ProbeArgs& args) {
+  if (args.log.empty()) return 1;
+  long calls = 1;
+  {
+    std::ifstream in(args.log);
+    std::string line;
+    while (std::getline(in, line)) ++calls;
+  }
+  std::ofstream out(args.log, std::ios::app);
+  out << args.role << " SPANPROF=" << Env("SPANPROF")
+      << " SPANPROF_SUMMARY_OUT=" << Env("SPANPROF_SUMMARY_OUT")
+      << " SPANPROF_OUT=" << Env("SPANPROF_OUT") << "\n";
+  return calls;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const ProbeArgs args = Parse(argc, argv);
+  const long call = AppendToLog(args);
+  std::cout << "probe stdout " << args.role << " " << call << "\n";
+  std::cerr << "probe stderr " << args.role << " " << call << "\n";
+  if (call == args.fail_at) {
+    std::cerr << "probe: failing on purpose at call " << call << "\n";
+    return 3;
+  }
+  if (call == args.abort_at) std::abort();
+  if (call == args.interrupt_at) {
+    kill(getppid(), SIGINT);
+    raise(SIGINT);
+  }
+  if (!args.session) return 0;
+  return spanprof::ProfileFromEnvironment("probe.run", [] {
+    SPANPROF_SCOPE("probe.work", {.phase = "work"});
+    spanprof::Heartbeat(3);
+    return 0;
+  });
+}
