@@ -16,7 +16,9 @@ struct CorpusStats {
 // `GenerateCorpus()` writes `files` C-like source files under `root`
 // (`root/<module>/<name>.c`): functions with comments, arithmetic and calls
 // to functions defined in other files, plus some calls to functions defined
-// nowhere (like calls into a library). The output depends only on `files`.
+// nowhere (like calls into a library). File sizes are log-spaced over two
+// decades (about 40 to 5,000 tokens; many small files, few large ones). The
+// output depends only on `files`.
 // A `root` left by an earlier run (it holds the marker file
 // `.indexer-corpus`) is replaced; any other existing, non-empty `root` is
 // refused. Throws std::runtime_error when `root` is refused or a file cannot be

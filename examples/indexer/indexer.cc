@@ -23,12 +23,13 @@
 //                   (DIR/index.tsv) under DIR and keep them (default: a fresh
 //                   temporary directory, removed at exit)
 //   --slow-parse    use the "refactored" tokenizer that keeps the unread input
-//                   in a std::string and drops each token from its front: it
-//                   copies the rest of the file for every token, so it is
-//                   quadratic in the file size. Same tokens, same index; only
-//                   slower, and most on the largest files. This is the
-//                   regression the guide (docs/guide.md) finds with
-//                   `spanprof compare`.
+//                   in a std::deque<char> and drops each token from its
+//                   front, but copies the rest of the file into a string for
+//                   the scanner before every token, so it is quadratic in the
+//                   file size. Same tokens, same index; only slower, and most
+//                   on the largest files. This is the regression the guide
+//                   (docs/guide.md) finds with `spanprof compare`, and that
+//                   `spanprof scaling` calls superlinear.
 //
 // Profile it:
 //
@@ -38,6 +39,15 @@
 // `definitions` and `calls` on file.parse) and the tokenizer counts one
 // heartbeat per token, so heartbeats measure the work done independently of
 // time: the slow tokenizer does the same number of heartbeats, in more time.
+// It also counts the bytes it touches (the named counter `bytes_touched`):
+// once per byte in the baseline, the whole rest of the file per token with
+// --slow-parse. File sizes span two decades, so
+//
+//   spanprof scaling build/spanprof-trace.json --size tokens
+//
+// measures how file.tokenize's time grows with its `tokens`: linear in the
+// baseline; with --slow-parse, an exponent near 2, driven by bytes_touched
+// (heartbeats only ride along).
 #include <spanprof/spanprof.h>
 #include <stdlib.h>
 
@@ -46,6 +56,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -202,9 +213,12 @@ bool ScanToken(std::string_view input, size_t pos, size_t* start,
   return true;
 }
 
-// The tokenizer: one pass over the text.
-std::vector<Token> Tokenize(std::string_view text) {
-  std::vector<Token> tokens;
+// Both tokenizers count the bytes they touch (`bytes_touched`, a named
+// counter of the innermost span, file.tokenize): what the scanner reads, and
+// what the slow one copies. It is the tokenizer's work, independent of time.
+
+// The tokenizer: one pass over the text; each byte is touched once.
+void Tokenize(std::string_view text, std::vector<Token>& tokens) {
   uint32_t line = 1;
   size_t pos = 0;
   size_t start = 0;
@@ -212,28 +226,32 @@ std::vector<Token> Tokenize(std::string_view text) {
   TokenKind kind{};
   while (ScanToken(text, pos, &start, &length, &kind, &line)) {
     tokens.push_back({kind, text.substr(start, length), line});
+    SPANPROF_COUNT("bytes_touched", start + length - pos);
     pos = start + length;
   }
-  return tokens;
 }
 
 // The --slow-parse tokenizer: the same scanner, but it keeps the unread input
-// in a std::string and drops each token from the front of it, which copies
-// the rest of the file once per token.
-std::vector<Token> TokenizeByConsuming(std::string_view text) {
-  std::vector<Token> tokens;
-  std::string rest(text);
-  size_t consumed = 0;  // bytes of `text` dropped from `rest` so far
+// in a std::deque<char> (dropping a token from the front is cheap there) and
+// copies the rest of the file into a string for the scanner before every
+// token: the rest of the file once per token.
+void TokenizeByConsuming(std::string_view text, std::vector<Token>& tokens) {
+  std::deque<char> unread(text.begin(), text.end());
+  size_t consumed = 0;  // bytes of `text` dropped from `unread` so far
   uint32_t line = 1;
   size_t start = 0;
   size_t length = 0;
   TokenKind kind{};
-  while (ScanToken(rest, 0, &start, &length, &kind, &line)) {
+  while (true) {
+    // The scanner wants contiguous text: the rest of the file, copied.
+    const std::string rest(unread.begin(), unread.end());
+    if (!ScanToken(rest, 0, &start, &length, &kind, &line)) break;
+    SPANPROF_COUNT("bytes_touched", rest.size() + start + length);
     tokens.push_back({kind, text.substr(consumed + start, length), line});
-    rest = rest.substr(start + length);
+    unread.erase(unread.begin(),
+                 unread.begin() + static_cast<std::ptrdiff_t>(start + length));
     consumed += start + length;
   }
-  return tokens;
 }
 
 // ---- Parser ----
@@ -305,15 +323,22 @@ std::string ReadFile(const fs::path& path) {
   return bytes;
 }
 
-FileIndex IndexFile(const fs::path& path, uint32_t file, bool slow_parse) {
+// `tokens` is the worker's buffer, reused from file to file: a large file
+// does not allocate (and fault in) fresh memory for its tokens.
+FileIndex IndexFile(const fs::path& path, uint32_t file, bool slow_parse,
+                    std::vector<Token>& tokens) {
   FileIndex index;
   index.path = path.string();
   const std::string text = ReadFile(path);
   index.bytes = text.size();
-  std::vector<Token> tokens;
+  tokens.clear();
   {
     SPANPROF_SCOPE("file.tokenize", {.phase = "parse", .module = "lexer"});
-    tokens = slow_parse ? TokenizeByConsuming(text) : Tokenize(text);
+    if (slow_parse) {
+      TokenizeByConsuming(text, tokens);
+    } else {
+      Tokenize(text, tokens);
+    }
     SPANPROF_ARG("tokens", tokens.size());
     spanprof::Heartbeat(tokens.size());
   }
@@ -344,9 +369,10 @@ std::vector<FileIndex> ProcessFiles(const std::vector<fs::path>& files,
       spanprof::SetThreadName(name.c_str());
       SPANPROF_SCOPE("worker.run", {.module = "pool"});
       try {
+        std::vector<Token> tokens;
         for (size_t i = next++; i < files.size(); i = next++) {
           results[i] =
-              IndexFile(files[i], static_cast<uint32_t>(i), slow_parse);
+              IndexFile(files[i], static_cast<uint32_t>(i), slow_parse, tokens);
         }
       } catch (...) {
         errors[static_cast<size_t>(w)] = std::current_exception();

@@ -19,13 +19,16 @@ struct RichOptions {
   bool drops = false;         // a site with drops and no retained span
   bool unfinished = false;    // one span flagged unfinished
   bool broken = false;        // overlapping siblings: validation issues
+  bool counters = false;      // named counters on two spans, dropped_args
   int64_t scale = 1;          // multiplies every time (for compare tests)
   int64_t forward_ns = 4000;  // duration of the first model.forward span
 };
 
 // A capture with two threads, four sites (one with ';', a newline and a
 // quote in its name), a cross-thread child, recursion of one key, user
-// arguments (a repeated key, a double), an exception flag and heartbeats.
+// arguments (a repeated key, a double), an exception flag and heartbeats;
+// with `counters`, named counters after one span's arguments (one sharing
+// an argument's name) and alone on another, and refused arguments.
 inline Capture RichCapture(const RichOptions& o = {}) {
   CaptureBuilder b;
   const int64_t k = o.scale;
@@ -79,6 +82,16 @@ inline Capture RichCapture(const RichOptions& o = {}) {
       args.push_back(DoubleArg("ratio", 0.25));
       args.push_back(IntArg("size", -1));
       span.arg_count = 3;
+      if (o.counters) {
+        args.push_back(CounterArg("bytes_copied", 4567));
+        args.push_back(CounterArg("size", 2));
+        span.arg_count = 5;
+      }
+    }
+    if (span.id == 5 && o.counters) {
+      span.first_arg = static_cast<uint32_t>(args.size());
+      args.push_back(CounterArg("caf\xc3\xa9 hits", -3));
+      span.arg_count = 1;
     }
     if (span.id == 4) {
       span.first_arg = static_cast<uint32_t>(args.size());
@@ -88,6 +101,7 @@ inline Capture RichCapture(const RichOptions& o = {}) {
     }
   }
   capture.args = args;
+  if (o.counters) capture.dropped_args = 7;
   return capture;
 }
 

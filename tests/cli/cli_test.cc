@@ -186,6 +186,36 @@ TEST_F(CliTest, FoldedWritesStacks) {
   EXPECT_EQ(Spanprof({"folded"}).exit_code, 2);
 }
 
+// --- counters
+// -------------------------------------------------------------------
+
+// A trace with named counters (args.counters) and refused arguments
+// (metadata.dropped_args): every command that reads a trace reads it, and
+// the counters change no span, stack or figure.
+TEST_F(CliTest, CommandsReadATraceWithCounters) {
+  const Capture counted =
+      RichCapture({.counters = true, .scale = 1000, .forward_ns = 4'000});
+  ASSERT_TRUE(analysis::WriteTrace(counted, Path("counted.json")).ok());
+  ProcessResult r = Spanprof({"validate", Path("counted.json")});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("valid spanprof trace (6 spans)"));
+  r = Spanprof({"summarize", Path("counted.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, analysis::SummaryToJson(analysis::Summarize(counted)));
+  r = Spanprof({"folded", Path("counted.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, analysis::FoldedStacks(base_capture_));
+  r = Spanprof({"report", Path("counted.json")});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  for (const char* figure : {"timeline", "breakdown"}) {
+    r = Spanprof({"plot", figure, Path("counted.json"), "-o",
+                  Path(std::string(figure) + ".svg")});
+    EXPECT_EQ(r.exit_code, 0) << figure << ": " << r.err;
+  }
+  r = Spanprof({"scaling", Path("counted.json")});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
 // --- compare
 // --------------------------------------------------------------------
 

@@ -14,12 +14,14 @@
 #include <span>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "scaling/fit.h"
+#include "spanprof/analysis/forest.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/capture.h"
 
@@ -478,18 +480,88 @@ void AnalyzeSizedSpans(std::vector<SizedSpan> spans,
 namespace {
 
 // The counters every sized span reports: heartbeats always, allocations
-// when any capture measured them.
-std::vector<std::string> CounterNames(std::span<const NamedCapture> captures) {
-  std::vector<std::string> names = {"heartbeats"};
+// when any capture measured them, then every named counter (SPANPROF_COUNT)
+// of any capture, by name. `named_begin` is the first named one's column.
+struct CounterColumns {
+  std::vector<std::string> names;
+  size_t named_begin = 0;
+};
+
+CounterColumns CounterNames(std::span<const NamedCapture> captures) {
+  CounterColumns out;
+  out.names = {"heartbeats"};
   for (const NamedCapture& named : captures) {
     if (named.capture->alloc_measured) {
-      names.push_back("alloc_count");
-      names.push_back("alloc_bytes");
+      out.names.push_back("alloc_count");
+      out.names.push_back("alloc_bytes");
       break;
     }
   }
-  return names;
+  out.named_begin = out.names.size();
+  std::set<std::string> named;
+  for (const NamedCapture& capture : captures) {
+    for (const SpanArg& arg : capture.capture->args) {
+      if (arg.is_counter) named.insert(arg.key);
+    }
+  }
+  out.names.insert(out.names.end(), named.begin(), named.end());
+  return out;
 }
+
+// Each span's inclusive named counts: its own (self) counts plus those of
+// its same-thread descendants, as heartbeats are inclusive. Only spans that
+// have a count, or a descendant with one, are stored.
+class InclusiveCounts {
+ public:
+  InclusiveCounts(const Capture& capture, const CounterColumns& columns) {
+    const size_t named = columns.names.size() - columns.named_begin;
+    if (named == 0) return;
+    std::unordered_map<std::string, size_t> column;
+    for (size_t c = 0; c < named; ++c) {
+      column.emplace(columns.names[columns.named_begin + c], c);
+    }
+    std::optional<Forest> forest;
+    for (size_t i = 0; i < capture.spans.size(); ++i) {
+      const Span& span = capture.spans[i];
+      const size_t begin =
+          std::min<size_t>(span.first_arg, capture.args.size());
+      const size_t end =
+          std::min<size_t>(begin + span.arg_count, capture.args.size());
+      for (size_t a = begin; a < end; ++a) {
+        const SpanArg& arg = capture.args[a];
+        if (!arg.is_counter) continue;
+        if (!forest.has_value()) forest.emplace(capture);
+        AddUp(capture, *forest, i, column.at(arg.key), named,
+              static_cast<double>(arg.int_value));
+      }
+    }
+  }
+
+  // The counts of span `i` in named-counter order; nullptr when neither it
+  // nor a same-thread descendant counted anything.
+  const std::vector<double>* Of(size_t i) const {
+    const auto it = counts_.find(i);
+    return it == counts_.end() ? nullptr : &it->second;
+  }
+
+ private:
+  void AddUp(const Capture& capture, const Forest& forest, size_t i,
+             size_t column, size_t columns, double count) {
+    for (size_t j = i;;) {
+      std::vector<double>& counts = counts_[j];
+      counts.resize(columns);
+      counts[column] += count;
+      const uint32_t parent = forest.parent(j);
+      if (parent == Forest::kNone ||
+          capture.spans[parent].thread != capture.spans[j].thread) {
+        return;
+      }
+      j = parent;
+    }
+  }
+
+  std::unordered_map<size_t, std::vector<double>> counts_;
+};
 
 using GroupId = std::pair<RowKey, std::string>;  // key, size argument
 
@@ -498,16 +570,22 @@ struct Gathered {
   uint64_t nonpositive = 0;
 };
 
+// A named counter that a span did not count is 0: counting is always on.
 SizedSpan MakeSizedSpan(const Capture& capture, const Span& span, double size,
-                        size_t counter_count) {
+                        const CounterColumns& columns,
+                        const std::vector<double>* named) {
   SizedSpan sized;
   sized.size = size;
   sized.duration_ns = span.end_ns - span.start_ns;
-  sized.counters.resize(counter_count);
+  sized.counters.resize(columns.names.size());
   sized.counters[0] = static_cast<double>(span.heartbeats);
-  if (capture.alloc_measured && counter_count >= 3) {
+  if (capture.alloc_measured && columns.named_begin >= 3) {
     sized.counters[1] = static_cast<double>(span.alloc_count);
     sized.counters[2] = static_cast<double>(span.alloc_bytes);
+  }
+  for (size_t c = columns.named_begin; c < columns.names.size(); ++c) {
+    sized.counters[c] =
+        named == nullptr ? 0.0 : (*named)[c - columns.named_begin];
   }
   return sized;
 }
@@ -520,11 +598,13 @@ RowKey KeyOf(const Capture& capture, const Span& span) {
 }
 
 Gathered Gather(std::span<const NamedCapture> captures,
-                const ScalingOptions& options, size_t counter_count) {
+                const ScalingOptions& options, const CounterColumns& columns) {
   Gathered out;
   for (const NamedCapture& named : captures) {
     const Capture& capture = *named.capture;
-    for (const Span& span : capture.spans) {
+    const InclusiveCounts inclusive(capture, columns);
+    for (size_t i = 0; i < capture.spans.size(); ++i) {
+      const Span& span = capture.spans[i];
       if ((span.flags & kSpanUnfinished) != 0) continue;
       const size_t begin =
           std::min<size_t>(span.first_arg, capture.args.size());
@@ -532,6 +612,8 @@ Gathered Gather(std::span<const NamedCapture> captures,
           std::min<size_t>(begin + span.arg_count, capture.args.size());
       for (size_t a = begin; a < end; ++a) {
         const SpanArg& arg = capture.args[a];
+        // A named counter's count is work done, not the span's size.
+        if (arg.is_counter) continue;
         if (!options.size_arg.empty() && arg.key != options.size_arg) continue;
         const double size = arg.is_double ? arg.double_value
                                           : static_cast<double>(arg.int_value);
@@ -540,7 +622,7 @@ Gathered Gather(std::span<const NamedCapture> captures,
           continue;
         }
         out.groups[{KeyOf(capture, span), arg.key}].push_back(
-            MakeSizedSpan(capture, span, size, counter_count));
+            MakeSizedSpan(capture, span, size, columns, inclusive.Of(i)));
       }
     }
   }
@@ -579,8 +661,8 @@ absl::StatusOr<ScalingReport> AnalyzeScaling(
   ScalingReport report;
   for (const NamedCapture& named : captures)
     report.traces.push_back(named.path);
-  const std::vector<std::string> counter_names = CounterNames(captures);
-  Gathered gathered = Gather(captures, options, counter_names.size());
+  const CounterColumns columns = CounterNames(captures);
+  Gathered gathered = Gather(captures, options, columns);
   if (absl::Status status = CheckSizeArgFound(gathered, options);
       !status.ok()) {
     return status;
@@ -588,7 +670,7 @@ absl::StatusOr<ScalingReport> AnalyzeScaling(
   report.skipped_nonpositive_sizes = gathered.nonpositive;
   for (auto& [id, spans] : gathered.groups) {
     if (options.size_arg.empty() && !SizesVary(spans)) continue;
-    ScalingGroup group = NewGroup(id, counter_names);
+    ScalingGroup group = NewGroup(id, columns.names);
     AnalyzeSizedSpans(std::move(spans), options, group);
     report.groups.push_back(std::move(group));
   }
@@ -668,9 +750,9 @@ std::vector<ScalingGateRow> CompareScaling(std::span<const NamedCapture> base,
   // Both sides count the same counters, so their groups line up.
   std::vector<NamedCapture> all(base.begin(), base.end());
   all.insert(all.end(), cand.begin(), cand.end());
-  const std::vector<std::string> counter_names = CounterNames(all);
-  Gathered base_groups = Gather(base, options, counter_names.size());
-  Gathered cand_groups = Gather(cand, options, counter_names.size());
+  const CounterColumns columns = CounterNames(all);
+  Gathered base_groups = Gather(base, options, columns);
+  Gathered cand_groups = Gather(cand, options, columns);
   ScalingOptions cand_options = options;
   cand_options.seed = options.seed ^ 0x9e3779b97f4a7c15ULL;
   std::vector<ScalingGateRow> rows;
@@ -683,8 +765,8 @@ std::vector<ScalingGateRow> CompareScaling(std::span<const NamedCapture> base,
       continue;
     }
     KeepCommonBuckets(base_spans, cand_spans, options);
-    ScalingGroup base_group = NewGroup(id, counter_names);
-    ScalingGroup cand_group = NewGroup(id, counter_names);
+    ScalingGroup base_group = NewGroup(id, columns.names);
+    ScalingGroup cand_group = NewGroup(id, columns.names);
     AnalyzeSizedSpans(std::move(base_spans), options, base_group);
     AnalyzeSizedSpans(std::move(cand_spans), cand_options, cand_group);
     rows.push_back(JudgeRise(base_group, cand_group, options, margin));

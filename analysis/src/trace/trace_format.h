@@ -72,7 +72,9 @@ inline constexpr std::array<std::string_view, 11> kSpanEventKeys = {
 
 // An X event's args, in order; the first six are always there, the tags
 // only when set, the alloc counters only when measured, flags only when
-// set, and the user's arguments (a nested "args") only when recorded.
+// set, the user's numeric arguments (a nested "args") only when recorded,
+// and the named counters' self counts (a nested "counters") only when the
+// span counted something.
 enum SpanArgField : size_t {
   kArgSpanId,
   kArgParentId,
@@ -87,11 +89,12 @@ enum SpanArgField : size_t {
   kArgAllocBytes,
   kArgFlags,
   kArgUserArgs,
+  kArgCounters,
 };
-inline constexpr std::array<std::string_view, 13> kSpanArgKeys = {
+inline constexpr std::array<std::string_view, 14> kSpanArgKeys = {
     "span_id",     "parent_id", "depth",  "heartbeats", "site",
     "thread",      "phase",     "module", "activity",   "alloc_count",
-    "alloc_bytes", "flags",     "args"};
+    "alloc_bytes", "flags",     "args",   "counters"};
 
 // `metadata`'s fields, in the order the writer writes them.
 enum MetadataField : size_t {
@@ -107,6 +110,7 @@ enum MetadataField : size_t {
   kMetaOverflowPolicy,
   kMetaDroppedEvents,
   kMetaDroppedBySite,
+  kMetaDroppedArgs,
   kMetaFinishedNormally,
   kMetaOverheadNsPerSpan,
   kMetaAllocMeasured,
@@ -114,7 +118,7 @@ enum MetadataField : size_t {
   kMetaThreads,
   kMetaSites,
 };
-inline constexpr std::array<std::string_view, 18> kMetadataKeys = {
+inline constexpr std::array<std::string_view, 19> kMetadataKeys = {
     "schema",
     "schema_version",
     "spanprof_version",
@@ -127,6 +131,7 @@ inline constexpr std::array<std::string_view, 18> kMetadataKeys = {
     "overflow_policy",
     "dropped_events",
     "dropped_by_site",
+    "dropped_args",
     "finished_normally",
     "overhead_ns_per_span",
     "alloc_measured",
@@ -163,7 +168,8 @@ inline constexpr uint32_t kKnownFlags =
 //   kLineSpanId<id>  kLineParentId<id>  kLineDepth<n>  kLineHeartbeats<n>
 //   kLineSite<n>  kLineThread<n>  SiteFragments::tags
 //   [kLineAllocCount<n> kLineAllocBytes<n>]
-//   [kLineFlags "name",... ']']  [kLineUserArgs "key":value,... '}']  kLineEnd
+//   [kLineFlags "name",... ']']  [kLineUserArgs "key":value,... '}']
+//   [kLineCounters "name":count,... '}']  kLineEnd
 inline constexpr std::string_view kLineHead = "{\"ph\":\"X\",\"name\":";
 inline constexpr std::string_view kLineCat = ",\"cat\":";
 inline constexpr std::string_view kLinePid = ",\"pid\":";
@@ -183,6 +189,7 @@ inline constexpr std::string_view kLineAllocCount = ",\"alloc_count\":";
 inline constexpr std::string_view kLineAllocBytes = ",\"alloc_bytes\":";
 inline constexpr std::string_view kLineFlags = ",\"flags\":[";
 inline constexpr std::string_view kLineUserArgs = ",\"args\":{";
+inline constexpr std::string_view kLineCounters = ",\"counters\":{";
 inline constexpr std::string_view kLineEnd = "}}";
 
 // `IsKeyFragment()`: `fragment` is `prefix` + `"key":`, so that the line's
@@ -222,6 +229,8 @@ static_assert(IsKeyFragment(kLineFlags.substr(0, kLineFlags.size() - 1),
                             kSpanArgKeys[kArgFlags]));
 static_assert(IsKeyFragment(kLineUserArgs.substr(0, kLineUserArgs.size() - 1),
                             kSpanArgKeys[kArgUserArgs]));
+static_assert(IsKeyFragment(kLineCounters.substr(0, kLineCounters.size() - 1),
+                            kSpanArgKeys[kArgCounters]));
 
 // `SiteFragments` is what an X event repeats of its site: `head` is the line
 // up to the end of "cat" (`{"ph":"X","name":...,"cat":...`), `tags` the

@@ -44,7 +44,12 @@ using simdjson::ondemand::array;
 using simdjson::ondemand::object;
 using simdjson::ondemand::value;
 
-constexpr auto kMetadataFields = RequiredFields(kMetadataKeys);
+// dropped_args is optional: traces written before it lack it (read as 0).
+constexpr std::array<FieldSpec, kMetadataKeys.size()> kMetadataFields = [] {
+  auto specs = RequiredFields(kMetadataKeys);
+  specs[kMetaDroppedArgs].required = false;
+  return specs;
+}();
 constexpr auto kThreadFields = RequiredFields(kThreadKeys);
 constexpr auto kSiteFields = RequiredFields(kSiteKeys);
 constexpr auto kDropFields = RequiredFields(kDropKeys);
@@ -80,8 +85,9 @@ absl::Status Assign(absl::StatusOr<T> result, U& out) {
 // lives as long as the document.
 struct PendingSpan {
   Span span;
-  size_t event = 0;  // index into the events
-  std::vector<SpanArg> args;
+  size_t event = 0;               // index into the events
+  std::vector<SpanArg> args;      // numeric arguments, then counters
+  std::vector<SpanArg> counters;  // args.counters, until the event is read
   std::string_view name;
   std::string_view cat;
   int64_t site = 0;    // unchecked index into metadata.sites
@@ -412,7 +418,8 @@ class TraceReader {
       return false;
     }
     const size_t first_arg = fast_args_.size();
-    if (in.Literal(kLineUserArgs) && !ReadArgList(in)) {
+    if ((in.Literal(kLineUserArgs) && !ReadArgList(in)) ||
+        (in.Literal(kLineCounters) && !ReadCounterList(in))) {
       fast_args_.resize(first_arg);
       return false;
     }
@@ -480,26 +487,30 @@ class TraceReader {
     return in.Literal("]");
   }
 
+  // `"key":` of an args or counters entry, for a key without escapes
+  // (others go to the strict reader).
+  static bool ReadEntryKey(LineCursor& in, std::string_view* key_text) {
+    if (!in.Literal("\"")) return false;
+    const char* key = in.p;
+    bool ascii = true;
+    while (in.p != in.end && *in.p != '"') {
+      const auto c = static_cast<unsigned char>(*in.p);
+      if (c < 0x20 || c == '\\') return false;
+      ascii &= c < 0x80;
+      ++in.p;
+    }
+    *key_text = std::string_view(key, static_cast<size_t>(in.p - key));
+    if (!in.Literal("\":")) return false;
+    return ascii || simdjson::validate_utf8(key_text->data(), key_text->size());
+  }
+
   // After the user `"args":{`: keys and values as `ReadUserArgs()` reads
-  // them, and `}`. Keys with an escape go to the strict reader.
+  // them, and `}`.
   bool ReadArgList(LineCursor& in) {
     if (in.Literal("}")) return true;
     do {
-      if (!in.Literal("\"")) return false;
-      const char* key = in.p;
-      bool ascii = true;
-      while (in.p != in.end && *in.p != '"') {
-        const auto c = static_cast<unsigned char>(*in.p);
-        if (c < 0x20 || c == '\\') return false;
-        ascii &= c < 0x80;
-        ++in.p;
-      }
-      const std::string_view key_text(key, static_cast<size_t>(in.p - key));
-      if (!in.Literal("\":")) return false;
-      if (!ascii &&
-          !simdjson::validate_utf8(key_text.data(), key_text.size())) {
-        return false;
-      }
+      std::string_view key_text;
+      if (!ReadEntryKey(in, &key_text)) return false;
       SpanArg& arg = fast_args_.emplace_back();
       arg.key.assign(key_text.data(), key_text.size());
       if (in.Literal("null")) {
@@ -522,6 +533,34 @@ class TraceReader {
       const auto [last, ec] = std::from_chars(
           raw.data(), raw.data() + raw.size(), arg.double_value);
       if (ec != std::errc() || last != raw.data() + raw.size()) return false;
+    } while (in.Literal(","));
+    return in.Literal("}");
+  }
+
+  // After `"counters":{`: names and integer counts as `ReadCounters()`
+  // accepts them (non-empty names, none twice), and `}`.
+  bool ReadCounterList(LineCursor& in) {
+    const size_t first = fast_args_.size();
+    if (in.Literal("}")) return true;
+    do {
+      std::string_view key;
+      if (!ReadEntryKey(in, &key) || key.empty()) return false;
+      for (size_t a = first; a < fast_args_.size(); ++a) {
+        if (fast_args_[a].key == key) return false;
+      }
+      const char* start = in.p;
+      while (in.p != in.end && *in.p != ',' && *in.p != '}') ++in.p;
+      const std::string_view raw(start, static_cast<size_t>(in.p - start));
+      int64_t count = 0;
+      if (!StrictJson::IsJsonNumber(raw) ||
+          StrictJson::ParseInteger(raw, &count) !=
+              StrictJson::IntegerForm::kOk) {
+        return false;
+      }
+      SpanArg& counter = fast_args_.emplace_back();
+      counter.key.assign(key.data(), key.size());
+      counter.int_value = count;
+      counter.is_counter = true;
     } while (in.Literal(","));
     return in.Literal("}");
   }
@@ -883,6 +922,8 @@ class TraceReader {
         return Assign(json_.Unsigned(fv, fp), c.dropped_events);
       case kMetaDroppedBySite:
         return ReadDrops(fv, fp, drops);
+      case kMetaDroppedArgs:
+        return Assign(json_.Unsigned(fv, fp), c.dropped_args);
       case kMetaFinishedNormally:
         return Assign(json_.Bool(fv, fp), c.finished_normally);
       case kMetaOverheadNsPerSpan:
@@ -1172,6 +1213,11 @@ class TraceReader {
       return json_.Error(p.Field("dur"), "ts + dur overflows int64 ns");
     }
     event.span_id = span.id;
+    // Counters follow the numeric arguments, whatever the key order was.
+    for (SpanArg& counter : pending.counters) {
+      pending.args.push_back(std::move(counter));
+    }
+    pending.counters.clear();
     return absl::OkStatus();
   }
 
@@ -1216,6 +1262,8 @@ class TraceReader {
               return ReadFlags(fv, fp, span.flags);
             case kArgUserArgs:
               return ReadUserArgs(fv, fp, pending.args);
+            case kArgCounters:
+              return ReadCounters(fv, fp, pending.counters);
           }
           return absl::InternalError("unhandled args field");
         });
@@ -1301,6 +1349,37 @@ class TraceReader {
         return json_.Error(
             ap, Cat("number out of double range: ", StrictJson::Describe(av)));
       }
+    }
+    return absl::OkStatus();
+  }
+
+  // Counters: name → integer self count (never a double or null), names
+  // non-empty and each at most once (the runtime keeps one entry per name
+  // per span). A counter may share its name with a numeric argument: they
+  // are separate namespaces.
+  absl::Status ReadCounters(value& v, const JsonPath& p,
+                            std::vector<SpanArg>& out) {
+    SPANPROF_ASSIGN_OR_RETURN(object o, json_.Object(v, p));
+    for (auto field_result : o) {
+      simdjson::ondemand::field field;
+      simdjson::error_code error = std::move(field_result).get(field);
+      if (error != simdjson::SUCCESS) return json_.Simdjson(error, p);
+      std::string_view key;
+      error = field.unescaped_key().get(key);
+      if (error != simdjson::SUCCESS) return json_.Simdjson(error, p);
+      if (key.empty()) return json_.Error(p, "empty counter name");
+      const JsonPath cp = p.Field(key);
+      for (const SpanArg& seen : out) {
+        if (seen.key == key) {
+          return json_.Error(cp, Cat("duplicate counter ", Quote(key)));
+        }
+      }
+      SpanArg& counter = out.emplace_back();
+      counter.key = std::string(key);
+      counter.is_counter = true;
+      value cv = field.value();
+      SPANPROF_RETURN_IF_ERROR(
+          Assign(json_.Int(cv, cp, INT64_MIN, INT64_MAX), counter.int_value));
     }
     return absl::OkStatus();
   }

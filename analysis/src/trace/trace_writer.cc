@@ -287,6 +287,8 @@ void WriteMetadata(JsonWriter& w, const Capture& capture) {
   w.Uint(c.dropped_events);
   key(internal::kMetaDroppedBySite);
   WriteDroppedBySite(w, c);
+  key(internal::kMetaDroppedArgs);
+  w.Uint(c.dropped_args);
   key(internal::kMetaFinishedNormally);
   w.Bool(c.finished_normally);
   key(internal::kMetaOverheadNsPerSpan);
@@ -403,21 +405,44 @@ void AppendFlags(std::string* o, uint32_t flags) {
   o->push_back(']');
 }
 
-void AppendUserArgs(std::string* o, const Capture& capture, size_t begin,
-                    size_t end) {
-  o->append(internal::kLineUserArgs);
+// The entries of [begin, end) with `is_counter == counters`, in order, as
+// `"key":value,...` (a counter's count is always an integer).
+void AppendArgEntries(std::string* o, const Capture& capture, size_t begin,
+                      size_t end, bool counters) {
+  bool first = true;
   for (size_t a = begin; a < end; ++a) {
     const SpanArg& arg = capture.args[a];
-    if (a != begin) o->push_back(',');
+    if (arg.is_counter != counters) continue;
+    if (!first) o->push_back(',');
+    first = false;
     AppendJsonString(o, arg.key);
     o->push_back(':');
-    if (arg.is_double) {
+    if (arg.is_double && !counters) {
       AppendDouble(o, arg.double_value);
     } else {
       AppendInt(o, arg.int_value);
     }
   }
   o->push_back('}');
+}
+
+// A span's numeric arguments (nested "args") and counters (nested
+// "counters"), each object only when it has an entry. The collector puts
+// counters after the arguments; the writer does not rely on it.
+void AppendArgsAndCounters(std::string* o, const Capture& capture, size_t begin,
+                           size_t end) {
+  size_t counters = 0;
+  for (size_t a = begin; a < end; ++a) {
+    counters += capture.args[a].is_counter ? 1 : 0;
+  }
+  if (counters < end - begin) {
+    o->append(internal::kLineUserArgs);
+    AppendArgEntries(o, capture, begin, end, /*counters=*/false);
+  }
+  if (counters > 0) {
+    o->append(internal::kLineCounters);
+    AppendArgEntries(o, capture, begin, end, /*counters=*/true);
+  }
 }
 
 // One X event, in the order trace_format.h describes.
@@ -457,7 +482,8 @@ void AppendUserArgs(std::string* o, const Capture& capture, size_t begin,
       std::min<size_t>(span.first_arg, capture.args.size());
   const size_t args_end =
       std::min<size_t>(args_begin + span.arg_count, capture.args.size());
-  if (args_end > args_begin) AppendUserArgs(o, capture, args_begin, args_end);
+  if (args_end > args_begin)
+    AppendArgsAndCounters(o, capture, args_begin, args_end);
   o->append(internal::kLineEnd);
 }
 

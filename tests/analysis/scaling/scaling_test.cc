@@ -266,6 +266,85 @@ TEST(ScalingTest, ANamedSizeArgumentThatNoSpanHasIsAnError) {
   EXPECT_EQ(report->groups[0].verdict, "unknown");
 }
 
+// A named counter's entry is not a size argument, even when it varies.
+TEST(ScalingTest, CountersAreNotSizes) {
+  Capture capture = TokenizeCapture([](double s) { return 2.0 * s; }, 1);
+  std::vector<SpanArg> args;
+  for (Span& span : capture.spans) {
+    const std::vector<SpanArg> own(
+        capture.args.begin() + span.first_arg,
+        capture.args.begin() + span.first_arg + span.arg_count);
+    span.first_arg = static_cast<uint32_t>(args.size());
+    args.insert(args.end(), own.begin(), own.end());
+    args.push_back(testing::CounterArg("bytes_copied", own[0].int_value * 3));
+    span.arg_count = static_cast<uint32_t>(own.size() + 1);
+  }
+  capture.args = args;
+  const NamedCapture captures[] = {{"a.json", &capture}};
+  absl::StatusOr<ScalingReport> report = AnalyzeScaling(captures, {});
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->groups.size(), 1u);
+  EXPECT_EQ(report->groups[0].size_arg, "bytes");
+  ScalingOptions options;
+  options.size_arg = "bytes_copied";
+  EXPECT_FALSE(AnalyzeScaling(captures, options).ok());
+}
+
+// A named counter (SPANPROF_COUNT) is a counter of every sized span, counted
+// inclusively: here the copying, and its count, happen in a same-thread
+// child, and the count grows like the time (quadratically) while the
+// heartbeats (one per byte) only ride along. A cross-thread child's count
+// is not the parent's.
+TEST(ScalingTest, NamedCountersAreInclusiveAndCanDrive) {
+  CaptureBuilder b;
+  const uint32_t main = b.Thread(1, "main");
+  const uint32_t worker = b.Thread(2, "worker");
+  const uint32_t tokenize = b.Site("file.tokenize", "parse");
+  const uint32_t copy = b.Site("copy");
+  std::mt19937_64 engine(3);
+  std::uniform_real_distribution<double> log2_size(6, 14);
+  int64_t t = 0;
+  uint64_t id = 1;
+  for (int i = 0; i < 400; ++i) {
+    const auto bytes = static_cast<int64_t>(std::exp2(log2_size(engine)));
+    const int64_t ns = 100 + bytes * bytes / 16;
+    const uint64_t parent = id++;
+    b.Add(parent, 0, tokenize, main, t, t + ns).heartbeats =
+        static_cast<uint64_t>(bytes);
+    b.Args(parent, {testing::IntArg("bytes", bytes)});
+    const uint64_t child = id++;
+    b.Add(child, parent, copy, main, t + 50, t + ns - 10);
+    b.Args(child, {testing::CounterArg("bytes_copied", bytes * bytes / 8)});
+    const uint64_t remote = id++;
+    b.Add(remote, parent, copy, worker, t + 60, t + 70);
+    b.Args(remote, {testing::CounterArg("bytes_copied", 1'000'000'000)});
+    t += ns + 10;
+  }
+  const Capture capture = b.Build();
+  const NamedCapture captures[] = {{"a.json", &capture}};
+  absl::StatusOr<ScalingReport> report = AnalyzeScaling(captures, {});
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->groups.size(), 1u);
+  const ScalingGroup& group = report->groups[0];
+  EXPECT_EQ(group.counter_names,
+            (std::vector<std::string>{"heartbeats", "bytes_copied"}));
+  EXPECT_EQ(group.verdict, "superlinear") << group.reason;
+  ASSERT_EQ(group.counters.size(), 2u);
+  ASSERT_TRUE(group.counters[1].exponent.has_value());
+  EXPECT_NEAR(group.counters[1].exponent->estimate, 2.0, 0.01);
+  EXPECT_EQ(group.counters[1].role, "driver");
+  EXPECT_EQ(group.counters[0].role, "rider");
+  ASSERT_TRUE(group.driver.has_value());
+  EXPECT_EQ(*group.driver, "bytes_copied");
+  // Per unit of size, the count is bytes / 8: in [size_low, size_high) / 8.
+  for (const ScalingBucket& bucket : group.buckets) {
+    ASSERT_TRUE(bucket.counters_per_unit[1].has_value());
+    EXPECT_GE(*bucket.counters_per_unit[1], bucket.size_low / 8);
+    EXPECT_LE(*bucket.counters_per_unit[1], bucket.size_high / 8);
+  }
+  EXPECT_THAT(ScalingToJson(*report), HasSubstr("\"bytes_copied\""));
+}
+
 TEST(ScalingTest, TheGateSeesTheExponentRise) {
   const Capture base = TokenizeCapture([](double s) { return 2.0 * s; }, 1);
   const Capture same = TokenizeCapture([](double s) { return 2.0 * s; }, 2);

@@ -72,7 +72,12 @@ TEST(TraceReaderTest, RoundTripsTheExactCapture) {
       {.drops = true},
       {.unfinished = true},
       {.broken = true},
-      {.alloc = true, .drops = true, .unfinished = true, .broken = true},
+      {.counters = true},
+      {.alloc = true,
+       .drops = true,
+       .unfinished = true,
+       .broken = true,
+       .counters = true},
   };
   for (const RichOptions& options : variants) {
     const Capture capture = RichCapture(options);
@@ -174,9 +179,33 @@ std::string OnePassLayout(std::string json) {
   return Replace(std::move(json), "{\n\"traceEvents\"", "{\"traceEvents\"");
 }
 
+// Named counters after some spans' arguments (or alone): distinct names per
+// span, one of them also an argument's name, counts of any sign.
+void AddRandomCounters(std::mt19937_64& rng, Capture& capture,
+                       std::vector<SpanArg>& args) {
+  std::vector<SpanArg> out;
+  const char* names[] = {"bytes_copied", "size", "n\xc3\xa4me", "hits"};
+  for (Span& span : capture.spans) {
+    const uint32_t first = static_cast<uint32_t>(out.size());
+    for (uint32_t a = 0; a < span.arg_count; ++a) {
+      out.push_back(args[span.first_arg + a]);
+    }
+    span.first_arg = first;
+    for (const char* name : names) {
+      if (rng() % 4 != 0) continue;
+      out.push_back(testing::CounterArg(
+          name, static_cast<int64_t>(rng() % 1'000'000) - 1000));
+    }
+    span.arg_count = static_cast<uint32_t>(out.size()) - first;
+    if (span.arg_count == 0) span.first_arg = 0;
+  }
+  args = std::move(out);
+}
+
 // Random captures with what the X events can carry: several threads,
 // cross-thread parents (flows), tags, names that need escapes or are not
-// ASCII, flags, allocations, and integer and double arguments.
+// ASCII, flags, allocations, integer and double arguments, and named
+// counters.
 Capture RandomRichCapture(std::mt19937_64& rng, int spans) {
   CaptureBuilder b;
   std::uniform_int_distribution<int> coin(0, 1);
@@ -248,7 +277,9 @@ Capture RandomRichCapture(std::mt19937_64& rng, int spans) {
       }
     }
   }
+  AddRandomCounters(rng, capture, args);
   capture.args = args;
+  capture.dropped_args = rng() % 3;
   return capture;
 }
 
@@ -444,6 +475,41 @@ TEST(TraceReaderTest, KeepsFileOrderOfEventsForValidation) {
   EXPECT_EQ(event.bind_id, 1u);
 }
 
+// Counters come after the numeric arguments in the capture, whatever the key
+// order in the file; a span may have counters and no arguments.
+TEST(TraceReaderTest, ReadsCountersAfterTheArgumentsInAnyKeyOrder) {
+  const Capture capture = RichCapture({.counters = true});
+  const std::string json = TraceToJson(capture);
+  const std::string swapped =
+      Replace(json,
+              "\"args\":{\"size\":4096,\"ratio\":0.25,\"size\":-1},"
+              "\"counters\":{\"bytes_copied\":4567,\"size\":2}",
+              "\"counters\":{\"bytes_copied\":4567,\"size\":2},"
+              "\"args\":{\"size\":4096,\"ratio\":0.25,\"size\":-1}");
+  for (const std::string& text : {json, OnePassLayout(json), swapped}) {
+    absl::StatusOr<Capture> back = ParseTrace(text, kSource);
+    ASSERT_TRUE(back.ok()) << back.status();
+    EXPECT_EQ(*back, capture);
+  }
+}
+
+// Traces written before metadata.dropped_args read as 0 refused arguments.
+TEST(TraceReaderTest, ReadsATraceWithoutDroppedArgs) {
+  const Capture capture = RichCapture();
+  const std::string json =
+      Replace(TraceToJson(capture), "\"dropped_args\":0,", "");
+  ASSERT_EQ(json.find("dropped_args"), std::string::npos);
+  for (const std::string& text : {json, OnePassLayout(json)}) {
+    absl::StatusOr<Capture> back = ParseTrace(text, kSource);
+    ASSERT_TRUE(back.ok()) << back.status();
+    EXPECT_EQ(back->dropped_args, 0u);
+    EXPECT_EQ(*back, capture);
+  }
+  const std::string with_drops = TraceToJson(RichCapture({.counters = true}));
+  EXPECT_THAT(with_drops, HasSubstr("\"dropped_args\":7,"));
+  EXPECT_EQ(ParseTrace(with_drops, kSource)->dropped_args, 7u);
+}
+
 TEST(ParseMicrosTest, ParsesExactly) {
   int64_t ns = -1;
   EXPECT_TRUE(internal::ParseMicros("0.000", &ns));
@@ -582,6 +648,48 @@ TEST(TraceReaderRejectsTest, AllocationsWhenNotMeasured) {
 TEST(TraceReaderRejectsTest, UserArgumentThatIsNotANumber) {
   ExpectRejected(Replace(CleanJson(), "\"size\":4096", "\"size\":\"4096\""),
                  ".args.args.size: expected a number or null, got \"4096\"");
+}
+
+std::string CountersJson() {
+  return TraceToJson(RichCapture({.counters = true}));
+}
+
+TEST(TraceReaderRejectsTest, CounterThatIsNotAnInteger) {
+  const std::string json = CountersJson();
+  const std::string index = std::to_string(EventIndex(json, 2));
+  for (const std::string bad : {"4567.0", "4.567e3", "null", "\"4567\""}) {
+    ExpectRejected(
+        Replace(json, "\"bytes_copied\":4567", "\"bytes_copied\":" + bad),
+        "$.traceEvents[" + index +
+            "].args.counters.bytes_copied: expected integer, got " + bad);
+  }
+  ExpectRejected(Replace(json, "\"bytes_copied\":4567",
+                         "\"bytes_copied\":99999999999999999999"),
+                 ".args.counters.bytes_copied: integer out of range");
+}
+
+TEST(TraceReaderRejectsTest, CountersThatAreNotAnObject) {
+  ExpectRejected(
+      Replace(CountersJson(), "\"counters\":{\"bytes_copied\":4567,\"size\":2}",
+              "\"counters\":[4567,2]"),
+      ".args.counters: expected object, got an array");
+}
+
+TEST(TraceReaderRejectsTest, EmptyCounterName) {
+  ExpectRejected(Replace(CountersJson(), "\"bytes_copied\":4567", "\"\":4567"),
+                 ".args.counters: empty counter name");
+}
+
+TEST(TraceReaderRejectsTest, DuplicateCounter) {
+  ExpectRejected(Replace(CountersJson(), "\"bytes_copied\":4567,\"size\":2",
+                         "\"size\":4567,\"size\":2"),
+                 ".args.counters.size: duplicate counter \"size\"");
+}
+
+TEST(TraceReaderRejectsTest, NegativeDroppedArgs) {
+  ExpectRejected(
+      Replace(CountersJson(), "\"dropped_args\":7", "\"dropped_args\":-7"),
+      "$.metadata.dropped_args: expected a non-negative integer, got -7");
 }
 
 TEST(TraceReaderRejectsTest, WrongDisplayTimeUnit) {

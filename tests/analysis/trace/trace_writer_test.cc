@@ -27,6 +27,7 @@ namespace spanprof::analysis {
 namespace {
 
 using ::spanprof::testing::CaptureBuilder;
+using ::spanprof::testing::CounterArg;
 using ::spanprof::testing::DoubleArg;
 using ::spanprof::testing::IntArg;
 using ::testing::HasSubstr;
@@ -242,6 +243,33 @@ TEST(TraceWriterTest, ArgsCarryIdsTagsAndUserArguments) {
                               "\"bad\":null}"));
 }
 
+// Counters are a nested "counters" object after the user arguments; each
+// object is there only when it has an entry.
+TEST(TraceWriterTest, CountersFollowTheUserArgumentsInTheirOwnObject) {
+  CaptureBuilder b;
+  const uint32_t t = b.Thread(1);
+  const uint32_t s = b.Site("a");
+  b.Add(1, 0, s, t, 0, 100).flags = kSpanException;
+  b.Add(2, 1, s, t, 10, 20);
+  b.Add(3, 1, s, t, 30, 40);
+  b.Add(4, 1, s, t, 50, 60);
+  b.Args(1, {IntArg("tokens", 300), DoubleArg("ratio", 0.5),
+             CounterArg("bytes_copied", 4567), CounterArg("tokens", 2)});
+  b.Args(2, {CounterArg("q\"uote", 1)});
+  b.Args(3, {IntArg("size", 9)});
+  ParsedTrace trace;
+  Parse(TraceToJson(b.Build()), trace);
+  EXPECT_THAT(FindSpan(trace, 1)->args_json,
+              HasSubstr("\"flags\":[\"exception\"],\"args\":{\"tokens\":300,"
+                        "\"ratio\":0.5},\"counters\":{\"bytes_copied\":4567,"
+                        "\"tokens\":2}}"));
+  EXPECT_THAT(FindSpan(trace, 2)->args_json,
+              HasSubstr("\"thread\":0,\"counters\":{\"q\\\"uote\":1}}"));
+  EXPECT_EQ(FindSpan(trace, 3)->args_json.find("counters"), std::string::npos);
+  EXPECT_EQ(FindSpan(trace, 4)->args_json.find("counters"), std::string::npos);
+  EXPECT_EQ(FindSpan(trace, 4)->args_json.find("\"args\""), std::string::npos);
+}
+
 TEST(TraceWriterTest, FlagsAndAllocationsArePresentOnlyWhenSet) {
   CaptureBuilder b;
   const uint32_t t = b.Thread(1);
@@ -324,6 +352,7 @@ TEST(TraceWriterTest, MetadataCarriesEverythingToRebuildTheCapture) {
   c.overflow_policy = "ring";
   c.dropped_events = 12;
   c.dropped_by_site = {{lost, 12}};
+  c.dropped_args = 4;
   c.finished_normally = false;
   c.overhead_ns_per_span = 9;
   c.process_resources = {1, 2, 3, 4, 5, 6, 7};
@@ -332,19 +361,21 @@ TEST(TraceWriterTest, MetadataCarriesEverythingToRebuildTheCapture) {
   simdjson::dom::object metadata = trace.root["metadata"].get_object().value();
   std::vector<std::string_view> keys;
   for (auto field : metadata) keys.push_back(field.key);
-  EXPECT_EQ(keys,
-            (std::vector<std::string_view>{
-                "schema", "schema_version", "spanprof_version", "process_name",
-                "pid", "clock", "wall_clock_anchor_ns", "window_ns",
-                "event_limit", "overflow_policy", "dropped_events",
-                "dropped_by_site", "finished_normally", "overhead_ns_per_span",
-                "alloc_measured", "process_resources", "threads", "sites"}));
+  EXPECT_EQ(
+      keys,
+      (std::vector<std::string_view>{
+          "schema", "schema_version", "spanprof_version", "process_name", "pid",
+          "clock", "wall_clock_anchor_ns", "window_ns", "event_limit",
+          "overflow_policy", "dropped_events", "dropped_by_site",
+          "dropped_args", "finished_normally", "overhead_ns_per_span",
+          "alloc_measured", "process_resources", "threads", "sites"}));
   EXPECT_EQ(metadata["schema"].get_string().value(), "spanprof.trace");
   EXPECT_EQ(metadata["schema_version"].get_int64().value(), 1);
   EXPECT_EQ(metadata["clock"].get_string().value(), "tsc");
   EXPECT_EQ(metadata["wall_clock_anchor_ns"].get_int64().value(),
             c.wall_clock_anchor_ns);
   EXPECT_EQ(metadata["finished_normally"].get_bool().value(), false);
+  EXPECT_EQ(metadata["dropped_args"].get_uint64().value(), 4u);
   EXPECT_EQ(simdjson::minify(metadata["dropped_by_site"].value()),
             "[{\"site\":1,\"name\":\"lost\",\"phase\":\"io\",\"module\":"
             "\"disk\",\"activity\":\"read\",\"count\":12}]");
@@ -665,8 +696,11 @@ TEST(TraceRoundTripTest, ReaderRebuildsTheExactCapture) {
   b.Add(4, 1, parse, reused, 20000, 20000).flags =
       kSpanUnfinished | kSpanRerooted;
   b.Args(3, {IntArg("size", 4096), DoubleArg("ratio", 3.0),
-             DoubleArg("tiny", 1e-300), IntArg("neg", INT64_MIN)});
+             DoubleArg("tiny", 1e-300), IntArg("neg", INT64_MIN),
+             CounterArg("bytes_copied", 1 << 20), CounterArg("size", 0)});
+  b.Args(4, {CounterArg("hits", INT64_MAX)});
   Capture& c = b.capture();
+  c.dropped_args = 3;
   c.alloc_measured = true;
   c.clock = "tsc";
   c.dropped_events = 5;
