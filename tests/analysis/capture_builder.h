@@ -110,15 +110,6 @@ inline SpanArg DoubleArg(std::string key, double value) {
   arg.double_value = value;
   return arg;
 }
-// A named counter's self count (`SPANPROF_COUNT`).
-inline SpanArg CounterArg(std::string key, int64_t count) {
-  SpanArg arg;
-  arg.key = std::move(key);
-  arg.int_value = count;
-  arg.is_counter = true;
-  return arg;
-}
-
 // A named counter's self count (`SPANPROF_COUNT`); put counters after the
 // numeric arguments in `Args()`, as the collector does.
 inline SpanArg CounterArg(std::string key, int64_t value) {
