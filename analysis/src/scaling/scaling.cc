@@ -14,12 +14,12 @@
 #include <span>
 #include <string>
 #include <tuple>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "model/counters.h"
 #include "scaling/fit.h"
 #include "spanprof/analysis/forest.h"
 #include "spanprof/analysis/summary.h"
@@ -508,59 +508,37 @@ CounterColumns CounterNames(std::span<const NamedCapture> captures) {
   return out;
 }
 
-// Each span's inclusive named counts: its own (self) counts plus those of
-// its same-thread descendants, as heartbeats are inclusive. Only spans that
-// have a count, or a descendant with one, are stored.
+// Each span's inclusive named counts (its own plus its same-thread
+// descendants', as heartbeats are inclusive), in the columns' order; only
+// captures that count anything build the forest this takes.
 class InclusiveCounts {
  public:
   InclusiveCounts(const Capture& capture, const CounterColumns& columns) {
-    const size_t named = columns.names.size() - columns.named_begin;
-    if (named == 0) return;
-    std::unordered_map<std::string, size_t> column;
-    for (size_t c = 0; c < named; ++c) {
-      column.emplace(columns.names[columns.named_begin + c], c);
-    }
-    std::optional<Forest> forest;
-    for (size_t i = 0; i < capture.spans.size(); ++i) {
-      const Span& span = capture.spans[i];
-      const size_t begin =
-          std::min<size_t>(span.first_arg, capture.args.size());
-      const size_t end =
-          std::min<size_t>(begin + span.arg_count, capture.args.size());
-      for (size_t a = begin; a < end; ++a) {
-        const SpanArg& arg = capture.args[a];
-        if (!arg.is_counter) continue;
-        if (!forest.has_value()) forest.emplace(capture);
-        AddUp(capture, *forest, i, column.at(arg.key), named,
-              static_cast<double>(arg.int_value));
-      }
+    const bool counts =
+        std::any_of(capture.args.begin(), capture.args.end(),
+                    [](const SpanArg& arg) { return arg.is_counter; });
+    if (!counts) return;
+    counters_.emplace(capture, Forest(capture));
+    for (const std::string& name : counters_->names()) {
+      const auto it = std::find(columns.names.begin() + columns.named_begin,
+                                columns.names.end(), name);
+      column_of_.push_back(static_cast<size_t>(it - columns.names.begin()));
     }
   }
 
-  // The counts of span `i` in named-counter order; nullptr when neither it
-  // nor a same-thread descendant counted anything.
-  const std::vector<double>* Of(size_t i) const {
-    const auto it = counts_.find(i);
-    return it == counts_.end() ? nullptr : &it->second;
+  // Fills span `i`'s named columns of `sized` (0 where it counted nothing:
+  // counting is always on).
+  void Fill(size_t i, SizedSpan& sized) const {
+    if (!counters_.has_value()) return;
+    for (size_t k = 0; k < column_of_.size(); ++k) {
+      sized.counters[column_of_[k]] =
+          static_cast<double>(counters_->inclusive(i, k));
+    }
   }
 
  private:
-  void AddUp(const Capture& capture, const Forest& forest, size_t i,
-             size_t column, size_t columns, double count) {
-    for (size_t j = i;;) {
-      std::vector<double>& counts = counts_[j];
-      counts.resize(columns);
-      counts[column] += count;
-      const uint32_t parent = forest.parent(j);
-      if (parent == Forest::kNone ||
-          capture.spans[parent].thread != capture.spans[j].thread) {
-        return;
-      }
-      j = parent;
-    }
-  }
-
-  std::unordered_map<size_t, std::vector<double>> counts_;
+  std::optional<internal::SpanCounters> counters_;
+  std::vector<size_t> column_of_;  // the capture's counter k -> its column
 };
 
 using GroupId = std::pair<RowKey, std::string>;  // key, size argument
@@ -571,9 +549,10 @@ struct Gathered {
 };
 
 // A named counter that a span did not count is 0: counting is always on.
-SizedSpan MakeSizedSpan(const Capture& capture, const Span& span, double size,
+SizedSpan MakeSizedSpan(const Capture& capture, size_t i, double size,
                         const CounterColumns& columns,
-                        const std::vector<double>* named) {
+                        const InclusiveCounts& named) {
+  const Span& span = capture.spans[i];
   SizedSpan sized;
   sized.size = size;
   sized.duration_ns = span.end_ns - span.start_ns;
@@ -584,9 +563,9 @@ SizedSpan MakeSizedSpan(const Capture& capture, const Span& span, double size,
     sized.counters[2] = static_cast<double>(span.alloc_bytes);
   }
   for (size_t c = columns.named_begin; c < columns.names.size(); ++c) {
-    sized.counters[c] =
-        named == nullptr ? 0.0 : (*named)[c - columns.named_begin];
+    sized.counters[c] = 0.0;
   }
+  named.Fill(i, sized);
   return sized;
 }
 
@@ -622,7 +601,7 @@ Gathered Gather(std::span<const NamedCapture> captures,
           continue;
         }
         out.groups[{KeyOf(capture, span), arg.key}].push_back(
-            MakeSizedSpan(capture, span, size, columns, inclusive.Of(i)));
+            MakeSizedSpan(capture, i, size, columns, inclusive));
       }
     }
   }
