@@ -104,9 +104,9 @@ std::string RunsToDecide(const ComparisonRow& row, double band, size_t runs) {
   const double estimate = *row.shift;
   const double distance = std::abs(estimate) > band ? std::abs(estimate) - band
                                                     : band - std::abs(estimate);
-  if (!(distance > half * 0.01)) {
-    return "the shift sits on the tolerance's edge: no number of runs "
-           "decides it at these tolerances";
+  if (!(distance > 0)) {
+    return "the shift sits on the tolerance's edge: more than 1000 runs per "
+           "side would decide it";
   }
   const double needed = std::ceil(static_cast<double>(runs) *
                                   (half / distance) * (half / distance));
