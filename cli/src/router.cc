@@ -200,7 +200,7 @@ Example:
 (SPANPROF_ARG("bytes", n)), puts the spans in power-of-2 size buckets and
 fits duration = overhead + a*size^b over the bucket medians (Theil-Sen in
 log-log space, bootstrap interval with a fixed seed). Verdict: constant
-(b < 0.15), sublinear (< 0.85), linear (<= 1.15; n log n lands here),
+(b < 0.15), sublinear (< 0.85), linear (<= 1.2; n log n lands here),
 superlinear (above, with the interval above 1), or unknown (fewer than 3
 buckets of 3 spans, under one decade of sizes, or an interval wider than
 0.6). Each counter (heartbeats, allocations) gets its own exponent: the one

@@ -5,6 +5,7 @@
 #include "spanprof/analysis/scaling.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -520,8 +521,10 @@ class InclusiveCounts {
     if (!counts) return;
     counters_.emplace(capture, Forest(capture));
     for (const std::string& name : counters_->names()) {
-      const auto it = std::find(columns.names.begin() + columns.named_begin,
-                                columns.names.end(), name);
+      const auto it =
+          std::find(columns.names.begin() +
+                        static_cast<std::ptrdiff_t>(columns.named_begin),
+                    columns.names.end(), name);
       column_of_.push_back(static_cast<size_t>(it - columns.names.begin()));
     }
   }
