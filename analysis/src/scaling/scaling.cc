@@ -5,8 +5,8 @@
 #include "spanprof/analysis/scaling.h"
 
 #include <algorithm>
-#include <cstddef>
 #include <cmath>
+#include <cstddef>
 #include <cstdio>
 #include <limits>
 #include <map>

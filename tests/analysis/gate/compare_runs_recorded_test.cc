@@ -72,9 +72,8 @@ TEST(CompareRunsRecordedTest, TheOneRunGateFalseAlarmsOnTheSameRuns) {
 }
 
 TEST(CompareRunsRecordedTest, TenRunsASideFindTheSlowParse) {
-  absl::StatusOr<Comparison> c =
-      CompareRuns(Read("ab-slow-parse/base"), Read("ab-slow-parse/cand"),
-                  RunsDefaults());
+  absl::StatusOr<Comparison> c = CompareRuns(
+      Read("ab-slow-parse/base"), Read("ab-slow-parse/cand"), RunsDefaults());
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_FALSE(c->passed);
   bool tokenize = false;
