@@ -52,12 +52,19 @@ TEST(NestedExampleTest, WritesTheExpectedCapture) {
   EXPECT_EQ(forward->self_ns, forward->total_ns);
   EXPECT_EQ(load->self_ns, load->total_ns);
   EXPECT_LT(root->self_ns * 10, root->total_ns);
-  // Sleeps of 4 ms and 2 ms: forward about 2/3, load about 1/3.
+  // Sleeps of 4 ms and 2 ms last at least that long. (How the two compare
+  // is up to the scheduler: on a loaded machine a 2 ms sleep has taken
+  // longer than a 4 ms one, so no ratio of the two is asserted.)
   EXPECT_GE(forward->total_ns, 3 * 4'000'000);
   EXPECT_GE(load->total_ns, 3 * 2'000'000);
-  EXPECT_GT(forward->share_permille, 500);
-  EXPECT_GT(load->share_permille, 200);
-  EXPECT_GT(forward->share_permille, load->share_permille);
+  // The shares of the recorded thread time add up to the whole (each is
+  // rounded to a permille).
+  const int64_t shares =
+      forward->share_permille + load->share_permille + root->share_permille;
+  EXPECT_GE(shares, 998);
+  EXPECT_LE(shares, 1002);
+  EXPECT_GT(forward->share_permille, 0);
+  EXPECT_GT(load->share_permille, 0);
   // Self time adds up to the recorded thread time.
   EXPECT_EQ(forward->self_ns + load->self_ns + root->self_ns,
             summary->recorded_thread_time_ns);
