@@ -33,6 +33,7 @@
 #include "spanprof/capture.h"
 #include "spanprof/internal/parse_int.h"
 #include "status_macros.h"
+#include "perfetto/perfetto_format.h"
 #include "summary/process_resources.h"
 #include "trace/trace_format.h"
 
@@ -1437,6 +1438,9 @@ absl::StatusOr<ParsedTrace> ParseTraceDocument(std::string_view json,
 
 absl::StatusOr<Capture> ParseTrace(std::string_view json,
                                    std::string_view source) {
+  if (LooksLikePerfettoTrace(json)) {
+    return internal::perfetto::ProtobufTraceNotReadable(source);
+  }
   SPANPROF_ASSIGN_OR_RETURN(
       internal::ParsedTrace parsed,
       internal::TraceReader(source).Read(json, /*keep_events=*/false));
