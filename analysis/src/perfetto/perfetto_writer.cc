@@ -1,6 +1,7 @@
 // The Perfetto protobuf trace writer: see docs/formats.md ("Perfetto protobuf
 // trace") for the layout and perfetto_format.h for the field numbers.
 #include <algorithm>
+#include <cstring>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -61,6 +62,11 @@ std::string SiteCategory(const Site& site) {
 class Interning {
  public:
   explicit Interning(const Capture& capture) {
+    // spanprof's own annotation names first: iids 1..6.
+    AnnotationIid(pf::kAnnotationHeartbeats);
+    AnnotationIid(pf::kAnnotationAllocCount);
+    AnnotationIid(pf::kAnnotationAllocBytes);
+    for (const auto& flag : internal::kFlagNames) AnnotationIid(flag.name);
     for (const Site& site : capture.sites) names_.push_back(site.name);
     names_.emplace_back(internal::kInvalidSiteName);
     absl::flat_hash_map<std::string, uint64_t> category_iids;
@@ -109,6 +115,12 @@ class Interning {
   absl::flat_hash_map<std::string, uint64_t> annotation_iids_;
 };
 
+// The iids of spanprof's own annotations (see Interning's constructor).
+constexpr uint64_t kHeartbeatsIid = 1;
+constexpr uint64_t kAllocCountIid = 2;
+constexpr uint64_t kAllocBytesIid = 3;
+constexpr uint64_t kFirstFlagIid = 4;
+
 // Cross-thread parent links. Each link is one flow whose id is the child's
 // span id (unique, so one id per link): the parent's begin lists it in
 // `flow_ids`, the child's begin in `terminating_flow_ids`.
@@ -120,46 +132,51 @@ struct FlowPlan {
   std::vector<uint8_t> terminates;
 };
 
-// The index of every span's parent, or UINT32_MAX when it has none in the
-// capture. Consecutive ids (as the collector writes them) index directly.
-std::vector<uint32_t> ParentIndexes(const std::vector<Span>& spans) {
-  const size_t n = spans.size();
-  std::vector<uint32_t> parent(n, UINT32_MAX);
-  if (n == 0) return parent;
-  const uint64_t first = spans[0].id;
-  bool consecutive = true;
-  for (size_t i = 0; i < n && consecutive; ++i) {
-    consecutive = spans[i].id == first + i;
-  }
-  absl::flat_hash_map<uint64_t, uint32_t> by_id;
-  if (!consecutive) {
-    by_id.reserve(n);
-    for (size_t i = 0; i < n; ++i) {
-      by_id.try_emplace(spans[i].id, static_cast<uint32_t>(i));
+// Finds a span's index by its id. Consecutive ids (as the collector writes
+// them) index directly, with no table.
+class SpanIndex {
+ public:
+  explicit SpanIndex(const std::vector<Span>& spans) {
+    if (spans.empty()) return;
+    first_ = spans[0].id;
+    for (size_t i = 0; i < spans.size() && consecutive_; ++i) {
+      consecutive_ = spans[i].id == first_ + i;
+    }
+    size_ = spans.size();
+    if (consecutive_) return;
+    by_id_.reserve(spans.size());
+    for (size_t i = 0; i < spans.size(); ++i) {
+      by_id_.try_emplace(spans[i].id, static_cast<uint32_t>(i));
     }
   }
-  for (size_t i = 0; i < n; ++i) {
-    const uint64_t id = spans[i].parent_id;
-    if (id == 0) continue;
-    if (consecutive) {
-      if (id >= first && id - first < n) {
-        parent[i] = static_cast<uint32_t>(id - first);
-      }
-    } else if (auto it = by_id.find(id); it != by_id.end()) {
-      parent[i] = it->second;
+
+  // UINT32_MAX when no span has `id` (0 included).
+  uint32_t Find(uint64_t id) const {
+    if (id == 0) return UINT32_MAX;
+    if (consecutive_) {
+      return id >= first_ && id - first_ < size_
+                 ? static_cast<uint32_t>(id - first_)
+                 : UINT32_MAX;
     }
+    auto it = by_id_.find(id);
+    return it == by_id_.end() ? UINT32_MAX : it->second;
   }
-  return parent;
-}
+
+ private:
+  uint64_t first_ = 0;
+  size_t size_ = 0;
+  bool consecutive_ = true;
+  absl::flat_hash_map<uint64_t, uint32_t> by_id_;
+};
 
 FlowPlan PlanFlows(const Capture& capture) {
   const std::vector<Span>& spans = capture.spans;
-  const std::vector<uint32_t> parent = ParentIndexes(spans);
+  const SpanIndex index(spans);
   const size_t n = spans.size();
   FlowPlan plan;
   std::vector<uint32_t> count;
   for (size_t i = 0; i < n; ++i) {
-    const uint32_t p = parent[i];
+    const uint32_t p = index.Find(spans[i].parent_id);
     if (p == UINT32_MAX || spans[p].thread == spans[i].thread) continue;
     if (plan.terminates.empty()) {
       plan.terminates.assign(n, 0);
@@ -174,7 +191,7 @@ FlowPlan PlanFlows(const Capture& capture) {
   plan.out_ids.resize(count[n]);
   for (size_t i = 0; i < n; ++i) {
     if (plan.terminates[i] != 0) {
-      plan.out_ids[count[parent[i]]++] = spans[i].id;
+      plan.out_ids[count[index.Find(spans[i].parent_id)]++] = spans[i].id;
     }
   }
   return plan;
@@ -195,14 +212,19 @@ std::vector<uint32_t> SliceOrder(const std::vector<Span>& spans,
     if (x.id != y.id) return x.id < y.id;
     return a < b;
   };
-  std::vector<uint32_t> order(spans.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
   bool sorted = true;
-  for (size_t i = 1; i < order.size() && sorted; ++i) {
-    sorted = less(order[i - 1], order[i]);
-  }
-  if (!sorted) std::sort(order.begin(), order.end(), less);
+  for (uint32_t i = 1; i < spans.size() && sorted; ++i) sorted = less(i - 1, i);
+  std::vector<uint32_t> order;
+  if (sorted) return order;  // empty: the identity
+  order.resize(spans.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
+  std::sort(order.begin(), order.end(), less);
   return order;
+}
+
+// The one-byte key of a field numbered below 16.
+constexpr char ShortKey(uint32_t field, internal::WireType type) {
+  return static_cast<char>(internal::FieldKey(field, type));
 }
 
 // One debug annotation of a slice.
@@ -225,7 +247,9 @@ class PerfettoRenderer {
         chunk_(chunk),
         flush_(std::move(flush)),
         interning_(capture),
-        flows_(PlanFlows(capture)) {}
+        flows_(PlanFlows(capture)) {
+    out_->resize(out_->capacity());  // room to write in place (see Reserve)
+  }
 
   absl::Status Render();
 
@@ -235,21 +259,45 @@ class PerfettoRenderer {
   }
   void WriteDescriptorSequence(bool invalid_thread);
   void WriteThreadDescriptor(uint32_t thread);
-  absl::Status WriteThread(uint32_t thread, const uint32_t* begin,
-                           const uint32_t* end);
+  absl::Status WriteThread(uint32_t thread, const std::vector<uint32_t>& order,
+                           size_t begin, size_t end);
   void StartThreadSequence(uint32_t thread);
   void WriteBegin(uint32_t index);
   void WriteEnd(uint32_t index);
+  char* WriteEventHead(char* p, int64_t ns);
   void StartEventPacket(int64_t ns);
+  void FinishSmallPacket(char* buf, char* end);
+  bool TryWriteSmallBegin(uint32_t index, size_t site, uint64_t category);
+  bool HasFlows(uint32_t index) const {
+    return !flows_.out_begin.empty() &&
+           (flows_.terminates[index] != 0 ||
+            flows_.out_begin[index] != flows_.out_begin[index + 1]);
+  }
+  bool Seen(const std::vector<uint32_t>& seen, uint64_t iid) const {
+    return iid < seen.size() && seen[iid] == sequence_;
+  }
   void CollectAnnotations(const Span& span);
   void WriteInterned(size_t site, uint64_t category);
   void WriteTrackEvent(uint32_t index, size_t site, uint64_t category);
   void FinishPacket();
-  template <typename Seen>
-  bool FirstUse(Seen& seen, uint64_t iid);
+  bool FirstUse(std::vector<uint32_t>& seen, uint64_t iid);
 
   const Capture& capture_;
+  // Bytes [0, used_) of *out_ are the output; the rest is room to write
+  // packets in place (std::string cannot grow without writing its bytes,
+  // so it grows in large steps and is cut to used_ at the end).
+  char* Reserve(size_t n) {
+    if (out_->size() - used_ < n) {
+      out_->resize(std::max(out_->size() * 2, used_ + n + 4096));
+    }
+    return out_->data() + used_;
+  }
+  void Commit(const char* end) {
+    used_ = static_cast<size_t>(end - out_->data());
+  }
+
   std::string* out_;
+  size_t used_ = 0;
   size_t chunk_;
   Flush flush_;
   Interning interning_;
@@ -272,9 +320,12 @@ void PerfettoRenderer::FinishPacket() {
   char key_and_length[11];
   key_and_length[0] = static_cast<char>(
       internal::FieldKey(pf::kTracePacket, internal::kWireLengthDelimited));
-  out_->append(key_and_length,
-               internal::WriteVarint(key_and_length + 1, packet_.size()));
-  out_->append(packet_);
+  char* p = Reserve(packet_.size() + sizeof key_and_length);
+  const char* end = internal::WriteVarint(key_and_length + 1, packet_.size());
+  std::memcpy(p, key_and_length, static_cast<size_t>(end - key_and_length));
+  p += end - key_and_length;
+  std::memcpy(p, packet_.data(), packet_.size());
+  Commit(p + packet_.size());
   packet_.clear();
 }
 
@@ -356,28 +407,107 @@ void PerfettoRenderer::StartThreadSequence(uint32_t thread) {
   FinishPacket();
 }
 
-// The common head of a slice packet: the timestamp, the sequence and the
-// flag saying that it depends on the sequence's incremental state (the
-// interned strings and the packet defaults). A timestamp that goes back in
-// time (a corrupt capture) cannot be a delta: it is written absolute on
-// REALTIME and leaves the incremental clock where it was.
-void PerfettoRenderer::StartEventPacket(int64_t ns) {
-  ProtoEncoder& e = packet_encoder_;
+// The common head of a slice packet, written at `p` (returns the end): the
+// timestamp, the sequence and the flag saying that it depends on the
+// sequence's incremental state (the interned strings and the packet
+// defaults). A timestamp that goes back in time (a corrupt capture) cannot be
+// a delta: it is written absolute on REALTIME and leaves the incremental
+// clock where it was. At most 24 bytes.
+char* PerfettoRenderer::WriteEventHead(char* p, int64_t ns) {
   const int64_t absolute = SatAdd(capture_.wall_clock_anchor_ns, ns);
   const uint64_t ts = static_cast<uint64_t>(std::max<int64_t>(0, absolute));
+  *p++ = ShortKey(pf::kPacketTimestamp, internal::kWireVarint);
   if (ts >= last_ts_) {
-    e.Varint(pf::kPacketTimestamp, ts - last_ts_);
+    p = internal::WriteVarint(p, ts - last_ts_);
     last_ts_ = ts;
   } else {
-    e.Varint(pf::kPacketTimestamp, ts);
-    e.Varint(pf::kPacketTimestampClockId, pf::kBuiltinClockRealtime);
+    p = internal::WriteVarint(p, ts);
+    p = internal::WriteVarint(p, internal::FieldKey(pf::kPacketTimestampClockId,
+                                                    internal::kWireVarint));
+    *p++ = static_cast<char>(pf::kBuiltinClockRealtime);
   }
-  e.Varint(pf::kPacketSequenceId, sequence_);
-  e.Varint(pf::kPacketSequenceFlags, pf::kSeqNeedsIncrementalState);
+  *p++ = ShortKey(pf::kPacketSequenceId, internal::kWireVarint);
+  p = internal::WriteVarint(p, sequence_);
+  *p++ = ShortKey(pf::kPacketSequenceFlags, internal::kWireVarint);
+  *p++ = static_cast<char>(pf::kSeqNeedsIncrementalState);
+  return p;
 }
 
-template <typename Seen>
-bool PerfettoRenderer::FirstUse(Seen& seen, uint64_t iid) {
+void PerfettoRenderer::StartEventPacket(int64_t ns) {
+  char head[32];
+  packet_.append(head, WriteEventHead(head, ns));
+}
+
+// Completes the packet written in place at `buf[2, end)` (from `Reserve()`,
+// at most 127 bytes) with its key and length in `buf[0, 2)`.
+void PerfettoRenderer::FinishSmallPacket(char* buf, char* end) {
+  buf[0] = ShortKey(pf::kTracePacket, internal::kWireLengthDelimited);
+  buf[1] = static_cast<char>(end - buf - 2);
+  Commit(end);
+}
+
+// One debug annotation at `p` (at most 24 bytes); returns the end.
+char* WriteSmallAnnotation(char* p, const Annotation& a) {
+  *p++ = ShortKey(pf::kEventDebugAnnotations, internal::kWireLengthDelimited);
+  char* length = p++;
+  *p++ = ShortKey(pf::kAnnotationNameIid, internal::kWireVarint);
+  p = internal::WriteVarint(p, a.name_iid);
+  switch (a.kind) {
+    case Annotation::kInt:
+      *p++ = ShortKey(pf::kAnnotationInt, internal::kWireVarint);
+      p = internal::WriteVarint(p, static_cast<uint64_t>(a.int_value));
+      break;
+    case Annotation::kDouble: {
+      *p++ = ShortKey(pf::kAnnotationDouble, internal::kWireFixed64);
+      uint64_t bits;
+      std::memcpy(&bits, &a.double_value, sizeof bits);
+      for (int i = 0; i < 8; ++i) *p++ = static_cast<char>((bits >> (8 * i)) & 0xff);
+      break;
+    }
+    case Annotation::kBool:
+      *p++ = ShortKey(pf::kAnnotationBool, internal::kWireVarint);
+      *p++ = 1;
+      break;
+  }
+  *length = static_cast<char>(p - length - 1);
+  return p;
+}
+
+// The common slice begin, written straight into a stack buffer: no flows,
+// at most two annotations, and every string already interned on this
+// sequence. This path decides the writer's speed. False when the slice needs
+// the general path.
+bool PerfettoRenderer::TryWriteSmallBegin(uint32_t index, size_t site,
+                                          uint64_t category) {
+  if (annotations_.size() > 2 || HasFlows(index) ||
+      !Seen(name_seen_, site + 1) ||
+      (category != 0 && !Seen(category_seen_, category))) {
+    return false;
+  }
+  for (const Annotation& a : annotations_) {
+    if (!Seen(annotation_seen_, a.name_iid)) return false;
+  }
+  // Head 24 + event key, length, type 4 + name and category 22 + two
+  // annotations 48: 98 bytes, so both lengths fit one byte.
+  char* buf = Reserve(128);
+  char* p = WriteEventHead(buf + 2, capture_.spans[index].start_ns);
+  *p++ = ShortKey(pf::kPacketTrackEvent, internal::kWireLengthDelimited);
+  char* length = p++;
+  *p++ = ShortKey(pf::kEventType, internal::kWireVarint);
+  *p++ = static_cast<char>(pf::kTypeSliceBegin);
+  *p++ = ShortKey(pf::kEventNameIid, internal::kWireVarint);
+  p = internal::WriteVarint(p, site + 1);
+  if (category != 0) {
+    *p++ = ShortKey(pf::kEventCategoryIids, internal::kWireVarint);
+    p = internal::WriteVarint(p, category);
+  }
+  for (const Annotation& a : annotations_) p = WriteSmallAnnotation(p, a);
+  *length = static_cast<char>(p - length - 1);
+  FinishSmallPacket(buf, p);
+  return true;
+}
+
+bool PerfettoRenderer::FirstUse(std::vector<uint32_t>& seen, uint64_t iid) {
   if (seen.size() <= iid) seen.resize(iid + 1, 0);
   if (seen[iid] == sequence_) return false;
   seen[iid] = sequence_;
@@ -406,21 +536,22 @@ void PerfettoRenderer::CollectAnnotations(const Span& span) {
     annotations_.push_back({iid, is_double ? Annotation::kDouble : Annotation::kInt,
                             arg.int_value, arg.double_value});
   }
-  auto add_int = [&](std::string_view name, int64_t value) {
-    annotations_.push_back(
-        {interning_.AnnotationIid(name), Annotation::kInt, value, 0.0});
+  auto add_int = [&](uint64_t iid, int64_t value) {
+    annotations_.push_back({iid, Annotation::kInt, value, 0.0});
   };
   if (span.heartbeats != 0) {
-    add_int(pf::kAnnotationHeartbeats, static_cast<int64_t>(span.heartbeats));
+    add_int(kHeartbeatsIid, static_cast<int64_t>(span.heartbeats));
   }
   if (capture_.alloc_measured) {
-    add_int(pf::kAnnotationAllocCount, span.alloc_count);
-    add_int(pf::kAnnotationAllocBytes, span.alloc_bytes);
+    add_int(kAllocCountIid, span.alloc_count);
+    add_int(kAllocBytesIid, span.alloc_bytes);
   }
-  for (const auto& [bit, name] : internal::kFlagNames) {
-    if ((span.flags & bit) == 0) continue;
-    annotations_.push_back(
-        {interning_.AnnotationIid(name), Annotation::kBool, 1, 0.0});
+  uint64_t flag_iid = kFirstFlagIid;
+  for (const auto& flag : internal::kFlagNames) {
+    if ((span.flags & flag.bit) != 0) {
+      annotations_.push_back({flag_iid, Annotation::kBool, 1, 0.0});
+    }
+    ++flag_iid;
   }
 }
 
@@ -500,6 +631,7 @@ void PerfettoRenderer::WriteBegin(uint32_t index) {
   const size_t site = std::min<size_t>(span.site, capture_.sites.size());
   const uint64_t category = interning_.SiteCategoryIid(site);
   CollectAnnotations(span);
+  if (TryWriteSmallBegin(index, site, category)) return;
   StartEventPacket(span.start_ns);
   WriteInterned(site, category);
   WriteTrackEvent(index, site, category);
@@ -507,35 +639,37 @@ void PerfettoRenderer::WriteBegin(uint32_t index) {
 }
 
 void PerfettoRenderer::WriteEnd(uint32_t index) {
-  StartEventPacket(capture_.spans[index].end_ns);
-  ProtoEncoder& e = packet_encoder_;
-  const size_t event = e.BeginNested(pf::kPacketTrackEvent);
-  e.Varint(pf::kEventType, pf::kTypeSliceEnd);
-  e.EndNested(event);
-  FinishPacket();
+  char* buf = Reserve(32);
+  char* p = WriteEventHead(buf + 2, capture_.spans[index].end_ns);
+  *p++ = ShortKey(pf::kPacketTrackEvent, internal::kWireLengthDelimited);
+  *p++ = 2;
+  *p++ = ShortKey(pf::kEventType, internal::kWireVarint);
+  *p++ = static_cast<char>(pf::kTypeSliceEnd);
+  FinishSmallPacket(buf, p);
 }
 
 // One thread's slices, nested with a stack: before a span begins, every open
 // span that ended by then (and is not its parent) ends.
 absl::Status PerfettoRenderer::WriteThread(uint32_t thread,
-                                           const uint32_t* begin,
-                                           const uint32_t* end) {
+                                           const std::vector<uint32_t>& order,
+                                           size_t begin, size_t end) {
   const std::vector<Span>& spans = capture_.spans;
   StartThreadSequence(thread);
   stack_.clear();
-  for (const uint32_t* it = begin; it != end; ++it) {
-    const Span& span = spans[*it];
+  for (size_t k = begin; k < end; ++k) {
+    const uint32_t index = order.empty() ? static_cast<uint32_t>(k) : order[k];
+    const Span& span = spans[index];
     while (!stack_.empty()) {
       const Span& top = spans[stack_.back()];
       if (top.id == span.parent_id || top.end_ns > span.start_ns) break;
       WriteEnd(stack_.back());
       stack_.pop_back();
     }
-    WriteBegin(*it);
-    stack_.push_back(*it);
-    if (out_->size() >= chunk_) {
-      SPANPROF_RETURN_IF_ERROR(flush_(*out_));
-      out_->clear();
+    WriteBegin(index);
+    stack_.push_back(index);
+    if (used_ >= chunk_) {
+      SPANPROF_RETURN_IF_ERROR(flush_(std::string_view(out_->data(), used_)));
+      used_ = 0;
     }
   }
   while (!stack_.empty()) {
@@ -548,21 +682,22 @@ absl::Status PerfettoRenderer::WriteThread(uint32_t thread,
 absl::Status PerfettoRenderer::Render() {
   const std::vector<Span>& spans = capture_.spans;
   const std::vector<uint32_t> order = SliceOrder(spans, thread_count());
-  const bool invalid_thread =
-      !order.empty() && spans[order.back()].thread >= thread_count();
-  WriteDescriptorSequence(invalid_thread);
+  // The thread of the k-th span in slice order (out-of-range ones share the
+  // last track).
+  auto thread_at = [&](size_t k) {
+    return std::min(spans[order.empty() ? k : order[k]].thread, thread_count());
+  };
+  const size_t n = spans.size();
+  WriteDescriptorSequence(n > 0 && thread_at(n - 1) == thread_count());
   size_t first = 0;
-  while (first < order.size()) {
-    const uint32_t thread = std::min(spans[order[first]].thread, thread_count());
+  while (first < n) {
+    const uint32_t thread = thread_at(first);
     size_t last = first;
-    while (last < order.size() &&
-           std::min(spans[order[last]].thread, thread_count()) == thread) {
-      ++last;
-    }
-    SPANPROF_RETURN_IF_ERROR(
-        WriteThread(thread, order.data() + first, order.data() + last));
+    while (last < n && thread_at(last) == thread) ++last;
+    SPANPROF_RETURN_IF_ERROR(WriteThread(thread, order, first, last));
     first = last;
   }
+  out_->resize(used_);
   return flush_(*out_);
 }
 
