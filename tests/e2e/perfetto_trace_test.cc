@@ -43,11 +43,13 @@ int CrossThreadLinks(const Capture& c) {
 
 TEST(PerfettoTraceTest, SessionWritesADecodableProtobufTrace) {
   if (!spanprof::testing::HaveProtoc()) {
-    SPANPROF_SKIP_UNLESS_CI("protoc not found (Debian package protobuf-compiler)");
+    SPANPROF_SKIP_UNLESS_CI(
+        "protoc not found (Debian package protobuf-compiler)");
   }
   TempDir dir;
   RunAsyncExample(dir, dir.File("out/trace.json"));
-  const absl::StatusOr<Capture> json = analysis::ReadTrace(dir.File("out/trace.json"));
+  const absl::StatusOr<Capture> json =
+      analysis::ReadTrace(dir.File("out/trace.json"));
   ASSERT_TRUE(json.ok()) << json.status();
   const int links = CrossThreadLinks(*json);
   ASSERT_GT(links, 0);
@@ -58,7 +60,8 @@ TEST(PerfettoTraceTest, SessionWritesADecodableProtobufTrace) {
   const std::unique_ptr<spanprof::testing::TextMessage> root =
       spanprof::testing::DecodeTrace(bytes);
   ASSERT_NE(root, nullptr);
-  const spanprof::testing::DecodedTrace t = spanprof::testing::AnalyzeTrace(*root);
+  const spanprof::testing::DecodedTrace t =
+      spanprof::testing::AnalyzeTrace(*root);
   EXPECT_TRUE(t.problems.empty()) << ::testing::PrintToString(t.problems);
   EXPECT_EQ(t.slices.size(), json->spans.size());
   EXPECT_EQ(t.thread_names.size(), json->threads.size());
@@ -70,7 +73,8 @@ TEST(PerfettoTraceTest, TraceCommandsRefuseItWithExit2) {
   const std::string trace = dir.File("out/trace.pftrace");
   RunAsyncExample(dir, trace);
   for (const char* command : {"summarize", "report", "validate", "folded"}) {
-    const auto r = RunProcess({SPANPROF_TEST_BIN_DIR "/spanprof", command, trace});
+    const auto r =
+        RunProcess({SPANPROF_TEST_BIN_DIR "/spanprof", command, trace});
     EXPECT_EQ(r.exit_code, 2) << command << ": " << r.out << r.err;
     EXPECT_NE(r.err.find(trace), std::string::npos) << command << ": " << r.err;
     EXPECT_NE(r.err.find("Perfetto protobuf trace"), std::string::npos)

@@ -19,23 +19,25 @@ namespace spanprof::analysis::internal::perfetto {
 inline constexpr uint32_t kTracePacket = 1;  // repeated TracePacket packet
 
 // trace_packet.proto: message TracePacket.
-inline constexpr uint32_t kPacketClockSnapshot = 6;         // ClockSnapshot
-inline constexpr uint32_t kPacketTimestamp = 8;             // uint64
-inline constexpr uint32_t kPacketSequenceId = 10;           // trusted_packet_sequence_id
-inline constexpr uint32_t kPacketTrackEvent = 11;           // TrackEvent
-inline constexpr uint32_t kPacketInternedData = 12;         // InternedData
-inline constexpr uint32_t kPacketSequenceFlags = 13;        // uint32
-inline constexpr uint32_t kPacketTimestampClockId = 58;     // uint32
-inline constexpr uint32_t kPacketTracePacketDefaults = 59;  // TracePacketDefaults
-inline constexpr uint32_t kPacketTrackDescriptor = 60;      // TrackDescriptor
+inline constexpr uint32_t kPacketClockSnapshot = 6;  // ClockSnapshot
+inline constexpr uint32_t kPacketTimestamp = 8;      // uint64
+inline constexpr uint32_t kPacketSequenceId = 10;  // trusted_packet_sequence_id
+inline constexpr uint32_t kPacketTrackEvent = 11;  // TrackEvent
+inline constexpr uint32_t kPacketInternedData = 12;      // InternedData
+inline constexpr uint32_t kPacketSequenceFlags = 13;     // uint32
+inline constexpr uint32_t kPacketTimestampClockId = 58;  // uint32
+inline constexpr uint32_t kPacketTracePacketDefaults =
+    59;                                                 // TracePacketDefaults
+inline constexpr uint32_t kPacketTrackDescriptor = 60;  // TrackDescriptor
 
 // TracePacket.SequenceFlags.
 inline constexpr uint64_t kSeqIncrementalStateCleared = 1;
 inline constexpr uint64_t kSeqNeedsIncrementalState = 2;
 
 // trace_packet_defaults.proto: message TracePacketDefaults.
-inline constexpr uint32_t kDefaultsTimestampClockId = 58;    // uint32
-inline constexpr uint32_t kDefaultsTrackEventDefaults = 11;  // TrackEventDefaults
+inline constexpr uint32_t kDefaultsTimestampClockId = 58;  // uint32
+inline constexpr uint32_t kDefaultsTrackEventDefaults =
+    11;  // TrackEventDefaults
 // track_event.proto: message TrackEventDefaults.
 inline constexpr uint32_t kEventDefaultsTrackUuid = 11;  // uint64
 
@@ -66,11 +68,12 @@ inline constexpr uint32_t kThreadTid = 2;   // int32
 inline constexpr uint32_t kThreadName = 5;  // string thread_name
 
 // track_event.proto: message TrackEvent.
-inline constexpr uint32_t kEventCategoryIids = 3;         // repeated uint64
-inline constexpr uint32_t kEventDebugAnnotations = 4;     // repeated DebugAnnotation
-inline constexpr uint32_t kEventType = 9;                 // TrackEvent.Type
-inline constexpr uint32_t kEventNameIid = 10;             // uint64
-inline constexpr uint32_t kEventFlowIds = 47;             // repeated fixed64
+inline constexpr uint32_t kEventCategoryIids = 3;  // repeated uint64
+inline constexpr uint32_t kEventDebugAnnotations =
+    4;                                         // repeated DebugAnnotation
+inline constexpr uint32_t kEventType = 9;      // TrackEvent.Type
+inline constexpr uint32_t kEventNameIid = 10;  // uint64
+inline constexpr uint32_t kEventFlowIds = 47;  // repeated fixed64
 inline constexpr uint32_t kEventTerminatingFlowIds = 48;  // repeated fixed64
 // TrackEvent.Type.
 inline constexpr uint64_t kTypeSliceBegin = 1;

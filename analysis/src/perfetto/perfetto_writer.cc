@@ -1,8 +1,8 @@
 // The Perfetto protobuf trace writer: see docs/formats.md ("Perfetto protobuf
 // trace") for the layout and perfetto_format.h for the field numbers.
 #include <algorithm>
-#include <cstring>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <string>
@@ -100,7 +100,8 @@ class Interning {
 
   uint64_t AnnotationIid(std::string_view name) {
     // Debian's abseil has its own string_view (not std's).
-    auto it = annotation_iids_.find(absl::string_view(name.data(), name.size()));
+    auto it =
+        annotation_iids_.find(absl::string_view(name.data(), name.size()));
     if (it != annotation_iids_.end()) return it->second;
     annotations_.emplace_back(name);
     annotation_iids_.emplace(std::string(name), annotations_.size());
@@ -202,7 +203,9 @@ FlowPlan PlanFlows(const Capture& capture) {
 // The collector's capture is already in this order, checked in one pass.
 std::vector<uint32_t> SliceOrder(const std::vector<Span>& spans,
                                  uint32_t thread_count) {
-  auto thread_of = [&](const Span& s) { return std::min(s.thread, thread_count); };
+  auto thread_of = [&](const Span& s) {
+    return std::min(s.thread, thread_count);
+  };
   auto less = [&](uint32_t a, uint32_t b) {
     const Span& x = spans[a];
     const Span& y = spans[b];
@@ -337,8 +340,8 @@ void PerfettoRenderer::WriteDescriptorSequence(bool invalid_thread) {
   const size_t snapshot = e.BeginNested(pf::kPacketClockSnapshot);
   const size_t clock = e.BeginNested(pf::kSnapshotClocks);
   e.Varint(pf::kClockId, pf::kBuiltinClockRealtime);
-  e.Varint(pf::kClockTimestamp,
-           static_cast<uint64_t>(std::max<int64_t>(0, capture_.wall_clock_anchor_ns)));
+  e.Varint(pf::kClockTimestamp, static_cast<uint64_t>(std::max<int64_t>(
+                                    0, capture_.wall_clock_anchor_ns)));
   e.EndNested(clock);
   e.Varint(pf::kSnapshotPrimaryTraceClock, pf::kBuiltinClockRealtime);
   e.EndNested(snapshot);
@@ -384,12 +387,14 @@ void PerfettoRenderer::WriteThreadDescriptor(uint32_t thread) {
 // default track of its events.
 void PerfettoRenderer::StartThreadSequence(uint32_t thread) {
   sequence_ = pf::ThreadSequenceId(thread);
-  last_ts_ = static_cast<uint64_t>(std::max<int64_t>(0, capture_.wall_clock_anchor_ns));
+  last_ts_ = static_cast<uint64_t>(
+      std::max<int64_t>(0, capture_.wall_clock_anchor_ns));
   ProtoEncoder& e = packet_encoder_;
   e.Varint(pf::kPacketSequenceId, sequence_);
   e.Varint(pf::kPacketSequenceFlags, pf::kSeqIncrementalStateCleared);
   const size_t snapshot = e.BeginNested(pf::kPacketClockSnapshot);
-  for (const uint64_t id : {pf::kBuiltinClockRealtime, pf::kIncrementalClockId}) {
+  for (const uint64_t id :
+       {pf::kBuiltinClockRealtime, pf::kIncrementalClockId}) {
     const size_t clock = e.BeginNested(pf::kSnapshotClocks);
     e.Varint(pf::kClockId, id);
     e.Varint(pf::kClockTimestamp, last_ts_);
@@ -401,7 +406,8 @@ void PerfettoRenderer::StartThreadSequence(uint32_t thread) {
   const size_t defaults = e.BeginNested(pf::kPacketTracePacketDefaults);
   e.Varint(pf::kDefaultsTimestampClockId, pf::kIncrementalClockId);
   const size_t event_defaults = e.BeginNested(pf::kDefaultsTrackEventDefaults);
-  e.Varint(pf::kEventDefaultsTrackUuid, pf::ThreadTrackUuid(capture_.pid, thread));
+  e.Varint(pf::kEventDefaultsTrackUuid,
+           pf::ThreadTrackUuid(capture_.pid, thread));
   e.EndNested(event_defaults);
   e.EndNested(defaults);
   FinishPacket();
@@ -461,7 +467,8 @@ char* WriteSmallAnnotation(char* p, const Annotation& a) {
       *p++ = ShortKey(pf::kAnnotationDouble, internal::kWireFixed64);
       uint64_t bits;
       std::memcpy(&bits, &a.double_value, sizeof bits);
-      for (int i = 0; i < 8; ++i) *p++ = static_cast<char>((bits >> (8 * i)) & 0xff);
+      for (int i = 0; i < 8; ++i)
+        *p++ = static_cast<char>((bits >> (8 * i)) & 0xff);
       break;
     }
     case Annotation::kBool:
@@ -533,7 +540,8 @@ void PerfettoRenderer::CollectAnnotations(const Span& span) {
       iid = interning_.AnnotationIid(arg.key);
     }
     const bool is_double = arg.is_double && !arg.is_counter;
-    annotations_.push_back({iid, is_double ? Annotation::kDouble : Annotation::kInt,
+    annotations_.push_back({iid,
+                            is_double ? Annotation::kDouble : Annotation::kInt,
                             arg.int_value, arg.double_value});
   }
   auto add_int = [&](uint64_t iid, int64_t value) {
@@ -577,7 +585,8 @@ void PerfettoRenderer::WriteInterned(size_t site, uint64_t category) {
   };
   const size_t interned = e.BeginNested(pf::kPacketInternedData);
   if (new_category) {
-    entry(pf::kInternedEventCategories, category, interning_.category(category));
+    entry(pf::kInternedEventCategories, category,
+          interning_.category(category));
   }
   if (new_name) {
     entry(pf::kInternedEventNames, name_iid, interning_.name(name_iid));
@@ -736,11 +745,9 @@ absl::Status WritePerfettoTrace(const Capture& capture,
   std::string buffer;
   buffer.reserve(kChunk + size_t{64} * 1024);
   SPANPROF_RETURN_IF_ERROR(
-      PerfettoRenderer(capture, &buffer, kChunk,
-                       [&](std::string_view bytes) {
-                         return file->Write(bytes);
-                       })
-          .Render());
+      PerfettoRenderer(capture, &buffer, kChunk, [&](std::string_view bytes) {
+        return file->Write(bytes);
+      }).Render());
   return file->Commit();
 }
 

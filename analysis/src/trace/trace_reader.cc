@@ -28,12 +28,12 @@
 #include "absl/status/statusor.h"
 #include "json/json_writer.h"
 #include "json/strict_json.h"
+#include "perfetto/perfetto_format.h"
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
 #include "spanprof/internal/parse_int.h"
 #include "status_macros.h"
-#include "perfetto/perfetto_format.h"
 #include "summary/process_resources.h"
 #include "trace/trace_format.h"
 

@@ -121,10 +121,10 @@ inline std::unique_ptr<TextMessage> DecodeTrace(const std::string& bytes,
   WriteText(path, bytes);
   const std::string proto_dir =
       std::string(SPANPROF_TEST_SOURCE_DIR) + "/tests/analysis/perfetto";
-  const ProcessResult r = RunProcess(
-      {"/bin/sh", "-c",
-       "protoc --decode=spanprof_test.Trace -I '" + proto_dir +
-           "' perfetto_subset.proto < '" + path + "'"});
+  const ProcessResult r =
+      RunProcess({"/bin/sh", "-c",
+                  "protoc --decode=spanprof_test.Trace -I '" + proto_dir +
+                      "' perfetto_subset.proto < '" + path + "'"});
   if (r.exit_code != 0) {
     ADD_FAILURE() << "protoc --decode failed (" << r.exit_code
                   << "): " << r.err;
@@ -157,7 +157,7 @@ struct DecodedTrace {
   int64_t pid = 0;
   uint32_t primary_clock = 0;
   std::map<int64_t, std::string> thread_names;  // tid -> name
-  std::vector<DecodedSlice> slices;              // in begin order per sequence
+  std::vector<DecodedSlice> slices;             // in begin order per sequence
   std::vector<std::string> problems;
 };
 
@@ -206,12 +206,12 @@ inline DecodedSlice BeginSlice(const TextMessage& event, Sequence& seq,
   slice.name = Lookup(seq, "event_names", event.Uint("name_iid"), problems);
   for (const std::string& iid : event.All("category_iids")) {
     if (!slice.category.empty()) slice.category += ",";
-    slice.category += Lookup(seq, "event_categories", std::stoull(iid),
-                             problems);
+    slice.category +=
+        Lookup(seq, "event_categories", std::stoull(iid), problems);
   }
   for (const TextMessage* a : event.Children("debug_annotations")) {
-    const std::string name = Lookup(seq, "debug_annotation_names",
-                                    a->Uint("name_iid"), problems);
+    const std::string name =
+        Lookup(seq, "debug_annotation_names", a->Uint("name_iid"), problems);
     for (const auto& [key, value] : a->fields) {
       if (key != "name_iid") slice.annotations[name] = value;
     }
@@ -246,14 +246,16 @@ inline DecodedTrace AnalyzeTrace(const TextMessage& root) {
   std::map<std::string, std::map<uint64_t, std::string>> all;
   for (const TextMessage* packet : root.Children("packet")) {
     ++out.packets;
-    const auto id = static_cast<uint32_t>(packet->Uint("trusted_packet_sequence_id"));
+    const auto id =
+        static_cast<uint32_t>(packet->Uint("trusted_packet_sequence_id"));
     if (id == 0) out.problems.push_back("packet without a sequence id");
     if (const TextMessage* track = packet->Child("track_descriptor")) {
       ReadDescriptor(*track, out);
     }
     const TextMessage* snapshot = packet->Child("clock_snapshot");
     if (snapshot != nullptr) {
-      out.primary_clock = static_cast<uint32_t>(snapshot->Uint("primary_trace_clock"));
+      out.primary_clock =
+          static_cast<uint32_t>(snapshot->Uint("primary_trace_clock"));
     }
     if (id == 1) continue;  // descriptors: no incremental state
     Sequence& seq = sequences[id];
@@ -261,8 +263,9 @@ inline DecodedTrace AnalyzeTrace(const TextMessage& root) {
     if (!seq.started) {
       if (flags != 1) out.problems.push_back("first packet does not clear");
       seq.started = true;
-      for (const TextMessage* c : snapshot ? snapshot->Children("clocks")
-                                           : std::vector<const TextMessage*>{}) {
+      for (const TextMessage* c : snapshot
+                                      ? snapshot->Children("clocks")
+                                      : std::vector<const TextMessage*>{}) {
         if (c->Get("is_incremental")) seq.clock = c->Uint("timestamp");
       }
     } else if (flags != 2) {
@@ -281,7 +284,8 @@ inline DecodedTrace AnalyzeTrace(const TextMessage& root) {
       ts = seq.clock;
     }
     if (event->Get("type") == "TYPE_SLICE_BEGIN") {
-      DecodedSlice slice = decoded_internal::BeginSlice(*event, seq, out.problems);
+      DecodedSlice slice =
+          decoded_internal::BeginSlice(*event, seq, out.problems);
       slice.sequence = id;
       slice.begin_ts = ts;
       seq.open.push_back(out.slices.size());

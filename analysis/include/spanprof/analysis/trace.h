@@ -4,8 +4,9 @@
 // "displayTimeUnit":"ns","metadata":{...}}` that Perfetto UI and speedscope
 // open. `CaptureToPerfetto()` renders it in Perfetto's native protobuf trace
 // format instead (smaller and faster to write; every cross-thread link is a
-// flow); `WriteTrace()` picks the format by the file name. `ReadTrace()` reads such a file (plain or `.json.gz`) back into a
-// `Capture`, so `Summarize(ReadTrace(path))` reproduces the runtime's summary.
+// flow); `WriteTrace()` picks the format by the file name. `ReadTrace()` reads
+// such a file (plain or `.json.gz`) back into a `Capture`, so
+// `Summarize(ReadTrace(path))` reproduces the runtime's summary.
 //
 // Example:
 //
