@@ -283,7 +283,7 @@ class PerfettoRenderer {
   void WriteInterned(size_t site, uint64_t category);
   void WriteTrackEvent(uint32_t index, size_t site, uint64_t category);
   void FinishPacket();
-  bool FirstUse(std::vector<uint32_t>& seen, uint64_t iid);
+  bool FirstUse(std::vector<uint32_t>& seen, uint64_t iid) const;
 
   const Capture& capture_;
   // Bytes [0, used_) of *out_ are the output; the rest is room to write
@@ -514,7 +514,8 @@ bool PerfettoRenderer::TryWriteSmallBegin(uint32_t index, size_t site,
   return true;
 }
 
-bool PerfettoRenderer::FirstUse(std::vector<uint32_t>& seen, uint64_t iid) {
+bool PerfettoRenderer::FirstUse(std::vector<uint32_t>& seen,
+                                uint64_t iid) const {
   if (seen.size() <= iid) seen.resize(iid + 1, 0);
   if (seen[iid] == sequence_) return false;
   seen[iid] = sequence_;
