@@ -198,30 +198,63 @@ FlowPlan PlanFlows(const Capture& capture) {
   return plan;
 }
 
-// The spans in the order their threads' slices are written: by thread, then
+// Slice order: by thread (out-of-range indexes share the last track), then
 // start, then depth (a same-thread parent first), then id (record order).
-// The collector's capture is already in this order, checked in one pass.
-std::vector<uint32_t> SliceOrder(const std::vector<Span>& spans,
-                                 uint32_t thread_count) {
-  auto thread_of = [&](const Span& s) {
-    return std::min(s.thread, thread_count);
-  };
-  auto less = [&](uint32_t a, uint32_t b) {
-    const Span& x = spans[a];
-    const Span& y = spans[b];
-    if (thread_of(x) != thread_of(y)) return thread_of(x) < thread_of(y);
-    if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
-    if (x.depth != y.depth) return x.depth < y.depth;
-    if (x.id != y.id) return x.id < y.id;
-    return a < b;
-  };
+bool InSliceOrder(const Span& x, const Span& y, uint32_t thread_count) {
+  const uint32_t tx = std::min(x.thread, thread_count);
+  const uint32_t ty = std::min(y.thread, thread_count);
+  if (tx != ty) return tx < ty;
+  if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
+  if (x.depth != y.depth) return x.depth < y.depth;
+  return x.id < y.id;
+}
+
+// What one pass over the spans tells (a capture is ~80 bytes a span, so each
+// pass over it costs memory bandwidth): whether they are in slice order
+// already (the collector's are), and whether any may have a parent on
+// another thread (never, when the ids are consecutive, as the collector
+// writes them, and every parent found by id is on its child's thread).
+struct CaptureShape {
   bool sorted = true;
-  for (uint32_t i = 1; i < spans.size() && sorted; ++i) sorted = less(i - 1, i);
+  bool may_have_links = false;
+};
+
+CaptureShape ScanCapture(const std::vector<Span>& spans,
+                         uint32_t thread_count) {
+  CaptureShape shape;
+  const size_t n = spans.size();
+  if (n == 0) return shape;
+  const uint64_t first = spans[0].id;
+  bool consecutive = true;
+  for (size_t i = 0; i < n; ++i) {
+    const Span& span = spans[i];
+    if (i > 0 && !InSliceOrder(spans[i - 1], span, thread_count)) {
+      shape.sorted = false;
+    }
+    consecutive = consecutive && span.id == first + i;
+    const uint64_t parent = span.parent_id - first;
+    if (span.parent_id >= first && parent < n &&
+        spans[parent].thread != span.thread) {
+      shape.may_have_links = true;
+    }
+  }
+  shape.may_have_links = shape.may_have_links || !consecutive;
+  return shape;
+}
+
+// The spans in slice order: empty when `sorted` (the identity), else sorted
+// indexes.
+std::vector<uint32_t> SliceOrder(const std::vector<Span>& spans,
+                                 uint32_t thread_count, bool sorted) {
   std::vector<uint32_t> order;
-  if (sorted) return order;  // empty: the identity
+  if (sorted) return order;
   order.resize(spans.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
-  std::sort(order.begin(), order.end(), less);
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    if (InSliceOrder(spans[a], spans[b], thread_count)) return true;
+    if (InSliceOrder(spans[b], spans[a], thread_count)) return false;
+    return a < b;
+  });
   return order;
 }
 
@@ -249,8 +282,7 @@ class PerfettoRenderer {
         out_(out),
         chunk_(chunk),
         flush_(std::move(flush)),
-        interning_(capture),
-        flows_(PlanFlows(capture)) {
+        interning_(capture) {
     out_->resize(out_->capacity());  // room to write in place (see Reserve)
   }
 
@@ -691,7 +723,10 @@ absl::Status PerfettoRenderer::WriteThread(uint32_t thread,
 
 absl::Status PerfettoRenderer::Render() {
   const std::vector<Span>& spans = capture_.spans;
-  const std::vector<uint32_t> order = SliceOrder(spans, thread_count());
+  const CaptureShape shape = ScanCapture(spans, thread_count());
+  if (shape.may_have_links) flows_ = PlanFlows(capture_);
+  const std::vector<uint32_t> order =
+      SliceOrder(spans, thread_count(), shape.sorted);
   // The thread of the k-th span in slice order (out-of-range ones share the
   // last track).
   auto thread_at = [&](size_t k) {
