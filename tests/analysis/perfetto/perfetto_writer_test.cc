@@ -156,6 +156,24 @@ TEST_F(PerfettoWriterTest, UnsortedCapturesAndBackwardTimesStillDecode) {
   EXPECT_EQ(spanprof::testing::CountMatchedFlows(t), 3);
 }
 
+// A corrupt capture (say, read from a hand-edited trace): a span whose
+// thread index is out of range gets a track of its own (tid 0), one whose
+// site is out of range the invalid-site name.
+TEST_F(PerfettoWriterTest, OutOfRangeIndexesStillDecode) {
+  Capture capture = HandOffCapture();
+  capture.spans.back().thread = 99;
+  capture.spans.front().site = 77;
+  const DecodedTrace t = Decode(capture);
+  EXPECT_TRUE(t.problems.empty()) << ::testing::PrintToString(t.problems);
+  EXPECT_EQ(t.slices.size(), capture.spans.size());
+  EXPECT_EQ(t.thread_names.count(0), 1u);
+  bool invalid_site = false;
+  for (const DecodedSlice& s : t.slices) {
+    invalid_site = invalid_site || s.name == "(invalid site)";
+  }
+  EXPECT_TRUE(invalid_site);
+}
+
 TEST_F(PerfettoWriterTest, EmptyCaptureHasOnlyDescriptors) {
   CaptureBuilder b;
   const DecodedTrace t = Decode(b.Build());
