@@ -18,6 +18,7 @@
 //   session records as overhead_ns_per_span)
 // Session end:
 //   BM_CollectAndSummarize (spans/s), BM_TraceToJson (write MB/s),
+//   BM_TraceToPerfetto (the protobuf trace: write time, bytes per span),
 //   BM_ParseTrace and BM_ParseSummary (read MB/s)
 //
 // Every enabled benchmark starts its session before the timed loop with a cap
@@ -402,6 +403,27 @@ void BM_TraceToJson(benchmark::State& state) {
   state.SetBytesProcessed(bytes);
 }
 BENCHMARK(BM_TraceToJson)->Iterations(5)->Unit(benchmark::kMillisecond);
+
+// The Perfetto protobuf trace of the same capture; bench/gate compares its
+// time per span with BM_TraceToJson's and checks its bytes_per_span (the
+// workload's spans carry no arguments; a third carry heartbeats).
+void BM_TraceToPerfetto(benchmark::State& state) {
+  const spanprof::Capture& capture = TraceCapture();
+  int64_t bytes = 0;
+  size_t size = 0;
+  for (auto _ : state) {
+    const std::string trace = spanprof::analysis::CaptureToPerfetto(capture);
+    bytes += static_cast<int64_t>(trace.size());
+    size = trace.size();
+    benchmark::DoNotOptimize(trace.data());
+  }
+  state.SetBytesProcessed(bytes);
+  state.SetItemsProcessed(state.iterations() *
+                          static_cast<int64_t>(capture.spans.size()));
+  state.counters["bytes_per_span"] =
+      static_cast<double>(size) / static_cast<double>(capture.spans.size());
+}
+BENCHMARK(BM_TraceToPerfetto)->Iterations(5)->Unit(benchmark::kMillisecond);
 
 void BM_ParseTrace(benchmark::State& state) {
   const std::string json = spanprof::analysis::TraceToJson(TraceCapture());

@@ -14,6 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "json/strict_json.h"
+#include "perfetto/perfetto_format.h"
 #include "spanprof/analysis/forest.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
@@ -227,6 +228,9 @@ std::string_view ArtifactKindName(ArtifactKind kind) {
 
 absl::StatusOr<ArtifactKind> DetectArtifactKind(std::string_view json,
                                                 std::string_view source) {
+  if (internal::perfetto::LooksLikeProtobufTrace(json)) {
+    return internal::perfetto::ProtobufTraceNotReadable(source);
+  }
   const internal::StrictJson strict(source);
   internal::ParsedDocument document(json);
   SPANPROF_ASSIGN_OR_RETURN(simdjson::ondemand::object root,

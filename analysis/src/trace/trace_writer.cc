@@ -544,6 +544,7 @@ std::string TraceToJson(const Capture& capture) {
 }
 
 absl::Status WriteTrace(const Capture& capture, const std::string& path) {
+  if (IsPerfettoTracePath(path)) return WritePerfettoTrace(capture, path);
   // Streams 1 MiB chunks to the file (through gzip for `.gz`), so memory does
   // not grow with the trace.
   constexpr size_t kChunk = size_t{1} << 20;

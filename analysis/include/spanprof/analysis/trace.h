@@ -2,12 +2,16 @@
 //
 // `TraceToJson()` renders a capture as `{"traceEvents":[...],
 // "displayTimeUnit":"ns","metadata":{...}}` that Perfetto UI and speedscope
-// open. `ReadTrace()` reads such a file (plain or `.json.gz`) back into a
-// `Capture`, so `Summarize(ReadTrace(path))` reproduces the runtime's summary.
+// open. `CaptureToPerfetto()` renders it in Perfetto's native protobuf trace
+// format instead (smaller and faster to write; every cross-thread link is a
+// flow); `WriteTrace()` picks the format by the file name. `ReadTrace()` reads
+// such a file (plain or `.json.gz`) back into a `Capture`, so
+// `Summarize(ReadTrace(path))` reproduces the runtime's summary.
 //
 // Example:
 //
 //   absl::Status s = spanprof::analysis::WriteTrace(capture, "trace.json.gz");
+//   s = spanprof::analysis::WriteTrace(capture, "trace.pftrace");  // protobuf
 //   absl::StatusOr<spanprof::Capture> back =
 //       spanprof::analysis::ReadTrace("trace.json.gz");
 #ifndef SPANPROF_ANALYSIS_TRACE_H_
@@ -33,12 +37,33 @@ std::string FormatMicros(int64_t ns);
 // `TraceToJson()` renders the trace. Pure.
 std::string TraceToJson(const Capture& capture);
 
-// `WriteTrace()` writes the trace atomically; a path ending in `.gz` is
-// written gzip-compressed. Errors name the path.
+// `CaptureToPerfetto()` renders the capture as a Perfetto protobuf `Trace`
+// (docs/formats.md, "Perfetto protobuf trace"). Pure.
+std::string CaptureToPerfetto(const Capture& capture);
+
+// `IsPerfettoTracePath()` is true for the trace paths written in Perfetto's
+// protobuf format: ending in `.pftrace` or `.perfetto-trace`, optionally
+// followed by `.gz`.
+bool IsPerfettoTracePath(std::string_view path);
+
+// `LooksLikePerfettoTrace()` is true when `bytes` (a file's content, after
+// gzip) start like a protobuf trace rather than JSON.
+bool LooksLikePerfettoTrace(std::string_view bytes);
+
+// `WritePerfettoTrace()` writes `CaptureToPerfetto()` atomically (gzip for a
+// path ending in `.gz`), streaming it in chunks. Errors name the path.
+absl::Status WritePerfettoTrace(const Capture& capture,
+                                const std::string& path);
+
+// `WriteTrace()` writes the trace atomically: in Perfetto's protobuf format
+// when `IsPerfettoTracePath(path)`, else as Chrome Trace Event JSON; a path
+// ending in `.gz` is written gzip-compressed. Errors name the path.
 absl::Status WriteTrace(const Capture& capture, const std::string& path);
 
 // `ParseTrace()` reads trace JSON written by `TraceToJson()` back into a
-// capture; malformed input is an error naming `source` and the JSON path.
+// capture; malformed input is an error naming `source` and the JSON path. A
+// Perfetto protobuf trace is refused with an error saying so (reading that
+// format back is not implemented yet).
 absl::StatusOr<Capture> ParseTrace(std::string_view json,
                                    std::string_view source);
 

@@ -1,0 +1,790 @@
+// The Perfetto protobuf trace writer: see docs/formats.md ("Perfetto protobuf
+// trace") for the layout and perfetto_format.h for the field numbers.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "io/file_io_internal.h"
+#include "perfetto/perfetto_format.h"
+#include "perfetto/proto_encoder.h"
+#include "spanprof/analysis/trace.h"
+#include "spanprof/capture.h"
+#include "status_macros.h"
+#include "trace/trace_format.h"
+
+namespace spanprof::analysis {
+namespace {
+
+namespace pf = internal::perfetto;
+using internal::ProtoEncoder;
+using Flush = std::function<absl::Status(std::string_view)>;
+
+int64_t SatAdd(int64_t a, int64_t b) {
+  int64_t result;
+  if (__builtin_add_overflow(a, b, &result)) {
+    return b < 0 ? INT64_MIN : INT64_MAX;
+  }
+  return result;
+}
+
+// The category of a site: its set tags as `phase=…,module=…,activity=…`
+// (Perfetto joins an event's categories with commas the same way), or ""
+// when it has none.
+std::string SiteCategory(const Site& site) {
+  std::string out;
+  const std::pair<std::string_view, const std::string*> tags[] = {
+      {"phase", &site.phase},
+      {"module", &site.module},
+      {"activity", &site.activity}};
+  for (const auto& [key, value] : tags) {
+    if (value->empty()) continue;
+    if (!out.empty()) out.push_back(',');
+    out.append(key);
+    out.push_back('=');
+    out.append(*value);
+  }
+  return out;
+}
+
+// Every string the trace interns, with its iid (iids start at 1; an iid is
+// the index + 1). Names: one per site (iid = site index + 1; the last is the
+// invalid site). Categories: one per distinct tag set. Annotation names: the
+// user's argument keys, counter names and spanprof's own.
+class Interning {
+ public:
+  explicit Interning(const Capture& capture) {
+    // spanprof's own annotation names first: iids 1..6.
+    AnnotationIid(pf::kAnnotationHeartbeats);
+    AnnotationIid(pf::kAnnotationAllocCount);
+    AnnotationIid(pf::kAnnotationAllocBytes);
+    for (const auto& flag : internal::kFlagNames) AnnotationIid(flag.name);
+    for (const Site& site : capture.sites) names_.push_back(site.name);
+    names_.emplace_back(internal::kInvalidSiteName);
+    absl::flat_hash_map<std::string, uint64_t> category_iids;
+    site_category_.reserve(names_.size());
+    for (size_t i = 0; i <= capture.sites.size(); ++i) {
+      const std::string category =
+          i < capture.sites.size() ? SiteCategory(capture.sites[i]) : "";
+      if (category.empty()) {
+        site_category_.push_back(0);
+        continue;
+      }
+      auto [it, inserted] =
+          category_iids.try_emplace(category, categories_.size() + 1);
+      if (inserted) categories_.push_back(category);
+      site_category_.push_back(it->second);
+    }
+  }
+
+  const std::string& name(uint64_t iid) const { return names_[iid - 1]; }
+  const std::string& category(uint64_t iid) const {
+    return categories_[iid - 1];
+  }
+  const std::string& annotation(uint64_t iid) const {
+    return annotations_[iid - 1];
+  }
+  size_t name_count() const { return names_.size(); }
+  size_t category_count() const { return categories_.size(); }
+  size_t annotation_count() const { return annotations_.size(); }
+  // 0 when the site has no tags.
+  uint64_t SiteCategoryIid(size_t site) const { return site_category_[site]; }
+
+  uint64_t AnnotationIid(std::string_view name) {
+    // Debian's abseil has its own string_view (not std's).
+    auto it =
+        annotation_iids_.find(absl::string_view(name.data(), name.size()));
+    if (it != annotation_iids_.end()) return it->second;
+    annotations_.emplace_back(name);
+    annotation_iids_.emplace(std::string(name), annotations_.size());
+    return annotations_.size();
+  }
+
+ private:
+  std::vector<std::string> names_;
+  std::vector<uint64_t> site_category_;
+  std::vector<std::string> categories_;
+  std::vector<std::string> annotations_;
+  absl::flat_hash_map<std::string, uint64_t> annotation_iids_;
+};
+
+// The iids of spanprof's own annotations (see Interning's constructor).
+constexpr uint64_t kHeartbeatsIid = 1;
+constexpr uint64_t kAllocCountIid = 2;
+constexpr uint64_t kAllocBytesIid = 3;
+constexpr uint64_t kFirstFlagIid = 4;
+
+// Cross-thread parent links. Each link is one flow whose id is the child's
+// span id (unique, so one id per link): the parent's begin lists it in
+// `flow_ids`, the child's begin in `terminating_flow_ids`.
+struct FlowPlan {
+  // Span i starts flows out_ids[out_begin[i], out_begin[i + 1]); empty
+  // vectors when the capture has no cross-thread link.
+  std::vector<uint32_t> out_begin;
+  std::vector<uint64_t> out_ids;
+  std::vector<uint8_t> terminates;
+};
+
+// Finds a span's index by its id. Consecutive ids (as the collector writes
+// them) index directly, with no table.
+class SpanIndex {
+ public:
+  explicit SpanIndex(const std::vector<Span>& spans) {
+    if (spans.empty()) return;
+    first_ = spans[0].id;
+    for (size_t i = 0; i < spans.size() && consecutive_; ++i) {
+      consecutive_ = spans[i].id == first_ + i;
+    }
+    size_ = spans.size();
+    if (consecutive_) return;
+    by_id_.reserve(spans.size());
+    for (size_t i = 0; i < spans.size(); ++i) {
+      by_id_.try_emplace(spans[i].id, static_cast<uint32_t>(i));
+    }
+  }
+
+  // UINT32_MAX when no span has `id` (0 included).
+  uint32_t Find(uint64_t id) const {
+    if (id == 0) return UINT32_MAX;
+    if (consecutive_) {
+      return id >= first_ && id - first_ < size_
+                 ? static_cast<uint32_t>(id - first_)
+                 : UINT32_MAX;
+    }
+    auto it = by_id_.find(id);
+    return it == by_id_.end() ? UINT32_MAX : it->second;
+  }
+
+ private:
+  uint64_t first_ = 0;
+  size_t size_ = 0;
+  bool consecutive_ = true;
+  absl::flat_hash_map<uint64_t, uint32_t> by_id_;
+};
+
+FlowPlan PlanFlows(const Capture& capture) {
+  const std::vector<Span>& spans = capture.spans;
+  const SpanIndex index(spans);
+  const size_t n = spans.size();
+  FlowPlan plan;
+  std::vector<uint32_t> count;
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t p = index.Find(spans[i].parent_id);
+    if (p == UINT32_MAX || spans[p].thread == spans[i].thread) continue;
+    if (plan.terminates.empty()) {
+      plan.terminates.assign(n, 0);
+      count.assign(n + 1, 0);
+    }
+    plan.terminates[i] = 1;
+    ++count[p + 1];
+  }
+  if (plan.terminates.empty()) return plan;
+  for (size_t i = 0; i < n; ++i) count[i + 1] += count[i];
+  plan.out_begin = count;
+  plan.out_ids.resize(count[n]);
+  for (size_t i = 0; i < n; ++i) {
+    if (plan.terminates[i] != 0) {
+      plan.out_ids[count[index.Find(spans[i].parent_id)]++] = spans[i].id;
+    }
+  }
+  return plan;
+}
+
+// Slice order: by thread (out-of-range indexes share the last track), then
+// start, then depth (a same-thread parent first), then id (record order).
+bool InSliceOrder(const Span& x, const Span& y, uint32_t thread_count) {
+  const uint32_t tx = std::min(x.thread, thread_count);
+  const uint32_t ty = std::min(y.thread, thread_count);
+  if (tx != ty) return tx < ty;
+  if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
+  if (x.depth != y.depth) return x.depth < y.depth;
+  return x.id < y.id;
+}
+
+// What one pass over the spans tells (a capture is ~80 bytes a span, so each
+// pass over it costs memory bandwidth): whether they are in slice order
+// already (the collector's are), and whether any may have a parent on
+// another thread (never, when the ids are consecutive, as the collector
+// writes them, and every parent found by id is on its child's thread).
+struct CaptureShape {
+  bool sorted = true;
+  bool may_have_links = false;
+};
+
+CaptureShape ScanCapture(const std::vector<Span>& spans,
+                         uint32_t thread_count) {
+  CaptureShape shape;
+  const size_t n = spans.size();
+  if (n == 0) return shape;
+  const uint64_t first = spans[0].id;
+  bool consecutive = true;
+  for (size_t i = 0; i < n; ++i) {
+    const Span& span = spans[i];
+    if (i > 0 && !InSliceOrder(spans[i - 1], span, thread_count)) {
+      shape.sorted = false;
+    }
+    consecutive = consecutive && span.id == first + i;
+    const uint64_t parent = span.parent_id - first;
+    if (span.parent_id >= first && parent < n &&
+        spans[parent].thread != span.thread) {
+      shape.may_have_links = true;
+    }
+  }
+  shape.may_have_links = shape.may_have_links || !consecutive;
+  return shape;
+}
+
+// The spans in slice order: empty when `sorted` (the identity), else sorted
+// indexes.
+std::vector<uint32_t> SliceOrder(const std::vector<Span>& spans,
+                                 uint32_t thread_count, bool sorted) {
+  std::vector<uint32_t> order;
+  if (sorted) return order;
+  order.resize(spans.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    if (InSliceOrder(spans[a], spans[b], thread_count)) return true;
+    if (InSliceOrder(spans[b], spans[a], thread_count)) return false;
+    return a < b;
+  });
+  return order;
+}
+
+// The one-byte key of a field numbered below 16.
+constexpr char ShortKey(uint32_t field, internal::WireType type) {
+  return static_cast<char>(internal::FieldKey(field, type));
+}
+
+// One debug annotation of a slice.
+struct Annotation {
+  enum Kind : uint8_t { kInt, kDouble, kBool };
+  uint64_t name_iid;
+  Kind kind;
+  int64_t int_value;
+  double double_value;
+};
+
+// Renders the trace packet by packet into `*out`, handing it to `flush`
+// whenever it holds `chunk` bytes (see RenderTrace in trace_writer.cc).
+class PerfettoRenderer {
+ public:
+  PerfettoRenderer(const Capture& capture, std::string* out, size_t chunk,
+                   Flush flush)
+      : capture_(capture),
+        out_(out),
+        chunk_(chunk),
+        flush_(std::move(flush)),
+        interning_(capture) {
+    out_->resize(out_->capacity());  // room to write in place (see Reserve)
+  }
+
+  absl::Status Render();
+
+ private:
+  uint32_t thread_count() const {
+    return static_cast<uint32_t>(capture_.threads.size());
+  }
+  void WriteDescriptorSequence(bool invalid_thread);
+  void WriteThreadDescriptor(uint32_t thread);
+  absl::Status WriteThread(uint32_t thread, const std::vector<uint32_t>& order,
+                           size_t begin, size_t end);
+  void StartThreadSequence(uint32_t thread);
+  void WriteBegin(uint32_t index);
+  void WriteEnd(uint32_t index);
+  char* WriteEventHead(char* p, int64_t ns);
+  void StartEventPacket(int64_t ns);
+  void FinishSmallPacket(char* buf, char* end);
+  bool TryWriteSmallBegin(uint32_t index, size_t site, uint64_t category);
+  bool HasFlows(uint32_t index) const {
+    return !flows_.out_begin.empty() &&
+           (flows_.terminates[index] != 0 ||
+            flows_.out_begin[index] != flows_.out_begin[index + 1]);
+  }
+  bool Seen(const std::vector<uint32_t>& seen, uint64_t iid) const {
+    return iid < seen.size() && seen[iid] == sequence_;
+  }
+  void CollectAnnotations(const Span& span);
+  void WriteInterned(size_t site, uint64_t category);
+  void WriteTrackEvent(uint32_t index, size_t site, uint64_t category);
+  void FinishPacket();
+  bool FirstUse(std::vector<uint32_t>& seen, uint64_t iid) const;
+
+  const Capture& capture_;
+  // Bytes [0, used_) of *out_ are the output; the rest is room to write
+  // packets in place (std::string cannot grow without writing its bytes,
+  // so it grows in large steps and is cut to used_ at the end).
+  char* Reserve(size_t n) {
+    if (out_->size() - used_ < n) {
+      out_->resize(std::max(out_->size() * 2, used_ + n + 4096));
+    }
+    return out_->data() + used_;
+  }
+  void Commit(const char* end) {
+    used_ = static_cast<size_t>(end - out_->data());
+  }
+
+  std::string* out_;
+  size_t used_ = 0;
+  size_t chunk_;
+  Flush flush_;
+  Interning interning_;
+  FlowPlan flows_;
+  std::string packet_;  // the packet being built
+  ProtoEncoder packet_encoder_{&packet_};
+  uint32_t sequence_ = 0;
+  uint64_t last_ts_ = 0;  // the incremental clock's value on this sequence
+  // Per iid, the last sequence that interned it (so each sequence interns a
+  // string once, in the packet that first uses it).
+  std::vector<uint32_t> name_seen_;
+  std::vector<uint32_t> category_seen_;
+  std::vector<uint32_t> annotation_seen_;
+  std::vector<Annotation> annotations_;  // of the slice being written
+  std::vector<uint32_t> stack_;          // open slices of the thread
+};
+
+// Wraps `packet_` as one `Trace.packet` field of the output.
+void PerfettoRenderer::FinishPacket() {
+  char key_and_length[11];
+  key_and_length[0] = static_cast<char>(
+      internal::FieldKey(pf::kTracePacket, internal::kWireLengthDelimited));
+  char* p = Reserve(packet_.size() + sizeof key_and_length);
+  const char* end = internal::WriteVarint(key_and_length + 1, packet_.size());
+  std::memcpy(p, key_and_length, static_cast<size_t>(end - key_and_length));
+  p += end - key_and_length;
+  std::memcpy(p, packet_.data(), packet_.size());
+  Commit(p + packet_.size());
+  packet_.clear();
+}
+
+// Sequence 1: the clock snapshot that makes REALTIME the trace's clock, the
+// process track and every thread track. None of it is incremental state.
+void PerfettoRenderer::WriteDescriptorSequence(bool invalid_thread) {
+  ProtoEncoder& e = packet_encoder_;
+  e.Varint(pf::kPacketSequenceId, pf::kDescriptorSequenceId);
+  const size_t snapshot = e.BeginNested(pf::kPacketClockSnapshot);
+  const size_t clock = e.BeginNested(pf::kSnapshotClocks);
+  e.Varint(pf::kClockId, pf::kBuiltinClockRealtime);
+  e.Varint(pf::kClockTimestamp, static_cast<uint64_t>(std::max<int64_t>(
+                                    0, capture_.wall_clock_anchor_ns)));
+  e.EndNested(clock);
+  e.Varint(pf::kSnapshotPrimaryTraceClock, pf::kBuiltinClockRealtime);
+  e.EndNested(snapshot);
+  FinishPacket();
+
+  e.Varint(pf::kPacketSequenceId, pf::kDescriptorSequenceId);
+  const size_t track = e.BeginNested(pf::kPacketTrackDescriptor);
+  e.Varint(pf::kTrackUuid, pf::ProcessTrackUuid(capture_.pid));
+  const size_t process = e.BeginNested(pf::kTrackProcess);
+  e.Int(pf::kProcessPid, capture_.pid);
+  e.Bytes(pf::kProcessName, capture_.process_name);
+  e.EndNested(process);
+  e.EndNested(track);
+  FinishPacket();
+
+  for (uint32_t t = 0; t < thread_count(); ++t) WriteThreadDescriptor(t);
+  if (invalid_thread) WriteThreadDescriptor(thread_count());
+}
+
+// A thread's track; index thread_count() stands for spans whose thread index
+// is out of range (tid 0).
+void PerfettoRenderer::WriteThreadDescriptor(uint32_t thread) {
+  const ThreadInfo fallback{};
+  const ThreadInfo& info =
+      thread < thread_count() ? capture_.threads[thread] : fallback;
+  ProtoEncoder& e = packet_encoder_;
+  e.Varint(pf::kPacketSequenceId, pf::kDescriptorSequenceId);
+  const size_t track = e.BeginNested(pf::kPacketTrackDescriptor);
+  e.Varint(pf::kTrackUuid, pf::ThreadTrackUuid(capture_.pid, thread));
+  e.Varint(pf::kTrackParentUuid, pf::ProcessTrackUuid(capture_.pid));
+  const size_t descriptor = e.BeginNested(pf::kTrackThread);
+  e.Int(pf::kThreadPid, capture_.pid);
+  e.Int(pf::kThreadTid, static_cast<int64_t>(info.os_tid));
+  e.Bytes(pf::kThreadName, ThreadLabel(info));
+  e.EndNested(descriptor);
+  e.EndNested(track);
+  FinishPacket();
+}
+
+// The first packet of a thread's sequence clears its incremental state and
+// sets it up: the incremental clock (a snapshot equating it with REALTIME at
+// the anchor) as the default timestamp clock, and the thread's track as the
+// default track of its events.
+void PerfettoRenderer::StartThreadSequence(uint32_t thread) {
+  sequence_ = pf::ThreadSequenceId(thread);
+  last_ts_ = static_cast<uint64_t>(
+      std::max<int64_t>(0, capture_.wall_clock_anchor_ns));
+  ProtoEncoder& e = packet_encoder_;
+  e.Varint(pf::kPacketSequenceId, sequence_);
+  e.Varint(pf::kPacketSequenceFlags, pf::kSeqIncrementalStateCleared);
+  const size_t snapshot = e.BeginNested(pf::kPacketClockSnapshot);
+  for (const uint64_t id :
+       {pf::kBuiltinClockRealtime, pf::kIncrementalClockId}) {
+    const size_t clock = e.BeginNested(pf::kSnapshotClocks);
+    e.Varint(pf::kClockId, id);
+    e.Varint(pf::kClockTimestamp, last_ts_);
+    if (id == pf::kIncrementalClockId) e.Varint(pf::kClockIsIncremental, 1);
+    e.EndNested(clock);
+  }
+  e.Varint(pf::kSnapshotPrimaryTraceClock, pf::kBuiltinClockRealtime);
+  e.EndNested(snapshot);
+  const size_t defaults = e.BeginNested(pf::kPacketTracePacketDefaults);
+  e.Varint(pf::kDefaultsTimestampClockId, pf::kIncrementalClockId);
+  const size_t event_defaults = e.BeginNested(pf::kDefaultsTrackEventDefaults);
+  e.Varint(pf::kEventDefaultsTrackUuid,
+           pf::ThreadTrackUuid(capture_.pid, thread));
+  e.EndNested(event_defaults);
+  e.EndNested(defaults);
+  FinishPacket();
+}
+
+// The common head of a slice packet, written at `p` (returns the end): the
+// timestamp, the sequence and the flag saying that it depends on the
+// sequence's incremental state (the interned strings and the packet
+// defaults). A timestamp that goes back in time (a corrupt capture) cannot be
+// a delta: it is written absolute on REALTIME and leaves the incremental
+// clock where it was. At most 24 bytes.
+char* PerfettoRenderer::WriteEventHead(char* p, int64_t ns) {
+  const int64_t absolute = SatAdd(capture_.wall_clock_anchor_ns, ns);
+  const uint64_t ts = static_cast<uint64_t>(std::max<int64_t>(0, absolute));
+  *p++ = ShortKey(pf::kPacketTimestamp, internal::kWireVarint);
+  if (ts >= last_ts_) {
+    p = internal::WriteVarint(p, ts - last_ts_);
+    last_ts_ = ts;
+  } else {
+    p = internal::WriteVarint(p, ts);
+    p = internal::WriteVarint(p, internal::FieldKey(pf::kPacketTimestampClockId,
+                                                    internal::kWireVarint));
+    *p++ = static_cast<char>(pf::kBuiltinClockRealtime);
+  }
+  *p++ = ShortKey(pf::kPacketSequenceId, internal::kWireVarint);
+  p = internal::WriteVarint(p, sequence_);
+  *p++ = ShortKey(pf::kPacketSequenceFlags, internal::kWireVarint);
+  *p++ = static_cast<char>(pf::kSeqNeedsIncrementalState);
+  return p;
+}
+
+void PerfettoRenderer::StartEventPacket(int64_t ns) {
+  char head[32];
+  packet_.append(head, WriteEventHead(head, ns));
+}
+
+// Completes the packet written in place at `buf[2, end)` (from `Reserve()`,
+// at most 127 bytes) with its key and length in `buf[0, 2)`.
+void PerfettoRenderer::FinishSmallPacket(char* buf, char* end) {
+  buf[0] = ShortKey(pf::kTracePacket, internal::kWireLengthDelimited);
+  buf[1] = static_cast<char>(end - buf - 2);
+  Commit(end);
+}
+
+// One debug annotation at `p` (at most 24 bytes); returns the end.
+char* WriteSmallAnnotation(char* p, const Annotation& a) {
+  *p++ = ShortKey(pf::kEventDebugAnnotations, internal::kWireLengthDelimited);
+  char* length = p++;
+  *p++ = ShortKey(pf::kAnnotationNameIid, internal::kWireVarint);
+  p = internal::WriteVarint(p, a.name_iid);
+  switch (a.kind) {
+    case Annotation::kInt:
+      *p++ = ShortKey(pf::kAnnotationInt, internal::kWireVarint);
+      p = internal::WriteVarint(p, static_cast<uint64_t>(a.int_value));
+      break;
+    case Annotation::kDouble: {
+      *p++ = ShortKey(pf::kAnnotationDouble, internal::kWireFixed64);
+      uint64_t bits;
+      std::memcpy(&bits, &a.double_value, sizeof bits);
+      for (int i = 0; i < 8; ++i)
+        *p++ = static_cast<char>((bits >> (8 * i)) & 0xff);
+      break;
+    }
+    case Annotation::kBool:
+      *p++ = ShortKey(pf::kAnnotationBool, internal::kWireVarint);
+      *p++ = 1;
+      break;
+  }
+  *length = static_cast<char>(p - length - 1);
+  return p;
+}
+
+// The common slice begin, written straight into a stack buffer: no flows,
+// at most two annotations, and every string already interned on this
+// sequence. This path decides the writer's speed. False when the slice needs
+// the general path.
+bool PerfettoRenderer::TryWriteSmallBegin(uint32_t index, size_t site,
+                                          uint64_t category) {
+  if (annotations_.size() > 2 || HasFlows(index) ||
+      !Seen(name_seen_, site + 1) ||
+      (category != 0 && !Seen(category_seen_, category))) {
+    return false;
+  }
+  for (const Annotation& a : annotations_) {
+    if (!Seen(annotation_seen_, a.name_iid)) return false;
+  }
+  // Head 24 + event key, length, type 4 + name and category 22 + two
+  // annotations 48: 98 bytes, so both lengths fit one byte.
+  char* buf = Reserve(128);
+  char* p = WriteEventHead(buf + 2, capture_.spans[index].start_ns);
+  *p++ = ShortKey(pf::kPacketTrackEvent, internal::kWireLengthDelimited);
+  char* length = p++;
+  *p++ = ShortKey(pf::kEventType, internal::kWireVarint);
+  *p++ = static_cast<char>(pf::kTypeSliceBegin);
+  *p++ = ShortKey(pf::kEventNameIid, internal::kWireVarint);
+  p = internal::WriteVarint(p, site + 1);
+  if (category != 0) {
+    *p++ = ShortKey(pf::kEventCategoryIids, internal::kWireVarint);
+    p = internal::WriteVarint(p, category);
+  }
+  for (const Annotation& a : annotations_) p = WriteSmallAnnotation(p, a);
+  *length = static_cast<char>(p - length - 1);
+  FinishSmallPacket(buf, p);
+  return true;
+}
+
+bool PerfettoRenderer::FirstUse(std::vector<uint32_t>& seen,
+                                uint64_t iid) const {
+  if (seen.size() <= iid) seen.resize(iid + 1, 0);
+  if (seen[iid] == sequence_) return false;
+  seen[iid] = sequence_;
+  return true;
+}
+
+// What a slice shows besides its name: the user's arguments, its counters,
+// heartbeats (when any), allocation deltas (when measured) and flags.
+void PerfettoRenderer::CollectAnnotations(const Span& span) {
+  annotations_.clear();
+  const size_t begin = std::min<size_t>(span.first_arg, capture_.args.size());
+  const size_t end =
+      std::min<size_t>(begin + span.arg_count, capture_.args.size());
+  std::string counter_name;
+  for (size_t a = begin; a < end; ++a) {
+    const SpanArg& arg = capture_.args[a];
+    uint64_t iid;
+    if (arg.is_counter) {
+      counter_name.assign(pf::kCounterPrefix);
+      counter_name.append(arg.key);
+      iid = interning_.AnnotationIid(counter_name);
+    } else {
+      iid = interning_.AnnotationIid(arg.key);
+    }
+    const bool is_double = arg.is_double && !arg.is_counter;
+    annotations_.push_back({iid,
+                            is_double ? Annotation::kDouble : Annotation::kInt,
+                            arg.int_value, arg.double_value});
+  }
+  auto add_int = [&](uint64_t iid, int64_t value) {
+    annotations_.push_back({iid, Annotation::kInt, value, 0.0});
+  };
+  if (span.heartbeats != 0) {
+    add_int(kHeartbeatsIid, static_cast<int64_t>(span.heartbeats));
+  }
+  if (capture_.alloc_measured) {
+    add_int(kAllocCountIid, span.alloc_count);
+    add_int(kAllocBytesIid, span.alloc_bytes);
+  }
+  uint64_t flag_iid = kFirstFlagIid;
+  for (const auto& flag : internal::kFlagNames) {
+    if ((span.flags & flag.bit) != 0) {
+      annotations_.push_back({flag_iid, Annotation::kBool, 1, 0.0});
+    }
+    ++flag_iid;
+  }
+}
+
+// The strings of this slice that its sequence has not interned yet.
+void PerfettoRenderer::WriteInterned(size_t site, uint64_t category) {
+  const uint64_t name_iid = site + 1;
+  const bool new_name = FirstUse(name_seen_, name_iid);
+  const bool new_category = category != 0 && FirstUse(category_seen_, category);
+  bool new_annotation = false;
+  for (const Annotation& a : annotations_) {
+    if (annotation_seen_.size() <= a.name_iid ||
+        annotation_seen_[a.name_iid] != sequence_) {
+      new_annotation = true;
+    }
+  }
+  if (!new_name && !new_category && !new_annotation) return;
+  ProtoEncoder& e = packet_encoder_;
+  auto entry = [&](uint32_t field, uint64_t iid, const std::string& name) {
+    const size_t mark = e.BeginNested(field);
+    e.Varint(pf::kInternedIid, iid);
+    e.Bytes(pf::kInternedName, name);
+    e.EndNested(mark);
+  };
+  const size_t interned = e.BeginNested(pf::kPacketInternedData);
+  if (new_category) {
+    entry(pf::kInternedEventCategories, category,
+          interning_.category(category));
+  }
+  if (new_name) {
+    entry(pf::kInternedEventNames, name_iid, interning_.name(name_iid));
+  }
+  for (const Annotation& a : annotations_) {
+    if (FirstUse(annotation_seen_, a.name_iid)) {
+      entry(pf::kInternedAnnotationNames, a.name_iid,
+            interning_.annotation(a.name_iid));
+    }
+  }
+  e.EndNested(interned);
+}
+
+void PerfettoRenderer::WriteTrackEvent(uint32_t index, size_t site,
+                                       uint64_t category) {
+  ProtoEncoder& e = packet_encoder_;
+  const size_t event = e.BeginNested(pf::kPacketTrackEvent);
+  e.Varint(pf::kEventType, pf::kTypeSliceBegin);
+  e.Varint(pf::kEventNameIid, site + 1);
+  if (category != 0) e.Varint(pf::kEventCategoryIids, category);
+  for (const Annotation& a : annotations_) {
+    const size_t mark = e.BeginNested(pf::kEventDebugAnnotations);
+    e.Varint(pf::kAnnotationNameIid, a.name_iid);
+    switch (a.kind) {
+      case Annotation::kInt:
+        e.Int(pf::kAnnotationInt, a.int_value);
+        break;
+      case Annotation::kDouble:
+        e.Double(pf::kAnnotationDouble, a.double_value);
+        break;
+      case Annotation::kBool:
+        e.Varint(pf::kAnnotationBool, 1);
+        break;
+    }
+    e.EndNested(mark);
+  }
+  if (!flows_.out_begin.empty()) {
+    for (uint32_t k = flows_.out_begin[index]; k < flows_.out_begin[index + 1];
+         ++k) {
+      e.Fixed64(pf::kEventFlowIds, flows_.out_ids[k]);
+    }
+    if (flows_.terminates[index] != 0) {
+      e.Fixed64(pf::kEventTerminatingFlowIds, capture_.spans[index].id);
+    }
+  }
+  e.EndNested(event);
+}
+
+void PerfettoRenderer::WriteBegin(uint32_t index) {
+  const Span& span = capture_.spans[index];
+  const size_t site = std::min<size_t>(span.site, capture_.sites.size());
+  const uint64_t category = interning_.SiteCategoryIid(site);
+  CollectAnnotations(span);
+  if (TryWriteSmallBegin(index, site, category)) return;
+  StartEventPacket(span.start_ns);
+  WriteInterned(site, category);
+  WriteTrackEvent(index, site, category);
+  FinishPacket();
+}
+
+void PerfettoRenderer::WriteEnd(uint32_t index) {
+  char* buf = Reserve(32);
+  char* p = WriteEventHead(buf + 2, capture_.spans[index].end_ns);
+  *p++ = ShortKey(pf::kPacketTrackEvent, internal::kWireLengthDelimited);
+  *p++ = 2;
+  *p++ = ShortKey(pf::kEventType, internal::kWireVarint);
+  *p++ = static_cast<char>(pf::kTypeSliceEnd);
+  FinishSmallPacket(buf, p);
+}
+
+// One thread's slices, nested with a stack: before a span begins, every open
+// span that ended by then (and is not its parent) ends.
+absl::Status PerfettoRenderer::WriteThread(uint32_t thread,
+                                           const std::vector<uint32_t>& order,
+                                           size_t begin, size_t end) {
+  const std::vector<Span>& spans = capture_.spans;
+  StartThreadSequence(thread);
+  stack_.clear();
+  for (size_t k = begin; k < end; ++k) {
+    const uint32_t index = order.empty() ? static_cast<uint32_t>(k) : order[k];
+    const Span& span = spans[index];
+    while (!stack_.empty()) {
+      const Span& top = spans[stack_.back()];
+      if (top.id == span.parent_id || top.end_ns > span.start_ns) break;
+      WriteEnd(stack_.back());
+      stack_.pop_back();
+    }
+    WriteBegin(index);
+    stack_.push_back(index);
+    if (used_ >= chunk_) {
+      SPANPROF_RETURN_IF_ERROR(flush_(std::string_view(out_->data(), used_)));
+      used_ = 0;
+    }
+  }
+  while (!stack_.empty()) {
+    WriteEnd(stack_.back());
+    stack_.pop_back();
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PerfettoRenderer::Render() {
+  const std::vector<Span>& spans = capture_.spans;
+  const CaptureShape shape = ScanCapture(spans, thread_count());
+  if (shape.may_have_links) flows_ = PlanFlows(capture_);
+  const std::vector<uint32_t> order =
+      SliceOrder(spans, thread_count(), shape.sorted);
+  // The thread of the k-th span in slice order (out-of-range ones share the
+  // last track).
+  auto thread_at = [&](size_t k) {
+    return std::min(spans[order.empty() ? k : order[k]].thread, thread_count());
+  };
+  const size_t n = spans.size();
+  WriteDescriptorSequence(n > 0 && thread_at(n - 1) == thread_count());
+  size_t first = 0;
+  while (first < n) {
+    const uint32_t thread = thread_at(first);
+    size_t last = first;
+    while (last < n && thread_at(last) == thread) ++last;
+    SPANPROF_RETURN_IF_ERROR(WriteThread(thread, order, first, last));
+    first = last;
+  }
+  out_->resize(used_);
+  return flush_(*out_);
+}
+
+}  // namespace
+
+bool IsPerfettoTracePath(std::string_view path) {
+  if (internal::EndsWithGz(path)) path.remove_suffix(3);
+  auto ends_with = [&](std::string_view suffix) {
+    return path.size() >= suffix.size() &&
+           path.substr(path.size() - suffix.size()) == suffix;
+  };
+  return ends_with(".pftrace") || ends_with(".perfetto-trace");
+}
+
+bool LooksLikePerfettoTrace(std::string_view bytes) {
+  return pf::LooksLikeProtobufTrace(bytes);
+}
+
+std::string CaptureToPerfetto(const Capture& capture) {
+  std::string out;
+  out.reserve(4096 + capture.threads.size() * 128 + capture.spans.size() * 32);
+  // Rendering into one string cannot fail.
+  PerfettoRenderer(capture, &out, SIZE_MAX,
+                   [](std::string_view) { return absl::OkStatus(); })
+      .Render()
+      .IgnoreError();
+  return out;
+}
+
+absl::Status WritePerfettoTrace(const Capture& capture,
+                                const std::string& path) {
+  constexpr size_t kChunk = size_t{1} << 20;
+  SPANPROF_ASSIGN_OR_RETURN(
+      std::unique_ptr<internal::OutputFile> file,
+      internal::OutputFile::Create(path, internal::EndsWithGz(path)));
+  std::string buffer;
+  buffer.reserve(kChunk + size_t{64} * 1024);
+  SPANPROF_RETURN_IF_ERROR(
+      PerfettoRenderer(capture, &buffer, kChunk, [&](std::string_view bytes) {
+        return file->Write(bytes);
+      }).Render());
+  return file->Commit();
+}
+
+}  // namespace spanprof::analysis
