@@ -110,6 +110,7 @@ class ScopedSpan {
 // most 64 names per process.
 #define SPANPROF_COUNT(name, ...)                                           \
   do {                                                                      \
+    static_assert(sizeof(name) > 1, "a counter needs a non-empty name");    \
     static constinit ::spanprof::internal::CounterStatic spanprof_counter_{ \
         (name)};                                                            \
     static __thread uint64_t spanprof_count_                                \
