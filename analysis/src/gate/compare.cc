@@ -69,11 +69,10 @@ KeyedRows MatchKeys(const Summary& base, const Summary& candidate) {
   return keys;
 }
 
-// Fills `row` for one key and counts its verdict in `counts`.
+// Fills `row` for one key.
 void CompareKey(const RowKey& key, const Row* b, const Row* c,
                 const ComparePolicy& policy, const Summary& base,
-                const Summary& candidate, ComparisonRow& row,
-                ComparisonCounts& counts) {
+                const Summary& candidate, ComparisonRow& row) {
   row.key = key;
   row.label = b != nullptr ? b->label : c->label;
   if (b != nullptr) {
@@ -88,37 +87,52 @@ void CompareKey(const RowKey& key, const Row* b, const Row* c,
   }
   if (b == nullptr) {
     row.status = RowStatus::kNew;
-    ++counts.new_keys;
     return;
   }
   if (c == nullptr) {
     row.status = RowStatus::kMissing;
-    ++counts.missing;
     return;
   }
   if (!row.base.has_value() || !row.candidate.has_value()) {
     row.status = RowStatus::kNotMeasured;
-    ++counts.not_measured;
     return;
   }
   row.delta = Saturate(absl::int128(*row.candidate) - *row.base);
   row.change_bps = ChangeBps(*row.base, *row.candidate);
   row.status = Classify(*row.base, *row.candidate, policy.absolute_tolerance_ns,
                         policy.relative_tolerance_bps);
-  switch (row.status) {
+}
+
+}  // namespace
+
+void internal::CountStatus(RowStatus status, ComparisonCounts& counts) {
+  switch (status) {
     case RowStatus::kRegressed:
       ++counts.regressed;
       break;
     case RowStatus::kImproved:
       ++counts.improved;
       break;
-    default:
+    case RowStatus::kNew:
+      ++counts.new_keys;
+      break;
+    case RowStatus::kMissing:
+      ++counts.missing;
+      break;
+    case RowStatus::kNotMeasured:
+      ++counts.not_measured;
+      break;
+    case RowStatus::kSame:
+      ++counts.same;
+      break;
+    case RowStatus::kUnknown:
+      ++counts.unknown;
+      break;
+    case RowStatus::kWithin:
       ++counts.within;
       break;
   }
 }
-
-}  // namespace
 
 // Worst first: by status rank, then Δ descending, then key.
 void internal::SortWorstFirst(std::vector<ComparisonRow>& rows) {
@@ -393,8 +407,9 @@ absl::StatusOr<Comparison> Compare(const Summary& base,
   comparison.candidate_path = std::string(candidate_path);
   ComparisonCounts& counts = comparison.counts;
   for (const auto& [key, pair] : MatchKeys(base, candidate)) {
-    CompareKey(key, pair.first, pair.second, policy, base, candidate,
-               comparison.rows.emplace_back(), counts);
+    ComparisonRow& row = comparison.rows.emplace_back();
+    CompareKey(key, pair.first, pair.second, policy, base, candidate, row);
+    internal::CountStatus(row.status, counts);
   }
   internal::SortWorstFirst(comparison.rows);
   comparison.passed = counts.regressed == 0 &&

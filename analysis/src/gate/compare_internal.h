@@ -10,6 +10,9 @@
 
 namespace spanprof::analysis::internal {
 
+// Counts one row's verdict in the matching field of `counts`.
+void CountStatus(RowStatus status, ComparisonCounts& counts);
+
 // Sorts rows worst first: regressed, new, missing, unknown, then the rest
 // (within, same, improved) by Δ descending, then not measured; ties by key.
 void SortWorstFirst(std::vector<ComparisonRow>& rows);

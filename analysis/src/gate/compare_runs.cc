@@ -162,35 +162,6 @@ void Decide(const KeySamples& k, const ComparePolicy& policy, double confidence,
   }
 }
 
-void Count(RowStatus status, ComparisonCounts& counts) {
-  switch (status) {
-    case RowStatus::kRegressed:
-      ++counts.regressed;
-      break;
-    case RowStatus::kImproved:
-      ++counts.improved;
-      break;
-    case RowStatus::kNew:
-      ++counts.new_keys;
-      break;
-    case RowStatus::kMissing:
-      ++counts.missing;
-      break;
-    case RowStatus::kNotMeasured:
-      ++counts.not_measured;
-      break;
-    case RowStatus::kSame:
-      ++counts.same;
-      break;
-    case RowStatus::kUnknown:
-      ++counts.unknown;
-      break;
-    case RowStatus::kWithin:
-      ++counts.within;
-      break;
-  }
-}
-
 ComparisonRow CompareKey(const RowKey& key, const KeySamples& k,
                          const ComparePolicy& policy, double confidence) {
   ComparisonRow row;
@@ -341,7 +312,7 @@ absl::StatusOr<Comparison> CompareRuns(const SummaryRuns& base,
   for (const auto& [key, samples] : keys) {
     comparison.rows.push_back(
         CompareKey(key, samples, policy, comparison.row_confidence));
-    Count(comparison.rows.back().status, comparison.counts);
+    internal::CountStatus(comparison.rows.back().status, comparison.counts);
   }
   internal::SortWorstFirst(comparison.rows);
   const ComparisonCounts& c = comparison.counts;
