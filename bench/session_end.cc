@@ -6,7 +6,13 @@
 // Prints wall and CPU time per phase, the ring memory, and the process's RSS
 // and peak RSS, so docs/performance.md can quote them.
 //
-//   session_end_report [--spans N] [--out DIR] [--check]
+//   session_end_report [--spans N] [--out DIR] [--format json|pftrace]
+//                      [--check]
+//
+// --format picks the trace format (default json: trace.json; pftrace:
+// Perfetto's protobuf trace, trace.pftrace). After the memory figures are
+// taken, the trace is read back with ReadTrace and that read is timed too,
+// so docs/performance.md can put both formats side by side.
 //
 // --check exits 1 unless the memory growth from the start of the session to
 // the peak stays within 2x the recorder's memory (the ring memory forecast
@@ -75,7 +81,8 @@ double Mib(int64_t kib) { return static_cast<double>(kib) / 1024.0; }
 int Usage(const char* message) {
   std::fprintf(stderr,
                "session_end_report: %s\n"
-               "usage: session_end_report [--spans N] [--out DIR] [--check]\n",
+               "usage: session_end_report [--spans N] [--out DIR] "
+               "[--format json|pftrace] [--check]\n",
                message);
   return 2;
 }
@@ -84,6 +91,7 @@ int Usage(const char* message) {
 struct Args {
   int64_t spans = 10'000'000;
   std::string out_dir;
+  std::string format = "json";
   bool check = false;
   bool remove_out = false;  // out_dir is a temporary directory
 };
@@ -100,6 +108,11 @@ std::optional<int> ParseArgs(int argc, char** argv, Args& args) {
       }
     } else if (arg == "--out" && i + 1 < argc) {
       args.out_dir = argv[++i];
+    } else if (arg == "--format" && i + 1 < argc) {
+      args.format = argv[++i];
+      if (args.format != "json" && args.format != "pftrace") {
+        return Usage("--format: expected json or pftrace");
+      }
     } else if (arg == "--check") {
       args.check = true;
     } else {
@@ -151,13 +164,16 @@ struct SessionEnd {
                      {"write summary (WriteSummary)"}};
   spanprof::Capture capture;
   bool ok = true;  // both outputs written
+  std::string trace_path;
   uintmax_t trace_bytes = 0;
 };
 
 // Ends the session as spanprof::Profile does, phase by phase.
-void EndSession(const std::string& out_dir, SessionEnd& end) {
+void EndSession(const Args& args, SessionEnd& end) {
   spanprof::analysis::Summary summary;
-  const std::string trace_path = out_dir + "/trace.json";
+  end.trace_path = args.out_dir + "/trace." + args.format;
+  const std::string& trace_path = end.trace_path;
+  const std::string& out_dir = args.out_dir;
   const std::string summary_path = out_dir + "/summary.json";
   Timed(end.phases[0], [&] { end.capture = spanprof::StopRecording(); });
   Timed(end.phases[1],
@@ -211,6 +227,27 @@ void PrintReport(int64_t spans, double recorded_wall, const SessionEnd& end,
           : growth_kib * 1024.0 / static_cast<double>(memory.ring_bytes));
 }
 
+// Reads the trace back (after the memory figures, so its memory is not
+// charged to the session end) and prints the rate.
+void ReportReadBack(SessionEnd& end) {
+  Phase read{"read trace back (ReadTrace)"};
+  absl::StatusOr<spanprof::Capture> back;
+  Timed(read, [&] { back = spanprof::analysis::ReadTrace(end.trace_path); });
+  if (!back.ok() || back->spans.size() != end.capture.spans.size()) {
+    std::fprintf(stderr, "session_end_report: reading the trace back: %s\n",
+                 back.ok() ? "span count differs"
+                           : back.status().ToString().c_str());
+    end.ok = false;
+    return;
+  }
+  std::printf(
+      "  %-30s %7.3f s wall  %7.3f s CPU  %6.1f M spans/s  %.1f B/span\n",
+      read.name, read.wall, read.cpu,
+      static_cast<double>(back->spans.size()) / read.cpu / 1e6,
+      static_cast<double>(end.trace_bytes) /
+          static_cast<double>(back->spans.size()));
+}
+
 // The exit code: 1 when an output failed, spans were lost, or (with --check)
 // memory grew past 2x the forecast.
 int Verdict(const Args& args, const SessionEnd& end, const Memory& memory) {
@@ -262,11 +299,12 @@ int main(int argc, char** argv) {
   memory.ring_bytes = spanprof::internal::RingBytesAllocated() - ring_before;
 
   SessionEnd end;
-  EndSession(args.out_dir, end);
+  EndSession(args, end);
   memory.rss_end = StatusKib("VmRSS");
   memory.peak = StatusKib("VmHWM");
 
   PrintReport(args.spans, recorded_wall, end, memory);
+  ReportReadBack(end);
   std::error_code ignored;
   if (args.remove_out) std::filesystem::remove_all(args.out_dir, ignored);
   return Verdict(args, end, memory);
