@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "spanprof/internal/parse_int.h"
+#include "spanprof/recording.h"
 #include "spanprof/session.h"
 
 namespace spanprof {
@@ -62,6 +63,24 @@ absl::Status ParsePositive(const char* name, uint64_t* out) {
   return absl::OkStatus();
 }
 
+// A cap whose worst-case ring memory exceeds the physical memory is refused
+// here, naming the variable (StartRecording refuses it too, for Config
+// users): such a process would be killed for memory before the cap could
+// protect it. Refusing beats clamping: the user learns the real bound.
+absl::Status CheckCapFitsMemory(const RecordingOptions& recording) {
+  const uint64_t worst =
+      PredictedMemoryBytes(recording.max_events, recording.overflow);
+  const uint64_t physical = PhysicalMemoryBytes();
+  if (worst <= physical) return absl::OkStatus();
+  const uint64_t mib = uint64_t{1} << 20;
+  const uint64_t per_span = PredictedMemoryBytes(1, recording.overflow);
+  return Bad("SPANPROF_MAX_EVENTS", std::to_string(recording.max_events),
+             "a cap whose worst-case ring memory fits this machine's " +
+                 std::to_string(physical / mib) + " MiB of physical memory (" +
+                 std::to_string(per_span) + " bytes a span: at most " +
+                 std::to_string(physical / per_span) + " spans)");
+}
+
 }  // namespace
 
 absl::StatusOr<Config> ConfigFromEnvironment() {
@@ -80,6 +99,8 @@ absl::StatusOr<Config> ConfigFromEnvironment() {
       return Bad("SPANPROF_OVERFLOW", raw, "'drop' or 'ring'");
     }
   }
+  s = CheckCapFitsMemory(config.recording);
+  if (!s.ok()) return s;
   if (const char* raw = Get("SPANPROF_PROCESS_NAME"); raw != nullptr) {
     if (raw[0] == '\0') {
       return Bad("SPANPROF_PROCESS_NAME", raw, "a non-empty name");

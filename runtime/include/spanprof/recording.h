@@ -64,6 +64,12 @@ Capture StopRecording();
 // session prints at start.
 uint64_t PredictedMemoryBytes(uint64_t max_events, OverflowPolicy overflow);
 
+// `PhysicalMemoryBytes()` is this machine's physical memory
+// (sysconf(_SC_PHYS_PAGES) pages). A cap whose `PredictedMemoryBytes()`
+// exceeds it is refused by `StartRecording()`: the process would be killed
+// for memory before the cap could protect it.
+uint64_t PhysicalMemoryBytes();
+
 // `MeasureSpanOverheadNs()` times spans into a private scratch ring for a few
 // microseconds and returns the mean cost of one span (begin + end) in ns.
 double MeasureSpanOverheadNs();

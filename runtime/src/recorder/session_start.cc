@@ -44,6 +44,17 @@ std::string DefaultProcessName() {
   return "process";
 }
 
+std::string Mib(uint64_t bytes) {
+  return std::to_string(bytes / (uint64_t{1} << 20)) + " MiB";
+}
+
+std::string CapTooLargeMessage(uint64_t max_events, uint64_t worst) {
+  return "max_events " + std::to_string(max_events) + " needs up to " +
+         (worst == UINT64_MAX ? std::string("more than 16 EiB") : Mib(worst)) +
+         " of ring memory, more than this machine's physical memory (" +
+         Mib(PhysicalMemoryBytes()) + "); lower the cap";
+}
+
 int64_t WallClockNs() {
   timespec ts{};
   clock_gettime(CLOCK_REALTIME, &ts);
@@ -75,7 +86,16 @@ uint64_t PredictedMemoryBytes(uint64_t max_events, OverflowPolicy overflow) {
                                                                          : 1) *
           kMainBytesPerSpan +
       kSideBytesPerSpan;
+  // Saturates: a cap of up to 19 digits times ~100 bytes overflows uint64.
+  if (max_events > UINT64_MAX / per_span) return UINT64_MAX;
   return max_events * per_span;
+}
+
+uint64_t PhysicalMemoryBytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES);     // NOLINT(google-runtime-int)
+  const long page_size = sysconf(_SC_PAGESIZE);  // NOLINT(google-runtime-int)
+  if (pages <= 0 || page_size <= 0) return UINT64_MAX;  // unknown: no bound
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size);
 }
 
 double MeasureSpanOverheadNs() {
@@ -118,6 +138,12 @@ double MeasureSpanOverheadNs() {
 absl::Status StartRecording(const RecordingOptions& options) {
   if (options.max_events == 0) {
     return absl::InvalidArgumentError("max_events must be a positive integer");
+  }
+  const uint64_t worst = PredictedMemoryBytes(options.max_events,
+                                             options.overflow);
+  if (worst > PhysicalMemoryBytes()) {
+    return absl::InvalidArgumentError(CapTooLargeMessage(options.max_events,
+                                                         worst));
   }
   const bool invariant = internal::TscIsInvariant();
   if (options.clock == ClockKind::kTsc && !invariant) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "spanprof/recording.h"
 #include "spanprof/session.h"
 
 namespace spanprof {
@@ -84,6 +85,39 @@ TEST_F(EnvironmentTest, MaxEventsIsAPositiveInteger) {
                           "99999999999999999999999", "1.5"}) {
     ExpectError("SPANPROF_MAX_EVENTS", bad);
   }
+}
+
+// A cap that could not be met before the machine runs out of memory is
+// refused at session start, naming the variable and the bound.
+TEST_F(EnvironmentTest, MaxEventsBeyondPhysicalMemoryIsRefused) {
+  const uint64_t per_span = PredictedMemoryBytes(1, OverflowPolicy::kDropNewest);
+  const uint64_t fits = PhysicalMemoryBytes() / per_span;
+  const absl::StatusOr<Config> largest =
+      With("SPANPROF_MAX_EVENTS", std::to_string(fits).c_str());
+  ASSERT_TRUE(largest.ok()) << largest.status();
+  EXPECT_EQ(largest->recording.max_events, fits);
+  for (const std::string& bad :
+       {std::to_string(fits + 1), std::string("99999999999999"),
+        std::string("9999999999999999999")}) {
+    setenv("SPANPROF_MAX_EVENTS", bad.c_str(), 1);
+    const absl::StatusOr<Config> config = ConfigFromEnvironment();
+    ASSERT_FALSE(config.ok()) << bad;
+    const std::string message(config.status().message());
+    EXPECT_NE(message.find("SPANPROF_MAX_EVENTS='" + bad + "'"),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find("physical memory"), std::string::npos) << message;
+    EXPECT_NE(message.find("at most " + std::to_string(fits) + " spans"),
+              std::string::npos)
+        << message;
+  }
+  // Config users meet the same bound in StartRecording().
+  const absl::Status started =
+      StartRecording(RecordingOptions{.max_events = fits + 1});
+  EXPECT_EQ(started.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(started.message().find("physical memory"), std::string::npos)
+      << started;
+  EXPECT_FALSE(IsRecording());
 }
 
 TEST_F(EnvironmentTest, OverflowPolicy) {
