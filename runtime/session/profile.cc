@@ -182,7 +182,8 @@ void RunSession(const Config& config, const char* root,
                                                 config.recording.overflow);
     std::fprintf(stderr,
                  "spanprof: recording up to %llu spans (%s), worst-case ring "
-                 "memory %.1f MiB\n",
+                 "memory %.1f MiB, committed as spans arrive (a helper "
+                 "thread keeps up to 2 MiB faulted in ahead)\n",
                  static_cast<unsigned long long>(config.recording.max_events),
                  OverflowPolicyName(config.recording.overflow),
                  static_cast<double>(bytes) / (1024.0 * 1024.0));

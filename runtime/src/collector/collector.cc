@@ -44,6 +44,7 @@ bool EndSession(SessionState& session, std::vector<ThreadRing*>* rings,
   internal::g_epoch.store(0, std::memory_order_seq_cst);
   *stop = internal::ReadClockPair();
   session.active = false;
+  internal::StopPrefaulting();
   *rings = std::move(session.rings);
   session.rings.clear();
   return true;

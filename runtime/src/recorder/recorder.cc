@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -196,12 +197,31 @@ namespace {
 // accounting). Kept off g_epoch's cache line: it changes once per chunk.
 alignas(64) std::atomic<uint64_t> g_ring_bytes_allocated{0};
 
-// Freed blocks, newest last (the warmest in the CPU cache is reused first).
+// The prefaulter (docs/performance.md, "First session"): a helper thread that
+// keeps up to kReadyBlocks populated blocks in the cache ahead of the rings,
+// so that a recording thread that needs a fresh block takes one already
+// faulted in instead of paying 32 page faults (MAP_POPULATE) itself. It maps
+// only what the session can still use (`needed`, from the cap), so it commits
+// at most kReadyBlocks blocks (2 MiB) beyond what the rings hold.
+constexpr size_t kReadyBlocks = 16;
+
+// Freed and prefaulted blocks, newest last (the warmest in the CPU cache is
+// reused first).
 struct BlockCache {
   std::mutex mu;
+  std::condition_variable refill;  // the prefaulter waits here
   size_t count = 0;
   void* blocks[kMaxCachedBlocks] = {};
+  // Blocks the session may still take (0 outside a session): the prefaulter
+  // keeps min(kReadyBlocks, needed) blocks ready.
+  uint64_t needed = 0;
+  bool prefaulter_started = false;
 };
+
+// Whether the prefaulter should map another block. Called with mu held.
+bool WantsRefill(const BlockCache& cache) {
+  return cache.count < std::min<uint64_t>(kReadyBlocks, cache.needed);
+}
 
 void ResetBlocksInForkedChild();
 
@@ -222,6 +242,11 @@ BlockCache& Blocks() {
 // recorder locks the fork handlers take.
 void ResetBlocksInForkedChild() {
   BlockCache& cache = Blocks();
+  // The prefaulter thread does not exist in the child: the next session
+  // there starts its own. Its condition variable may have had a waiter.
+  cache.prefaulter_started = false;
+  cache.needed = 0;
+  new (&cache.refill) std::condition_variable();
   if (cache.mu.try_lock()) {
     cache.mu.unlock();
     return;
@@ -244,10 +269,68 @@ void* MapPopulated(uint64_t bytes) noexcept {
   return p == MAP_FAILED ? nullptr : p;
 }
 
+// The prefaulter's loop: maps and populates blocks while the session wants
+// them, sleeps otherwise. Runs for the life of the process.
+void PrefaultLoop() {
+  pthread_setname_np(pthread_self(), "spanprof-fault");
+  BlockCache& cache = Blocks();
+  std::unique_lock<std::mutex> lock(cache.mu);
+  for (;;) {
+    cache.refill.wait(lock, [&] { return WantsRefill(cache); });
+    lock.unlock();
+    void* p = MapPopulated(kBlockBytes);
+    lock.lock();
+    if (p == nullptr) {
+      cache.needed = 0;  // out of memory: leave it to the rings to report
+    } else if (cache.count < kMaxCachedBlocks) {
+      cache.blocks[cache.count++] = p;
+    } else {
+      munmap(p, kBlockBytes);
+    }
+  }
+}
+
 }  // namespace
+
+void StartPrefaulting(uint64_t ring_bytes) noexcept {
+  BlockCache& cache = Blocks();
+  {
+    std::lock_guard<std::mutex> lock(cache.mu);
+    cache.needed = (ring_bytes + kBlockBytes - 1) / kBlockBytes;
+    if (!cache.prefaulter_started) {
+      pthread_t thread;
+      pthread_attr_t attr;
+      pthread_attr_init(&attr);
+      pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+      // Without a helper thread, rings fault their blocks in themselves.
+      cache.prefaulter_started =
+          pthread_create(
+              &thread, &attr,
+              [](void*) -> void* {
+                PrefaultLoop();
+                return nullptr;
+              },
+              nullptr) == 0;
+      pthread_attr_destroy(&attr);
+    }
+  }
+  cache.refill.notify_one();
+}
+
+void StopPrefaulting() noexcept {
+  BlockCache& cache = Blocks();
+  std::lock_guard<std::mutex> lock(cache.mu);
+  cache.needed = 0;
+}
 
 uint64_t RingBytesAllocated() noexcept {
   return g_ring_bytes_allocated.load(std::memory_order_relaxed);
+}
+
+uint64_t CachedBlocks() noexcept {
+  BlockCache& cache = Blocks();
+  std::lock_guard<std::mutex> lock(cache.mu);
+  return cache.count;
 }
 
 void ReleaseCachedChunks() noexcept {
@@ -288,10 +371,15 @@ Record* AllocateRecords(uint64_t count) noexcept {
     if (p != nullptr) std::memset(p, 0, bytes);  // pre-fault off the span path
   } else if (bytes == kBlockBytes) {
     BlockCache& cache = Blocks();
+    bool refill = false;
     {
       std::lock_guard<std::mutex> lock(cache.mu);
       if (cache.count > 0) p = cache.blocks[--cache.count];
+      if (cache.needed > 0) --cache.needed;
+      refill = cache.prefaulter_started && WantsRefill(cache);
     }
+    if (refill) cache.refill.notify_one();
+    // The prefaulter fell behind (or there is none): fault it in here.
     if (p == nullptr) p = MapPopulated(bytes);
   } else {
     p = MapPopulated(bytes);

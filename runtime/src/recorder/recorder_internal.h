@@ -213,6 +213,13 @@ void ResetInForkedChild() noexcept;
 // Frees a chunk's memory.
 void FreeChunk(Chunk& chunk) noexcept;
 
+// The prefaulter (recorder.cc): `StartPrefaulting()` tells the helper thread
+// (started on first use) that the session may take up to `ring_bytes` of
+// ring blocks, so it keeps a few faulted in ahead; `StopPrefaulting()` at
+// session end stops it from mapping more.
+void StartPrefaulting(uint64_t ring_bytes) noexcept;
+void StopPrefaulting() noexcept;
+
 // Allocation counting hook (spanprof::alloc sets it before main).
 extern std::atomic<bool> g_alloc_counting_linked;
 

@@ -193,6 +193,7 @@ absl::Status StartRecording(const RecordingOptions& options) {
   session.start_mono_ns = start.mono_ns;
   session.start_wall_ns = WallClockNs();
   session.active = true;
+  internal::StartPrefaulting(worst);
   g_epoch.store(session.epoch, std::memory_order_release);
   return absl::OkStatus();
 }

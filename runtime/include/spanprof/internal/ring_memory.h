@@ -27,6 +27,11 @@ uint64_t RingBytesAllocated() noexcept;
 // path.
 void ReleaseCachedChunks() noexcept;
 
+// Ring blocks in the process-wide cache, faulted in and ready for a ring
+// (freed by earlier sessions or mapped ahead by the prefaulter thread).
+// Tests wait on it. Thread-safe; not for the hot path.
+uint64_t CachedBlocks() noexcept;
+
 }  // namespace spanprof::internal
 
 #endif  // SPANPROF_INTERNAL_RING_MEMORY_H_
