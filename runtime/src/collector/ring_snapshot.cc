@@ -64,9 +64,9 @@ void SnapshotSide(const ThreadRing& r, RingSnapshot* snap) {
     SnapshotWrappedSide(r, side_count, snap);
     return;
   }
-  snap->side.assign(r.side.begin(),
-                    r.side.begin() + static_cast<ptrdiff_t>(side_count));
-  snap->side_index.resize(snap->side.size());
+  snap->side.resize(side_count);
+  r.side.CopyOut(side_count, snap->side.data());
+  snap->side_index.resize(side_count);
   for (uint64_t k = 0; k < side_count; ++k) snap->side_index[k] = k;
 }
 

@@ -327,6 +327,74 @@ uint64_t RingBytesAllocated() noexcept {
   return g_ring_bytes_allocated.load(std::memory_order_relaxed);
 }
 
+namespace {
+
+constexpr uint64_t kBlockSideRecords = kBlockBytes / sizeof(SideRecord);
+static_assert(kBlockSideRecords * sizeof(SideRecord) == kBlockBytes,
+              "side records tile a block");
+
+Record* AllocateRecords(uint64_t count) noexcept;
+
+// A block for a side buffer, faulted in (from the cache when it has one).
+void* TakeBlock() noexcept {
+  return AllocateRecords(kBlockRecords);
+}
+
+}  // namespace
+
+bool SideBuffer::Reserve(uint64_t count) noexcept {
+  while (storage_ < count) {
+    Segment seg{nullptr, storage_, 0, false};
+    if (storage_ < kBlockSideRecords) {
+      // Small segments double the storage up to one block's worth.
+      seg.count = std::min(kBlockSideRecords - storage_,
+                           std::max({count - storage_, storage_,
+                                     uint64_t{kFirstSideRecords}}));
+      seg.records = static_cast<SideRecord*>(
+          std::calloc(seg.count, sizeof(SideRecord)));
+    } else {
+      seg.count = kBlockSideRecords;
+      seg.block = true;
+      seg.records = static_cast<SideRecord*>(TakeBlock());
+    }
+    if (seg.records == nullptr) return false;
+    segments_.push_back(seg);
+    storage_ += seg.count;
+  }
+  return true;
+}
+
+void SideBuffer::Release() noexcept {
+  for (const Segment& seg : segments_) {
+    if (seg.block) {
+      Chunk chunk{reinterpret_cast<Record*>(seg.records), kBlockRecords, 0, 0};
+      FreeChunk(chunk);
+    } else {
+      std::free(seg.records);
+    }
+  }
+  segments_.clear();
+  segments_.shrink_to_fit();
+  last_ = 0;
+  storage_ = 0;
+}
+
+void SideBuffer::CopyOut(uint64_t count, SideRecord* out) const noexcept {
+  for (const Segment& seg : segments_) {
+    if (seg.base >= count) break;
+    const uint64_t n = std::min(seg.count, count - seg.base);
+    std::memcpy(out + seg.base, seg.records, n * sizeof(SideRecord));
+  }
+}
+
+size_t SideBuffer::Find(uint64_t i) const noexcept {
+  // The last segment whose base is <= i.
+  const auto it = std::upper_bound(
+      segments_.begin(), segments_.end(), i,
+      [](uint64_t index, const Segment& seg) { return index < seg.base; });
+  return static_cast<size_t>(it - segments_.begin()) - 1;
+}
+
 uint64_t CachedBlocks() noexcept {
   BlockCache& cache = Blocks();
   std::lock_guard<std::mutex> lock(cache.mu);
@@ -589,8 +657,7 @@ ThreadRing* BindThread(uint32_t epoch) noexcept {
   ring->chunk_base = 0;
   ring->limit = nullptr;
   ring->cursor.store(nullptr, std::memory_order_relaxed);
-  ring->side.clear();
-  ring->side.shrink_to_fit();
+  ring->side.Release();
   ring->side_capacity = 0;
   ring->side_wrapped = false;
   ring->side_published.store(0, std::memory_order_relaxed);
@@ -729,12 +796,9 @@ bool AppendSide(ThreadRing& r, const SideRecord& record) {
         return true;
       }
     }
-    // Grants shrink near the end of the budget; the storage still grows
-    // geometrically, or every small grant would copy the whole buffer.
-    if (n + grant > r.side.capacity()) {
-      r.side.reserve(std::max<uint64_t>(n + grant, 2 * r.side.capacity()));
-    }
-    r.side.resize(n + grant);
+    // Segments never move, so small grants near the end of the budget cost
+    // no copy.
+    if (!r.side.Reserve(n + grant)) return false;
     r.side_capacity = n + grant;
   }
   r.side[n] = record;

@@ -52,6 +52,56 @@ struct SideRecord {
   uint64_t side;
 };
 
+// `SideBuffer` holds a thread's side records in segments that never move:
+// the first ones small (malloc, zeroed at once), then one ring block each
+// (128 KiB, 4096 records, from the process-wide block cache that the
+// prefaulter keeps faulted in). Growing never copies what is stored and never
+// takes a page fault on the recording thread (issue 14: a std::vector here
+// cost a copy of the whole buffer per doubling plus the faults of fresh
+// memory, half the cost of a span with an argument). Records are addressed by
+// index; the owner's appends hit a cached segment, other lookups search.
+class SideBuffer {
+ public:
+  SideBuffer() = default;
+  ~SideBuffer() { Release(); }
+  SideBuffer(const SideBuffer&) = delete;
+  SideBuffer& operator=(const SideBuffer&) = delete;
+
+  // Records that fit without another segment.
+  uint64_t storage() const noexcept { return storage_; }
+  // Makes room for `count` records; false when out of memory.
+  bool Reserve(uint64_t count) noexcept;
+  // Frees every segment.
+  void Release() noexcept;
+  // Copies records [0, count) (count <= storage()) to `out`.
+  void CopyOut(uint64_t count, SideRecord* out) const noexcept;
+
+  // Record `i` (< storage()). The owner thread's form caches the segment.
+  SideRecord& operator[](uint64_t i) noexcept {
+    const Segment& seg = segments_[last_];
+    if (i - seg.base < seg.count) return seg.records[i - seg.base];
+    last_ = Find(i);
+    return segments_[last_].records[i - segments_[last_].base];
+  }
+  const SideRecord& operator[](uint64_t i) const noexcept {
+    const Segment& seg = segments_[Find(i)];
+    return seg.records[i - seg.base];
+  }
+
+ private:
+  struct Segment {
+    SideRecord* records;
+    uint64_t base;   // index of records[0]
+    uint64_t count;  // records
+    bool block;      // a ring block (else malloc)
+  };
+  size_t Find(uint64_t i) const noexcept;
+
+  std::vector<Segment> segments_;
+  size_t last_ = 0;
+  uint64_t storage_ = 0;
+};
+
 // `ThreadRing` is one thread's recorder: the hot `ThreadState` plus what the
 // slow path and the collector need. The owner thread writes the hot part
 // without locks; `mu` guards chunk switches against the collector.
@@ -68,7 +118,7 @@ struct ThreadRing : ThreadState {
   uint64_t chunk_base = 0;  // stream position of chunk_begin (owner's copy)
 
   // Side stream (single owner writer; published like the main cursor).
-  std::vector<SideRecord> side;  // reserved at bind; bounded
+  SideBuffer side;  // bounded by the side budget
   std::atomic<uint64_t> side_published{0};
   uint64_t side_capacity = 0;
   // The side index the last CurrentContext() saw: a context scope pushed at
