@@ -750,7 +750,7 @@ void EndSlow(ThreadState* state, uint32_t begin_epoch,
 // never refuses a context record: empty scopes are elided (PopContext), so
 // context records only surround retained records and the span cap bounds
 // them; refusing one would silently cut a cross-thread link.
-bool AppendSide(ThreadRing& r, const SideRecord& record) {
+bool AppendSideSlow(ThreadRing& r, const SideRecord& record) {
   const uint64_t n = r.side_published.load(std::memory_order_relaxed);
   if (r.side_wrapped) {
     // Flight recorder: overwrite the oldest side record.

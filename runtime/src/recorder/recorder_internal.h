@@ -213,7 +213,16 @@ class UncountedAllocations {
 
 // Appends a side record to the calling thread's ring `r`; false when the
 // side budget is used up. May take `r.mu` (never call it holding that).
-bool AppendSide(ThreadRing& r, const SideRecord& record);
+bool AppendSideSlow(ThreadRing& r, const SideRecord& record);
+inline bool AppendSide(ThreadRing& r, const SideRecord& record) {
+  const uint64_t n = r.side_published.load(std::memory_order_relaxed);
+  if (SPANPROF_LIKELY(n < r.side_capacity && !r.side_wrapped)) {
+    r.side[n] = record;
+    r.side_published.store(n + 1, std::memory_order_release);
+    return true;
+  }
+  return AppendSideSlow(r, record);
+}
 
 // Named counters (counters.cc). The process's counter names, by id - 1.
 std::vector<std::string> SnapshotCounterNames();

@@ -217,8 +217,19 @@ void CountFirst(CounterStatic& counter, uint64_t& slot, uint64_t n) noexcept;
 // registers the slot, and the next begin or end writes it to the ring.
 inline void AddCount(CounterStatic& counter, uint64_t& slot,
                      uint64_t n) noexcept {
-  if (SPANPROF_LIKELY(g_epoch.load(std::memory_order_relaxed) == 0)) return;
+  const uint32_t epoch = g_epoch.load(std::memory_order_relaxed);
+  if (SPANPROF_LIKELY(epoch == 0)) return;
   if (SPANPROF_UNLIKELY(slot == 0)) {
+    // Registering the slot on the thread's bound ring, inline when the
+    // counter is interned and there is room; else the out-of-line path.
+    ThreadState* s = tls_state;
+    const uint32_t id = counter.id.load(std::memory_order_relaxed);
+    if (s != nullptr && s->epoch == epoch && id != 0 && id <= kMaxCounters &&
+        s->pending_count < kMaxPendingCounts && n != 0) {
+      s->pending[s->pending_count++] = PendingCount{&slot, id};
+      slot = n;
+      return;
+    }
     CountFirst(counter, slot, n);
     return;
   }
