@@ -29,7 +29,9 @@ constexpr int64_t kNsPerSec = 1'000'000'000;
 // plus three 32-byte side records: drop mode budgets one per span for
 // arguments, and context scopes take at most two per retained span in
 // practice (a push and a pop around it; empty scopes leave nothing); ring
-// mode budgets two per span for both.
+// mode budgets all three per span for both, so that a flight recorder keeps
+// the newest spans with their arguments when each carries up to three side
+// records (arguments, counted sites, context scopes).
 constexpr uint64_t kMainBytesPerSpan = 2 * sizeof(Record);
 constexpr uint64_t kSideBytesPerSpan = 3 * sizeof(SideRecord);
 
@@ -175,12 +177,12 @@ absl::Status StartRecording(const RecordingOptions& options) {
       std::memory_order_relaxed);
   session.ring_budget.store(options.overflow == OverflowPolicy::kRing ? cap : 0,
                             std::memory_order_relaxed);
-  // Side records (arguments, context scopes): one per span of the cap in
-  // drop mode, where context records are not budgeted (see AppendSide); two
-  // in ring mode, where both share the wrapping buffer.
+  // Side records (arguments, counts, context scopes): one per span of the
+  // cap in drop mode, where context records are not budgeted (see
+  // AppendSide); three in ring mode, where all share the wrapping buffer.
   session.side_budget.store(
       static_cast<uint64_t>(cap) *
-          (options.overflow == OverflowPolicy::kRing ? 2 : 1),
+          (options.overflow == OverflowPolicy::kRing ? 3 : 1),
       std::memory_order_relaxed);
   session.pid = getpid();
   // Epochs: bit 0 = monotonic clock, the rest counts sessions. Never 0 and
