@@ -336,8 +336,14 @@ static_assert(kBlockSideRecords * sizeof(SideRecord) == kBlockBytes,
 Record* AllocateRecords(uint64_t count) noexcept;
 
 // A block for a side buffer, faulted in (from the cache when it has one).
+// `RingBytesAllocated()` counts span records only, so the side block is not
+// charged to it.
 void* TakeBlock() noexcept {
-  return AllocateRecords(kBlockRecords);
+  void* block = AllocateRecords(kBlockRecords);
+  if (block != nullptr) {
+    g_ring_bytes_allocated.fetch_sub(kBlockBytes, std::memory_order_relaxed);
+  }
+  return block;
 }
 
 }  // namespace

@@ -17,8 +17,9 @@
 
 namespace spanprof::internal {
 
-// Bytes of record memory handed to rings since the process started (chunk
-// accounting: benchmarks divide a session's share by its retained spans).
+// Bytes of span-record memory handed to rings since the process started
+// (chunk accounting; side records are not included: benchmarks divide a
+// session's share by its retained spans).
 // Thread-safe; not for the hot path.
 uint64_t RingBytesAllocated() noexcept;
 
