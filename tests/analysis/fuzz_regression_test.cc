@@ -44,6 +44,15 @@ TEST(FuzzRegressionTest, TraceReader) {
   }
 }
 
+TEST(FuzzRegressionTest, PerfettoReader) {
+  const std::vector<std::filesystem::path> files =
+      Inputs("perfetto_reader_fuzzer");
+  ASSERT_GE(files.size(), 5u);
+  for (const auto& file : files) {
+    EXPECT_TRUE(PerfettoReaderHolds(testing::ReadText(file.string()))) << file;
+  }
+}
+
 TEST(FuzzRegressionTest, CompareArgs) {
   const std::vector<std::filesystem::path> files =
       Inputs("compare_args_fuzzer");
