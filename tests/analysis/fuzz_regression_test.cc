@@ -71,6 +71,12 @@ TEST(FuzzRegressionTest, SeedsAreAccepted) {
         analysis::ParseSummary(testing::ReadText(file.string()), "seed").ok())
         << file;
   }
+  for (const auto& file : Inputs("perfetto_reader_fuzzer")) {
+    if (file.string().find("/corpus/") == std::string::npos) continue;
+    EXPECT_TRUE(
+        analysis::ParseTrace(testing::ReadText(file.string()), "seed").ok())
+        << file;
+  }
   for (const auto& file : Inputs("trace_reader_fuzzer")) {
     if (file.string().find("/corpus/") == std::string::npos) continue;
     EXPECT_TRUE(
