@@ -217,6 +217,9 @@ class PerfettoReader {
   std::vector<std::pair<uint32_t, int64_t>> end_overrides_;
   absl::flat_hash_map<uint64_t, uint32_t> flow_starts_;
   uint64_t last_id_ = 0;
+  std::vector<ProtoField> categories_;  // of the event being read
+  std::vector<ProtoField> annotations_;
+  std::vector<ProtoField> flows_;
 };
 
 absl::StatusOr<Capture> PerfettoReader::Read() {
@@ -606,9 +609,13 @@ absl::Status PerfettoReader::ReadEvent(const Packet& p, Sequence& s) {
   ProtoField f;
   uint64_t type = 0;
   uint64_t name_iid = 0;
-  std::vector<ProtoField> categories;
-  std::vector<ProtoField> annotations;
-  std::vector<ProtoField> flows;  // flow_ids and terminating_flow_ids
+  // Members, reused: most events have none of them.
+  std::vector<ProtoField>& categories = categories_;
+  std::vector<ProtoField>& annotations = annotations_;
+  std::vector<ProtoField>& flows = flows_;  // flow_ids, terminating_flow_ids
+  categories.clear();
+  annotations.clear();
+  flows.clear();
   while (d.Next(&f)) {
     switch (f.number) {
       case kEventType:
