@@ -980,7 +980,7 @@ absl::Status PerfettoReader::Finish() {
   for (const auto& [id, s] : sequences_) {
     if (!s.stack.empty() &&
         (open == nullptr || s.stack[0].offset < open->offset)) {
-      open = &s.stack[0];
+      open = s.stack.data();
     }
   }
   if (open != nullptr) {
