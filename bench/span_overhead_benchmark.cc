@@ -444,6 +444,26 @@ void BM_ParseTrace(benchmark::State& state) {
 }
 BENCHMARK(BM_ParseTrace)->Iterations(5)->Unit(benchmark::kMillisecond);
 
+// Reading the Perfetto protobuf trace of the same capture back.
+void BM_ParsePerfettoTrace(benchmark::State& state) {
+  const std::string trace =
+      spanprof::analysis::CaptureToPerfetto(TraceCapture());
+  int64_t bytes = 0;
+  for (auto _ : state) {
+    auto parsed = spanprof::analysis::ParseTrace(trace, "bench.pftrace");
+    if (!parsed.ok()) {
+      state.SkipWithError(std::string(parsed.status().message()).c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(parsed->spans.data());
+    bytes += static_cast<int64_t>(trace.size());
+  }
+  state.SetBytesProcessed(bytes);
+  state.SetItemsProcessed(state.iterations() *
+                          static_cast<int64_t>(TraceCapture().spans.size()));
+}
+BENCHMARK(BM_ParsePerfettoTrace)->Iterations(5)->Unit(benchmark::kMillisecond);
+
 // A summary with many rows (2000 distinct keys), so that reading it is not
 // dominated by fixed costs.
 const std::string& SummaryJson() {

@@ -25,13 +25,6 @@ int RunValidate(const std::vector<std::string>& args, const CommandIo& io) {
   const std::string& path = flags->positionals[0];
   absl::StatusOr<std::string> text = analysis::ReadFile(path);
   if (!text.ok()) return Failure(io, "validate", text.status());
-  // A protobuf trace cannot be read yet: a usage error (exit 2), not an
-  // invalid file (exit 1).
-  if (analysis::LooksLikePerfettoTrace(*text)) {
-    return Failure(io, "validate",
-                   analysis::DetectArtifactKind(*text, path).status());
-  }
-
   const analysis::ValidationReport report =
       analysis::ValidateArtifact(*text, path);
   const std::string what =

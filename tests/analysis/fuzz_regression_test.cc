@@ -44,6 +44,15 @@ TEST(FuzzRegressionTest, TraceReader) {
   }
 }
 
+TEST(FuzzRegressionTest, PerfettoReader) {
+  const std::vector<std::filesystem::path> files =
+      Inputs("perfetto_reader_fuzzer");
+  ASSERT_GE(files.size(), 5u);
+  for (const auto& file : files) {
+    EXPECT_TRUE(PerfettoReaderHolds(testing::ReadText(file.string()))) << file;
+  }
+}
+
 TEST(FuzzRegressionTest, CompareArgs) {
   const std::vector<std::filesystem::path> files =
       Inputs("compare_args_fuzzer");
@@ -60,6 +69,12 @@ TEST(FuzzRegressionTest, SeedsAreAccepted) {
     if (file.string().find("/corpus/") == std::string::npos) continue;
     EXPECT_TRUE(
         analysis::ParseSummary(testing::ReadText(file.string()), "seed").ok())
+        << file;
+  }
+  for (const auto& file : Inputs("perfetto_reader_fuzzer")) {
+    if (file.string().find("/corpus/") == std::string::npos) continue;
+    EXPECT_TRUE(
+        analysis::ParseTrace(testing::ReadText(file.string()), "seed").ok())
         << file;
   }
   for (const auto& file : Inputs("trace_reader_fuzzer")) {

@@ -1,8 +1,8 @@
 // A real session writes a Perfetto protobuf trace when SPANPROF_OUT ends in
 // `.pftrace`: the async example's trace decodes with protoc, has its threads
 // and one flow per cross-thread link (counted in the same example's JSON
-// trace); the CLI commands that read traces refuse it with exit 2 and a
-// message naming the file.
+// trace); every CLI command that reads a trace reads it, with the same
+// output as from the JSON trace of the same capture.
 #include <memory>
 #include <string>
 
@@ -68,18 +68,47 @@ TEST(PerfettoTraceTest, SessionWritesADecodableProtobufTrace) {
   EXPECT_EQ(spanprof::testing::CountMatchedFlows(t), links);
 }
 
-TEST(PerfettoTraceTest, TraceCommandsRefuseItWithExit2) {
+// The example's JSON trace, converted by the library (so both files hold
+// one capture): every command prints the same from either file.
+TEST(PerfettoTraceTest, TraceCommandsReadItLikeTheJson) {
   TempDir dir;
+  const std::string json = dir.File("out/trace.json");
+  RunAsyncExample(dir, json);
+  const absl::StatusOr<Capture> capture = analysis::ReadTrace(json);
+  ASSERT_TRUE(capture.ok()) << capture.status();
   const std::string trace = dir.File("out/trace.pftrace");
-  RunAsyncExample(dir, trace);
-  for (const char* command : {"summarize", "report", "validate", "folded"}) {
-    const auto r =
-        RunProcess({SPANPROF_TEST_BIN_DIR "/spanprof", command, trace});
-    EXPECT_EQ(r.exit_code, 2) << command << ": " << r.out << r.err;
-    EXPECT_NE(r.err.find(trace), std::string::npos) << command << ": " << r.err;
-    EXPECT_NE(r.err.find("Perfetto protobuf trace"), std::string::npos)
-        << command << ": " << r.err;
+  ASSERT_TRUE(analysis::WriteTrace(*capture, trace).ok());
+  const std::string spanprof = SPANPROF_TEST_BIN_DIR "/spanprof";
+  for (const char* command : {"summarize", "report", "folded"}) {
+    const auto from_json = RunProcess({spanprof, command, json});
+    const auto from_pf = RunProcess({spanprof, command, trace});
+    ASSERT_EQ(from_json.exit_code, 0) << command << ": " << from_json.err;
+    EXPECT_EQ(from_pf.exit_code, 0) << command << ": " << from_pf.err;
+    EXPECT_FALSE(from_pf.out.empty()) << command;
+    // `report` names its input.
+    std::string out = from_pf.out;
+    if (const size_t at = out.find(trace); at != std::string::npos) {
+      out.replace(at, trace.size(), json);
+    }
+    EXPECT_EQ(out, from_json.out) << command;
   }
+  auto r = RunProcess({spanprof, "validate", trace});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("valid spanprof trace (" +
+                       std::to_string(capture->spans.size()) + " spans)"),
+            std::string::npos)
+      << r.out;
+  // Cut short: invalid (exit 1, as for a truncated JSON trace), the message
+  // naming the file and a byte offset.
+  const std::string bytes = ReadText(trace);
+  const std::string cut = dir.File("out/cut.pftrace");
+  spanprof::testing::WriteText(cut, bytes.substr(0, bytes.size() - 3));
+  r = RunProcess({spanprof, "validate", cut});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find(cut + ": byte "), std::string::npos) << r.out;
+  r = RunProcess({spanprof, "summarize", cut});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find(cut + ": byte "), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -56,6 +56,34 @@ inline bool TraceReaderHolds(std::string_view data) {
   return true;
 }
 
+// The Perfetto protobuf trace reader (reached through `ParseTrace()`, as
+// every command reaches it, and through validation) never crashes; its
+// errors name the source and a byte; an accepted trace summarizes and
+// survives a round trip through the writer (compared as the JSON trace, so
+// NaN arguments compare equal).
+inline bool PerfettoReaderHolds(std::string_view data) {
+  analysis::ValidateArtifact(data, "fuzz");
+  absl::StatusOr<Capture> capture = analysis::ParseTrace(data, "fuzz");
+  if (!capture.ok()) {
+    if (!analysis::LooksLikePerfettoTrace(data)) return true;
+    const absl::string_view message = capture.status().message();
+    return message.substr(0, 11) == "fuzz: byte ";
+  }
+  const std::string written = analysis::CaptureToPerfetto(*capture);
+  absl::StatusOr<Capture> again = analysis::ParseTrace(written, "fuzz-again");
+  if (!again.ok() ||
+      analysis::TraceToJson(*again) != analysis::TraceToJson(*capture)) {
+    return false;
+  }
+  const analysis::Summary summary = analysis::Summarize(*capture);
+  if (!analysis::ParseSummary(analysis::SummaryToJson(summary), "fuzz-summary")
+           .ok()) {
+    return false;
+  }
+  analysis::FoldedStacks(*capture);
+  return true;
+}
+
 // The compare argument parser never crashes, and a command line it accepts
 // is a usable policy. The input is split into words at NUL bytes.
 inline bool CompareArgsHold(std::string_view data) {

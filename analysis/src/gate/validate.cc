@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "json/strict_json.h"
 #include "perfetto/perfetto_format.h"
+#include "perfetto/perfetto_reader.h"
 #include "spanprof/analysis/forest.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
@@ -220,6 +221,24 @@ void CheckTraceEvents(const std::vector<TraceEvent>& events,
   CheckFlows(events, source, problems);
 }
 
+// A protobuf trace: the reader's own checks (its flows end where they
+// start, its slices balance), then the capture's invariants.
+void ValidatePerfettoTrace(std::string_view bytes, std::string_view source,
+                           ValidationReport& report) {
+  absl::StatusOr<Capture> capture =
+      internal::perfetto::ParsePerfettoTrace(bytes, source);
+  if (!capture.ok()) {
+    report.problems.push_back(StatusText(capture.status()));
+    return;
+  }
+  report.items = capture->spans.size();
+  Problems problems(&report.problems);
+  for (const ValidationIssue& issue : ValidateForest(*capture)) {
+    problems.Add(Cat(source, ": span ", issue.span, ": ", issue.message));
+  }
+  problems.Finish(source);
+}
+
 }  // namespace
 
 std::string_view ArtifactKindName(ArtifactKind kind) {
@@ -229,7 +248,7 @@ std::string_view ArtifactKindName(ArtifactKind kind) {
 absl::StatusOr<ArtifactKind> DetectArtifactKind(std::string_view json,
                                                 std::string_view source) {
   if (internal::perfetto::LooksLikeProtobufTrace(json)) {
-    return internal::perfetto::ProtobufTraceNotReadable(source);
+    return ArtifactKind::kTrace;
   }
   const internal::StrictJson strict(source);
   internal::ParsedDocument document(json);
@@ -272,6 +291,10 @@ ValidationReport ValidateArtifact(std::string_view json,
     } else {
       report.items = summary->rows.size();
     }
+    return report;
+  }
+  if (internal::perfetto::LooksLikeProtobufTrace(json)) {
+    ValidatePerfettoTrace(json, source, report);
     return report;
   }
   absl::StatusOr<internal::ParsedTrace> trace =

@@ -10,8 +10,9 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 
-#include "absl/status/status.h"
+#include "spanprof/capture.h"
 
 namespace spanprof::analysis::internal::perfetto {
 
@@ -70,20 +71,25 @@ inline constexpr uint32_t kThreadName = 5;  // string thread_name
 // track_event.proto: message TrackEvent.
 inline constexpr uint32_t kEventCategoryIids = 3;  // repeated uint64
 inline constexpr uint32_t kEventDebugAnnotations =
-    4;                                         // repeated DebugAnnotation
-inline constexpr uint32_t kEventType = 9;      // TrackEvent.Type
-inline constexpr uint32_t kEventNameIid = 10;  // uint64
-inline constexpr uint32_t kEventFlowIds = 47;  // repeated fixed64
+    4;                                           // repeated DebugAnnotation
+inline constexpr uint32_t kEventType = 9;        // TrackEvent.Type
+inline constexpr uint32_t kEventNameIid = 10;    // uint64
+inline constexpr uint32_t kEventTrackUuid = 11;  // uint64
+inline constexpr uint32_t kEventName = 23;       // string (not interned)
+inline constexpr uint32_t kEventFlowIds = 47;    // repeated fixed64
 inline constexpr uint32_t kEventTerminatingFlowIds = 48;  // repeated fixed64
 // TrackEvent.Type.
 inline constexpr uint64_t kTypeSliceBegin = 1;
 inline constexpr uint64_t kTypeSliceEnd = 2;
+inline constexpr uint64_t kTypeInstant = 3;
 
 // debug_annotation.proto: message DebugAnnotation.
 inline constexpr uint32_t kAnnotationNameIid = 1;  // uint64
 inline constexpr uint32_t kAnnotationBool = 2;     // bool bool_value
 inline constexpr uint32_t kAnnotationInt = 4;      // int64 int_value
 inline constexpr uint32_t kAnnotationDouble = 5;   // double double_value
+inline constexpr uint32_t kAnnotationString = 6;   // string string_value
+inline constexpr uint32_t kAnnotationName = 10;    // string (not interned)
 
 // interned_data.proto: message InternedData; the interned entries
 // (EventCategory, EventName, DebugAnnotationName) are all {iid = 1, name = 2}.
@@ -109,12 +115,52 @@ inline constexpr uint64_t ThreadTrackUuid(int64_t pid, uint32_t thread) {
   return ProcessTrackUuid(pid) + thread + 1;
 }
 
-// Names of the debug annotations spanprof adds besides the user's arguments;
-// a named counter's annotation is kCounterPrefix + its name.
+// Debug annotation names. The user's arguments are kArgPrefix + key and
+// named counters kCounterPrefix + name (as the JSON trace nests them in
+// "args" and "counters"); every other name is spanprof's own, so a user
+// argument can never pass for one of them.
+inline constexpr std::string_view kArgPrefix = "args.";
+inline constexpr std::string_view kCounterPrefix = "counters.";
 inline constexpr std::string_view kAnnotationHeartbeats = "heartbeats";
 inline constexpr std::string_view kAnnotationAllocCount = "alloc_count";
 inline constexpr std::string_view kAnnotationAllocBytes = "alloc_bytes";
-inline constexpr std::string_view kCounterPrefix = "counters.";
+// The flags are bool annotations named as in the JSON trace's "flags"
+// (trace_format.h's kFlagNames). The rest are written only when the reader
+// could not derive the value from the slice's place (docs/formats.md,
+// "Reading it back"): int_value, the capture's value.
+inline constexpr std::string_view kAnnotationSpanId = "span_id";
+inline constexpr std::string_view kAnnotationParentId = "parent_id";
+inline constexpr std::string_view kAnnotationDepth = "depth";
+inline constexpr std::string_view kAnnotationStartNs = "start_ns";
+inline constexpr std::string_view kAnnotationEndNs = "end_ns";
+
+// The capture's metadata: one instant event on the process track, on the
+// descriptor sequence, named kMetadataEventName, with one debug annotation
+// named kMetadataAnnotation whose string_value is the JSON trace of the
+// capture without its spans (TraceToJson: its "metadata" object and thread
+// names), which the reader reads with the JSON trace reader.
+inline constexpr std::string_view kMetadataEventName = "spanprof metadata";
+inline constexpr std::string_view kMetadataAnnotation = "spanprof.trace";
+
+// The category of a site: its set tags as `phase=…,module=…,activity=…`
+// (Perfetto joins an event's categories with commas the same way), or ""
+// when it has none. For display only: the reader takes the tags from the
+// metadata's sites and checks that the category is this rendering.
+inline std::string SiteCategory(const Site& site) {
+  std::string out;
+  const std::pair<std::string_view, const std::string*> tags[] = {
+      {"phase", &site.phase},
+      {"module", &site.module},
+      {"activity", &site.activity}};
+  for (const auto& [key, value] : tags) {
+    if (value->empty()) continue;
+    if (!out.empty()) out.push_back(',');
+    out.append(key);
+    out.push_back('=');
+    out.append(*value);
+  }
+  return out;
+}
 
 // True when `bytes` starts like a protobuf Trace rather than JSON: the key of
 // `Trace.packet` (0x0a, which is also '\n') followed, within the first 64
@@ -127,16 +173,6 @@ inline bool LooksLikeProtobufTrace(std::string_view bytes) {
     if (c < 0x20 && c != '\n' && c != '\r' && c != '\t') return true;
   }
   return false;
-}
-
-// The error of every reader asked to read a protobuf trace, until spanprof
-// reads the format back.
-inline absl::Status ProtobufTraceNotReadable(std::string_view source) {
-  return absl::InvalidArgumentError(
-      std::string(source) +
-      ": a Perfetto protobuf trace; spanprof cannot read that format back "
-      "yet (open it in ui.perfetto.dev, or write the trace as .json to "
-      "analyse it)");
 }
 
 }  // namespace spanprof::analysis::internal::perfetto

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -36,25 +37,6 @@ int64_t SatAdd(int64_t a, int64_t b) {
   return result;
 }
 
-// The category of a site: its set tags as `phase=…,module=…,activity=…`
-// (Perfetto joins an event's categories with commas the same way), or ""
-// when it has none.
-std::string SiteCategory(const Site& site) {
-  std::string out;
-  const std::pair<std::string_view, const std::string*> tags[] = {
-      {"phase", &site.phase},
-      {"module", &site.module},
-      {"activity", &site.activity}};
-  for (const auto& [key, value] : tags) {
-    if (value->empty()) continue;
-    if (!out.empty()) out.push_back(',');
-    out.append(key);
-    out.push_back('=');
-    out.append(*value);
-  }
-  return out;
-}
-
 // Every string the trace interns, with its iid (iids start at 1; an iid is
 // the index + 1). Names: one per site (iid = site index + 1; the last is the
 // invalid site). Categories: one per distinct tag set. Annotation names: the
@@ -73,7 +55,7 @@ class Interning {
     site_category_.reserve(names_.size());
     for (size_t i = 0; i <= capture.sites.size(); ++i) {
       const std::string category =
-          i < capture.sites.size() ? SiteCategory(capture.sites[i]) : "";
+          i < capture.sites.size() ? pf::SiteCategory(capture.sites[i]) : "";
       if (category.empty()) {
         site_category_.push_back(0);
         continue;
@@ -312,6 +294,14 @@ class PerfettoRenderer {
     return iid < seen.size() && seen[iid] == sequence_;
   }
   void CollectAnnotations(const Span& span);
+  void CollectOverrides(uint32_t index);
+  bool TimeFits(int64_t ns) const;
+  void WriteMetadata();
+  // Built on first use: most captures never need to find a span by id.
+  const SpanIndex& Index() {
+    if (!index_.has_value()) index_.emplace(capture_.spans);
+    return *index_;
+  }
   void WriteInterned(size_t site, uint64_t category);
   void WriteTrackEvent(uint32_t index, size_t site, uint64_t category);
   void FinishPacket();
@@ -337,7 +327,9 @@ class PerfettoRenderer {
   Flush flush_;
   Interning interning_;
   FlowPlan flows_;
-  std::string packet_;  // the packet being built
+  std::optional<SpanIndex> index_;
+  uint64_t last_id_ = 0;  // the span id of the previous begin
+  std::string packet_;    // the packet being built
   ProtoEncoder packet_encoder_{&packet_};
   uint32_t sequence_ = 0;
   uint64_t last_ts_ = 0;  // the incremental clock's value on this sequence
@@ -388,9 +380,54 @@ void PerfettoRenderer::WriteDescriptorSequence(bool invalid_thread) {
   e.EndNested(process);
   e.EndNested(track);
   FinishPacket();
+  WriteMetadata();
 
   for (uint32_t t = 0; t < thread_count(); ++t) WriteThreadDescriptor(t);
   if (invalid_thread) WriteThreadDescriptor(thread_count());
+}
+
+// The capture without its spans and arguments: what the metadata packet
+// carries.
+Capture MetadataOf(const Capture& capture) {
+  Capture out;
+  out.spanprof_version = capture.spanprof_version;
+  out.process_name = capture.process_name;
+  out.pid = capture.pid;
+  out.clock = capture.clock;
+  out.wall_clock_anchor_ns = capture.wall_clock_anchor_ns;
+  out.window_ns = capture.window_ns;
+  out.event_limit = capture.event_limit;
+  out.overflow_policy = capture.overflow_policy;
+  out.dropped_events = capture.dropped_events;
+  out.dropped_by_site = capture.dropped_by_site;
+  out.dropped_args = capture.dropped_args;
+  out.finished_normally = capture.finished_normally;
+  out.overhead_ns_per_span = capture.overhead_ns_per_span;
+  out.alloc_measured = capture.alloc_measured;
+  out.process_resources = capture.process_resources;
+  out.threads = capture.threads;
+  out.sites = capture.sites;
+  return out;
+}
+
+// The metadata packet (perfetto_format.h): an instant event on the process
+// track at the anchor, its one annotation the JSON trace of the capture
+// without spans. Not interned: sequence 1 has no incremental state.
+void PerfettoRenderer::WriteMetadata() {
+  ProtoEncoder& e = packet_encoder_;
+  e.Varint(pf::kPacketTimestamp, static_cast<uint64_t>(std::max<int64_t>(
+                                     0, capture_.wall_clock_anchor_ns)));
+  e.Varint(pf::kPacketSequenceId, pf::kDescriptorSequenceId);
+  const size_t event = e.BeginNested(pf::kPacketTrackEvent);
+  e.Varint(pf::kEventType, pf::kTypeInstant);
+  e.Varint(pf::kEventTrackUuid, pf::ProcessTrackUuid(capture_.pid));
+  e.Bytes(pf::kEventName, pf::kMetadataEventName);
+  const size_t annotation = e.BeginNested(pf::kEventDebugAnnotations);
+  e.Bytes(pf::kAnnotationName, pf::kMetadataAnnotation);
+  e.Bytes(pf::kAnnotationString, TraceToJson(MetadataOf(capture_)));
+  e.EndNested(annotation);
+  e.EndNested(event);
+  FinishPacket();
 }
 
 // A thread's track; index thread_count() stands for spans whose thread index
@@ -561,17 +598,12 @@ void PerfettoRenderer::CollectAnnotations(const Span& span) {
   const size_t begin = std::min<size_t>(span.first_arg, capture_.args.size());
   const size_t end =
       std::min<size_t>(begin + span.arg_count, capture_.args.size());
-  std::string counter_name;
+  std::string counter_name;  // the annotation's name
   for (size_t a = begin; a < end; ++a) {
     const SpanArg& arg = capture_.args[a];
-    uint64_t iid;
-    if (arg.is_counter) {
-      counter_name.assign(pf::kCounterPrefix);
-      counter_name.append(arg.key);
-      iid = interning_.AnnotationIid(counter_name);
-    } else {
-      iid = interning_.AnnotationIid(arg.key);
-    }
+    counter_name.assign(arg.is_counter ? pf::kCounterPrefix : pf::kArgPrefix);
+    counter_name.append(arg.key);
+    const uint64_t iid = interning_.AnnotationIid(counter_name);
     const bool is_double = arg.is_double && !arg.is_counter;
     annotations_.push_back({iid,
                             is_double ? Annotation::kDouble : Annotation::kInt,
@@ -594,6 +626,51 @@ void PerfettoRenderer::CollectAnnotations(const Span& span) {
     }
     ++flag_iid;
   }
+}
+
+// What the reader cannot derive from the slice's place: the span id when it
+// is not the previous begin's + 1, the parent when it is neither the open
+// slice below (same thread) nor the start of the flow the slice ends, the
+// depth when it is not the parent's + 1 (0 without a parent), a time that
+// its timestamp cannot hold (clamped at 0 or saturated). Only corrupt or
+// hand-made captures and ids out of slice order need any of them.
+void PerfettoRenderer::CollectOverrides(uint32_t index) {
+  const Span& span = capture_.spans[index];
+  auto add_int = [&](std::string_view name, int64_t value) {
+    annotations_.push_back(
+        {interning_.AnnotationIid(name), Annotation::kInt, value, 0.0});
+  };
+  if (span.id != last_id_ + 1) {
+    add_int(pf::kAnnotationSpanId, static_cast<int64_t>(span.id));
+  }
+  last_id_ = span.id;
+  uint32_t parent = UINT32_MAX;
+  uint64_t derived_parent_id = 0;
+  if (!flows_.terminates.empty() && flows_.terminates[index] != 0) {
+    derived_parent_id = span.parent_id;  // the flow's start
+    parent = Index().Find(span.parent_id);
+  } else if (!stack_.empty()) {
+    parent = stack_.back();
+    derived_parent_id = capture_.spans[parent].id;
+  }
+  if (span.parent_id != derived_parent_id) {
+    add_int(pf::kAnnotationParentId, static_cast<int64_t>(span.parent_id));
+    parent = Index().Find(span.parent_id);
+  }
+  const uint32_t derived_depth =
+      parent == UINT32_MAX ? 0 : capture_.spans[parent].depth + 1;
+  if (span.depth != derived_depth) add_int(pf::kAnnotationDepth, span.depth);
+  if (!TimeFits(span.start_ns)) add_int(pf::kAnnotationStartNs, span.start_ns);
+  if (!TimeFits(span.end_ns)) add_int(pf::kAnnotationEndNs, span.end_ns);
+}
+
+// Whether anchor + ns, as a timestamp (clamped at 0, saturated), gives ns
+// back.
+bool PerfettoRenderer::TimeFits(int64_t ns) const {
+  const int64_t anchor = capture_.wall_clock_anchor_ns;
+  const uint64_t ts =
+      static_cast<uint64_t>(std::max<int64_t>(0, SatAdd(anchor, ns)));
+  return ts - static_cast<uint64_t>(anchor) == static_cast<uint64_t>(ns);
 }
 
 // The strings of this slice that its sequence has not interned yet.
@@ -673,6 +750,7 @@ void PerfettoRenderer::WriteBegin(uint32_t index) {
   const size_t site = std::min<size_t>(span.site, capture_.sites.size());
   const uint64_t category = interning_.SiteCategoryIid(site);
   CollectAnnotations(span);
+  CollectOverrides(index);
   if (TryWriteSmallBegin(index, site, category)) return;
   StartEventPacket(span.start_ns);
   WriteInterned(site, category);

@@ -28,7 +28,7 @@
 #include "absl/status/statusor.h"
 #include "json/json_writer.h"
 #include "json/strict_json.h"
-#include "perfetto/perfetto_format.h"
+#include "perfetto/perfetto_reader.h"
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
@@ -1439,7 +1439,7 @@ absl::StatusOr<ParsedTrace> ParseTraceDocument(std::string_view json,
 absl::StatusOr<Capture> ParseTrace(std::string_view json,
                                    std::string_view source) {
   if (LooksLikePerfettoTrace(json)) {
-    return internal::perfetto::ProtobufTraceNotReadable(source);
+    return internal::perfetto::ParsePerfettoTrace(json, source);
   }
   SPANPROF_ASSIGN_OR_RETURN(
       internal::ParsedTrace parsed,

@@ -5,8 +5,9 @@
 // open. `CaptureToPerfetto()` renders it in Perfetto's native protobuf trace
 // format instead (smaller and faster to write; every cross-thread link is a
 // flow); `WriteTrace()` picks the format by the file name. `ReadTrace()` reads
-// such a file (plain or `.json.gz`) back into a `Capture`, so
-// `Summarize(ReadTrace(path))` reproduces the runtime's summary.
+// either format (plain or gzip, told apart by content) back into the same
+// `Capture`, so `Summarize(ReadTrace(path))` reproduces the runtime's
+// summary from a `.json` and a `.pftrace` alike.
 //
 // Example:
 //
@@ -14,6 +15,7 @@
 //   s = spanprof::analysis::WriteTrace(capture, "trace.pftrace");  // protobuf
 //   absl::StatusOr<spanprof::Capture> back =
 //       spanprof::analysis::ReadTrace("trace.json.gz");
+//   back = spanprof::analysis::ReadTrace("trace.pftrace");  // same capture
 #ifndef SPANPROF_ANALYSIS_TRACE_H_
 #define SPANPROF_ANALYSIS_TRACE_H_
 
@@ -60,10 +62,10 @@ absl::Status WritePerfettoTrace(const Capture& capture,
 // ending in `.gz` is written gzip-compressed. Errors name the path.
 absl::Status WriteTrace(const Capture& capture, const std::string& path);
 
-// `ParseTrace()` reads trace JSON written by `TraceToJson()` back into a
-// capture; malformed input is an error naming `source` and the JSON path. A
-// Perfetto protobuf trace is refused with an error saying so (reading that
-// format back is not implemented yet).
+// `ParseTrace()` reads a trace written by `TraceToJson()` or
+// `CaptureToPerfetto()` (told apart by `LooksLikePerfettoTrace()`) back into
+// a capture; malformed input is an error naming `source` and the JSON path,
+// or for a protobuf trace the byte offset and packet.
 absl::StatusOr<Capture> ParseTrace(std::string_view json,
                                    std::string_view source);
 

@@ -1,0 +1,371 @@
+// The Perfetto protobuf trace reads back into the capture the JSON trace of
+// the same capture reads back into (and so the same summary, byte for byte);
+// every malformed input is an error naming the file and a byte offset, never
+// a crash.
+#include "analysis/src/perfetto/perfetto_reader.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "analysis/src/perfetto/perfetto_format.h"
+#include "analysis/src/perfetto/proto_decoder.h"
+#include "analysis/src/perfetto/proto_encoder.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "spanprof/analysis/summary.h"
+#include "spanprof/analysis/trace.h"
+#include "spanprof/capture.h"
+#include "tests/analysis/capture_builder.h"
+#include "tests/analysis/captures.h"
+#include "tests/testing/test_support.h"
+
+namespace spanprof::analysis {
+namespace {
+
+namespace pf = internal::perfetto;
+using internal::ProtoEncoder;
+using spanprof::testing::CaptureBuilder;
+using spanprof::testing::CounterArg;
+using spanprof::testing::DoubleArg;
+using spanprof::testing::IntArg;
+using spanprof::testing::RichCapture;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+// Three threads (one unnamed); span 3 is a cross-thread child of 1 and the
+// cross-thread parent of 4, 6 a second cross-thread child of 1.
+Capture HandOffCapture() {
+  CaptureBuilder b;
+  const uint32_t main = b.Thread(100, "main");
+  const uint32_t worker = b.Thread(101, "worker");
+  const uint32_t async = b.Thread(102);
+  const uint32_t root = b.Site("app.run");
+  const uint32_t parse = b.Site("file.parse", "parse");
+  const uint32_t hand = b.Site("hand.off", "", "pool", "queue");
+  const uint32_t leaf = b.Site("leaf", "parse");
+  b.Add(1, 0, root, main, 0, 1000);
+  b.Add(2, 1, parse, main, 10, 100).heartbeats = 5;
+  b.Add(3, 1, hand, worker, 20, 500);
+  b.Add(4, 3, leaf, async, 30, 200);
+  b.Add(5, 3, leaf, worker, 40, 60);
+  b.Add(6, 1, leaf, async, 300, 400).flags = kSpanUnfinished;
+  b.Add(7, 2, leaf, main, 50, 50);
+  b.Args(2, {IntArg("size", 4096), CounterArg("bytes", 7)});
+  b.Args(6, {DoubleArg("ratio", 0.5), IntArg("heartbeats", -2)});
+  return b.Build();
+}
+
+// What a capture reads back as from each format.
+void ExpectSameAsJson(const Capture& capture) {
+  const absl::StatusOr<Capture> json = ParseTrace(TraceToJson(capture), "j");
+  ASSERT_TRUE(json.ok()) << json.status();
+  const std::string bytes = CaptureToPerfetto(capture);
+  ASSERT_TRUE(LooksLikePerfettoTrace(bytes));
+  const absl::StatusOr<Capture> pf = ParseTrace(bytes, "t.pftrace");
+  ASSERT_TRUE(pf.ok()) << pf.status();
+  EXPECT_EQ(*pf, *json);
+  EXPECT_EQ(SummaryToJson(Summarize(*pf)), SummaryToJson(Summarize(*json)));
+}
+
+TEST(PerfettoReaderTest, RoundTripsLikeTheJsonTrace) {
+  ExpectSameAsJson(HandOffCapture());
+  ExpectSameAsJson(RichCapture());
+  ExpectSameAsJson(RichCapture(
+      {.alloc = true, .drops = true, .unfinished = true, .counters = true}));
+  ExpectSameAsJson(RichCapture({.broken = true}));
+  ExpectSameAsJson(CaptureBuilder().Build());
+}
+
+TEST(PerfettoReaderTest, RoundTripsRandomCaptures) {
+  std::mt19937_64 rng(13);
+  for (int i = 0; i < 20; ++i) {
+    ExpectSameAsJson(spanprof::testing::RandomCapture(rng, 30));
+  }
+}
+
+// The capture's metadata and every per-span field, in the capture itself.
+TEST(PerfettoReaderTest, ReadsBackTheExactCapture) {
+  Capture capture = RichCapture(
+      {.alloc = true, .drops = true, .unfinished = true, .counters = true});
+  capture.finished_normally = false;
+  capture.clock = "tsc";
+  capture.overflow_policy = "ring";
+  capture.spans[1].flags = kSpanRerooted | kSpanException;
+  const absl::StatusOr<Capture> back =
+      ParseTrace(CaptureToPerfetto(capture), "t.pftrace");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(*back, capture);
+}
+
+// Ids out of slice order, a parent that is not the open slice below, a
+// depth that is not the parent's + 1, a dangling parent, times before the
+// epoch and a reversed (unsorted) capture: the annotations that carry what
+// the reader cannot derive.
+TEST(PerfettoReaderTest, CarriesWhatItCannotDerive) {
+  Capture capture = HandOffCapture();
+  capture.spans[0].id = 100;  // span 1: 2..7's parents follow
+  for (Span& s : capture.spans) {
+    if (s.parent_id == 1) s.parent_id = 100;
+  }
+  capture.spans[3].parent_id = 999;  // dangling (a lost parent)
+  capture.spans[4].depth = 7;
+  ExpectSameAsJson(capture);
+  capture.wall_clock_anchor_ns = 0;
+  capture.spans[2].start_ns = -50;  // before the epoch: clamped ts
+  ExpectSameAsJson(capture);
+  std::reverse(capture.spans.begin(), capture.spans.end());
+  ExpectSameAsJson(capture);
+}
+
+TEST(PerfettoReaderTest, ReadTraceReadsGzip) {
+  spanprof::testing::TempDir dir;
+  const Capture capture = HandOffCapture();
+  const std::string path = dir.File("t.pftrace.gz");
+  ASSERT_TRUE(WriteTrace(capture, path).ok());
+  const absl::StatusOr<Capture> back = ReadTrace(path);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->spans.size(), capture.spans.size());
+}
+
+// --- errors ------------------------------------------------------------
+
+// A small valid trace to append hand-made packets to.
+std::string SmallTrace() {
+  CaptureBuilder b;
+  const uint32_t main = b.Thread(100, "main");
+  const uint32_t site = b.Site("step", "p");
+  b.Add(1, 0, site, main, 0, 100);
+  b.Add(2, 1, site, main, 10, 20).heartbeats = 3;
+  return CaptureToPerfetto(b.Build());
+}
+
+// Appends one packet written by `body` to `*trace`.
+template <typename Body>
+void AppendPacket(std::string* trace, Body body) {
+  std::string packet;
+  ProtoEncoder e(&packet);
+  body(e);
+  ProtoEncoder(trace).Bytes(pf::kTracePacket, packet);
+}
+
+// Appends an event packet on thread sequence 2 (of SmallTrace's thread).
+template <typename Event>
+void AppendEvent(std::string* trace, Event event) {
+  AppendPacket(trace, [&](ProtoEncoder& e) {
+    e.Varint(pf::kPacketTimestamp, 1);
+    e.Varint(pf::kPacketSequenceId, 2);
+    const size_t mark = e.BeginNested(pf::kPacketTrackEvent);
+    event(e);
+    e.EndNested(mark);
+  });
+}
+
+// The error message of reading `bytes` ("" when it reads).
+std::string Read(const std::string& bytes) {
+  const absl::Status s = pf::ParsePerfettoTrace(bytes, "t.pftrace").status();
+  return std::string(s.message().data(), s.message().size());
+}
+
+size_t PacketCount(const std::string& bytes) {
+  internal::ProtoDecoder d(bytes, 0);
+  internal::ProtoField f;
+  size_t n = 0;
+  while (d.Next(&f)) ++n;
+  return n;
+}
+
+TEST(PerfettoReaderErrorTest, NamesTheFileTheByteAndThePacket) {
+  std::string trace = SmallTrace();
+  const size_t at = trace.size();
+  const size_t packet = PacketCount(trace);
+  AppendEvent(&trace, [](ProtoEncoder& e) {
+    e.Varint(pf::kEventType, pf::kTypeSliceBegin);
+    e.Varint(pf::kEventNameIid, 9);
+  });
+  // The packet's key and length, its timestamp and sequence id (2 bytes
+  // each), then the track event.
+  EXPECT_EQ(Read(trace), "t.pftrace: byte " + std::to_string(at + 2 + 4) +
+                             ": packet " + std::to_string(packet) +
+                             ": TrackEvent.name_iid 9 was never interned");
+}
+
+TEST(PerfettoReaderErrorTest, EndWithoutBegin) {
+  std::string trace = SmallTrace();
+  AppendEvent(&trace, [](ProtoEncoder& e) {
+    e.Varint(pf::kEventType, pf::kTypeSliceEnd);
+  });
+  EXPECT_THAT(Read(trace), HasSubstr("a slice end without a begin"));
+}
+
+TEST(PerfettoReaderErrorTest, BeginWithoutEnd) {
+  std::string trace = SmallTrace();
+  AppendEvent(&trace, [](ProtoEncoder& e) {
+    e.Varint(pf::kEventType, pf::kTypeSliceBegin);
+    e.Varint(pf::kEventNameIid, 1);
+    e.Varint(pf::kEventCategoryIids, 1);
+  });
+  EXPECT_THAT(Read(trace), HasSubstr("a slice begin without an end"));
+}
+
+TEST(PerfettoReaderErrorTest, WrongWireTypeOnAKnownField) {
+  std::string trace = SmallTrace();
+  AppendPacket(&trace,
+               [](ProtoEncoder& e) { e.Bytes(pf::kPacketTimestamp, "x"); });
+  EXPECT_THAT(Read(trace),
+              HasSubstr("TracePacket.timestamp: wire type length-delimited, "
+                        "expected varint"));
+}
+
+TEST(PerfettoReaderErrorTest, SequenceWithoutDescriptor) {
+  std::string trace = SmallTrace();
+  AppendPacket(&trace, [](ProtoEncoder& e) {
+    e.Varint(pf::kPacketSequenceId, 40);
+    e.Varint(pf::kPacketSequenceFlags, pf::kSeqIncrementalStateCleared);
+    const size_t defaults = e.BeginNested(pf::kPacketTracePacketDefaults);
+    const size_t event = e.BeginNested(pf::kDefaultsTrackEventDefaults);
+    e.Varint(pf::kEventDefaultsTrackUuid, 12345);
+    e.EndNested(event);
+    e.EndNested(defaults);
+    const size_t interned = e.BeginNested(pf::kPacketInternedData);
+    const size_t name = e.BeginNested(pf::kInternedEventNames);
+    e.Varint(pf::kInternedIid, 1);
+    e.Bytes(pf::kInternedName, "step");
+    e.EndNested(name);
+    e.EndNested(interned);
+  });
+  AppendPacket(&trace, [](ProtoEncoder& e) {
+    e.Varint(pf::kPacketTimestamp, 1);
+    e.Varint(pf::kPacketSequenceId, 40);
+    e.Varint(pf::kPacketTimestampClockId, 1);
+    const size_t event = e.BeginNested(pf::kPacketTrackEvent);
+    e.Varint(pf::kEventType, pf::kTypeSliceBegin);
+    e.Varint(pf::kEventNameIid, 1);
+    e.EndNested(event);
+  });
+  EXPECT_THAT(Read(trace),
+              HasSubstr("track uuid 12345 has no thread TrackDescriptor"));
+}
+
+TEST(PerfettoReaderErrorTest, PacketBeforeTheSequenceIsCleared) {
+  std::string trace = SmallTrace();
+  AppendPacket(&trace,
+               [](ProtoEncoder& e) { e.Varint(pf::kPacketSequenceId, 9); });
+  EXPECT_THAT(Read(trace), HasSubstr("sequence 9: a packet before "
+                                     "SEQ_INCREMENTAL_STATE_CLEARED"));
+}
+
+TEST(PerfettoReaderErrorTest, FlowThatNothingStarts) {
+  std::string trace = SmallTrace();
+  AppendEvent(&trace, [](ProtoEncoder& e) {
+    e.Varint(pf::kEventType, pf::kTypeSliceBegin);
+    e.Varint(pf::kEventNameIid, 1);
+    e.Varint(pf::kEventCategoryIids, 1);
+    e.Fixed64(pf::kEventTerminatingFlowIds, 77);
+  });
+  AppendEvent(&trace, [](ProtoEncoder& e) {
+    e.Varint(pf::kEventType, pf::kTypeSliceEnd);
+  });
+  EXPECT_THAT(Read(trace),
+              HasSubstr("flow 77 ends here but no slice starts it"));
+}
+
+TEST(PerfettoReaderErrorTest, UnknownAnnotationName) {
+  std::string trace = SmallTrace();
+  AppendPacket(&trace, [](ProtoEncoder& e) {
+    e.Varint(pf::kPacketTimestamp, 1);
+    e.Varint(pf::kPacketSequenceId, 2);
+    const size_t interned = e.BeginNested(pf::kPacketInternedData);
+    const size_t name = e.BeginNested(pf::kInternedAnnotationNames);
+    e.Varint(pf::kInternedIid, 50);
+    e.Bytes(pf::kInternedName, "size");
+    e.EndNested(name);
+    e.EndNested(interned);
+    const size_t event = e.BeginNested(pf::kPacketTrackEvent);
+    e.Varint(pf::kEventType, pf::kTypeSliceBegin);
+    e.Varint(pf::kEventNameIid, 1);
+    e.Varint(pf::kEventCategoryIids, 1);
+    const size_t a = e.BeginNested(pf::kEventDebugAnnotations);
+    e.Varint(pf::kAnnotationNameIid, 50);
+    e.Varint(pf::kAnnotationInt, 3);
+    e.EndNested(a);
+    e.EndNested(event);
+  });
+  EXPECT_THAT(Read(trace), HasSubstr("unknown debug annotation \"size\""));
+}
+
+TEST(PerfettoReaderErrorTest, NotATraceSpanprofWrote) {
+  std::string trace;
+  AppendPacket(&trace,
+               [](ProtoEncoder& e) { e.Varint(pf::kPacketSequenceId, 1); });
+  EXPECT_THAT(Read(trace), HasSubstr("not a trace spanprof wrote"));
+  EXPECT_THAT(Read(""), HasSubstr("not a trace spanprof wrote"));
+}
+
+TEST(PerfettoReaderErrorTest, HostileLengthIsAnErrorNotAnAllocation) {
+  // A packet claiming 2^62 bytes.
+  std::string trace = SmallTrace();
+  trace.push_back('\x0a');
+  internal::AppendVarint(&trace, uint64_t{1} << 62);
+  EXPECT_THAT(Read(trace),
+              HasSubstr("length beyond the end of the enclosing message"));
+}
+
+TEST(PerfettoReaderErrorTest, UnknownFieldsAreSkipped) {
+  std::string trace = SmallTrace();
+  const absl::StatusOr<Capture> want =
+      pf::ParsePerfettoTrace(trace, "t.pftrace");
+  ASSERT_TRUE(want.ok()) << want.status();
+  ProtoEncoder e(&trace);
+  e.Varint(99, 5);        // in Trace
+  e.Bytes(1000, "junk");  // in Trace
+  AppendPacket(&trace, [](ProtoEncoder& p) {
+    p.Varint(pf::kPacketSequenceId, 2);
+    p.Fixed64(77, 1);  // in TracePacket
+  });
+  const absl::StatusOr<Capture> got =
+      pf::ParsePerfettoTrace(trace, "t.pftrace");
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(*got, *want);
+}
+
+// Cut anywhere: an error naming the file and a byte (or, cut between
+// packets before the first slice, a shorter valid trace); never a crash.
+TEST(PerfettoReaderErrorTest, TruncationAtEveryByte) {
+  const std::string trace = SmallTrace();
+  size_t errors = 0;
+  for (size_t n = 0; n < trace.size(); ++n) {
+    const std::string message = Read(trace.substr(0, n));
+    if (message.empty()) continue;
+    ++errors;
+    EXPECT_THAT(message, StartsWith("t.pftrace: byte ")) << n;
+  }
+  EXPECT_GT(errors, trace.size() * 9 / 10);
+}
+
+// Every byte flipped: errors well-formed, or a capture that summarizes.
+TEST(PerfettoReaderErrorTest, CorruptionAtEveryByte) {
+  const std::string trace = SmallTrace();
+  for (size_t i = 0; i < trace.size(); ++i) {
+    for (const char mask : {'\x01', '\x80', '\xff'}) {
+      std::string bad = trace;
+      bad[i] = static_cast<char>(bad[i] ^ mask);
+      const absl::StatusOr<Capture> c =
+          pf::ParsePerfettoTrace(bad, "t.pftrace");
+      if (c.ok()) {
+        Summarize(*c);
+        continue;
+      }
+      const absl::string_view message = c.status().message();
+      EXPECT_THAT(std::string(message.data(), message.size()),
+                  StartsWith("t.pftrace: byte "))
+          << i;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace spanprof::analysis
