@@ -91,8 +91,9 @@ void FlushCounts(ThreadRing& r) noexcept {
     const PendingCount held = r.pending[i];
     const uint64_t value = *held.slot;
     *held.slot = 0;
-    const SideRecord record{position, kSideCounter, held.id, value, 0};
-    if (!AppendSide(r, record)) r.CountDroppedArg();
+    if (!AppendSide(r, position, kSideCounter, held.id, value)) {
+      r.CountDroppedArg();
+    }
   }
 }
 

@@ -828,7 +828,7 @@ void AddArgRecord(SiteStatic& key, uint32_t kind, uint64_t bits) noexcept {
   if (r->dropped_open > 0) return;  // the innermost span was dropped
   const UncountedAllocations uncounted;
   const uint32_t key_id = InternStatic(key);
-  if (!AppendSide(*r, SideRecord{r->Position(), kind, key_id, bits, 0})) {
+  if (!AppendSide(*r, r->Position(), kind, key_id, bits)) {
     r->CountDroppedArg();
   }
 }

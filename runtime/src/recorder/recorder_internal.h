@@ -214,14 +214,27 @@ class UncountedAllocations {
 // Appends a side record to the calling thread's ring `r`; false when the
 // side budget is used up. May take `r.mu` (never call it holding that).
 bool AppendSideSlow(ThreadRing& r, const SideRecord& record);
-inline bool AppendSide(ThreadRing& r, const SideRecord& record) {
+// The fast path stores the fields one by one: copying a record assembled on
+// the stack reads it back with wide loads that straddle its narrower stores,
+// and the failed store forwarding cost more than the rest of the append.
+inline bool AppendSide(ThreadRing& r, uint64_t position, uint32_t kind,
+                       uint32_t key, uint64_t value, uint64_t side = 0) {
   const uint64_t n = r.side_published.load(std::memory_order_relaxed);
   if (SPANPROF_LIKELY(n < r.side_capacity && !r.side_wrapped)) {
-    r.side[n] = record;
+    SideRecord& d = r.side[n];
+    d.position = position;
+    d.kind = kind;
+    d.key = key;
+    d.value = value;
+    d.side = side;
     r.side_published.store(n + 1, std::memory_order_release);
     return true;
   }
-  return AppendSideSlow(r, record);
+  return AppendSideSlow(r, SideRecord{position, kind, key, value, side});
+}
+inline bool AppendSide(ThreadRing& r, const SideRecord& record) {
+  return AppendSide(r, record.position, record.kind, record.key, record.value,
+                    record.side);
 }
 
 // Named counters (counters.cc). The process's counter names, by id - 1.
