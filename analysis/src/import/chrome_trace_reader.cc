@@ -291,14 +291,14 @@ class ChromeTraceReader {
       value& arg = field.value();
       if (arg.type().get(type) != simdjson::SUCCESS) continue;
       if (type == json_type::string) {
-        if (key == options_.group_by_arg || key == "name") {
-          SPANPROF_ASSIGN_OR_RETURN(std::string_view text,
-                                    json_.String(arg, path.Field(key)));
-          if (key == options_.group_by_arg && !event_.group_value) {
-            event_.group_value = text;
-          }
-          if (key == "name" && !event_.meta_name) event_.meta_name = text;
+        // Every string is read (unescaped), whether used or not, so that
+        // what is accepted does not depend on the grouping argument.
+        SPANPROF_ASSIGN_OR_RETURN(std::string_view text,
+                                  json_.String(arg, path.Field(key)));
+        if (key == options_.group_by_arg && !event_.group_value) {
+          event_.group_value = text;
         }
+        if (key == "name" && !event_.meta_name) event_.meta_name = text;
       } else if (type == json_type::number) {
         AddNumericArg(key, arg);
       }
