@@ -605,11 +605,15 @@ void Nest(std::vector<Span>& spans) {
     span.depth = static_cast<uint32_t>(stack.size());
     stack.push_back(i);
   }
-  std::stable_sort(spans.begin(), spans.end(),
-                   [](const Span& a, const Span& b) {
-                     return std::tie(a.thread, a.start_ns, a.depth) <
-                            std::tie(b.thread, b.start_ns, b.depth);
-                   });
+  // The capture's order: (thread, start, depth). Only spans that overlap
+  // without nesting can break it.
+  const auto capture_order = [](const Span& a, const Span& b) {
+    return std::tie(a.thread, a.start_ns, a.depth) <
+           std::tie(b.thread, b.start_ns, b.depth);
+  };
+  if (!std::is_sorted(spans.begin(), spans.end(), capture_order)) {
+    std::stable_sort(spans.begin(), spans.end(), capture_order);
+  }
 }
 
 // Threads with spans, by (pid, tid). With one process a thread is named by

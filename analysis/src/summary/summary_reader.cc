@@ -164,6 +164,30 @@ class SummaryReader {
     return version;
   }
 
+  absl::Status ReadSource(value& v, const JsonPath& p, Summary& s) {
+    SPANPROF_ASSIGN_OR_RETURN(std::string_view text, json_.String(v, p));
+    if (text != kSourceSpanprof && text != kSourceChromeTrace) {
+      return json_.Error(p, Cat("expected \"", kSourceSpanprof, "\" or \"",
+                                kSourceChromeTrace, "\", got ", Quote(text)));
+    }
+    s.source = std::string(text);
+    return absl::OkStatus();
+  }
+
+  // "unknown" is a foreign capture's clock (version 3; CheckInvariants()
+  // checks that it goes with a foreign source).
+  absl::Status ReadClock(value& v, const JsonPath& p, Summary& s) {
+    SPANPROF_ASSIGN_OR_RETURN(std::string_view text, json_.String(v, p));
+    if (text != "tsc" && text != "monotonic" &&
+        (version_ < 3 || text != kClockUnknown)) {
+      return json_.Error(
+          p, Cat("expected \"tsc\" or \"monotonic\"",
+                 version_ < 3 ? "" : " or \"unknown\"", ", got ", Quote(text)));
+    }
+    s.clock = std::string(text);
+    return absl::OkStatus();
+  }
+
   absl::Status ReadRootField(size_t field, value& v, const JsonPath& p,
                              Summary& s) {
     switch (static_cast<SummaryField>(field)) {
@@ -177,29 +201,10 @@ class SummaryReader {
                                   json_.Int(v, p, INT64_MIN, INT64_MAX));
         return absl::OkStatus();
       }
-      case kRootSource: {
-        SPANPROF_ASSIGN_OR_RETURN(std::string_view text, json_.String(v, p));
-        if (text != kSourceSpanprof && text != kSourceChromeTrace) {
-          return json_.Error(p,
-                             Cat("expected \"", kSourceSpanprof, "\" or \"",
-                                 kSourceChromeTrace, "\", got ", Quote(text)));
-        }
-        s.source = std::string(text);
-        return absl::OkStatus();
-      }
-      case kRootClock: {
-        SPANPROF_ASSIGN_OR_RETURN(std::string_view text, json_.String(v, p));
-        // "unknown" is a foreign capture's (version 3; CheckInvariants()
-        // checks that it goes with a foreign source).
-        if (text != "tsc" && text != "monotonic" &&
-            (version_ < 3 || text != kClockUnknown)) {
-          return json_.Error(p, Cat("expected \"tsc\" or \"monotonic\"",
-                                    version_ < 3 ? "" : " or \"unknown\"",
-                                    ", got ", Quote(text)));
-        }
-        s.clock = std::string(text);
-        return absl::OkStatus();
-      }
+      case kRootSource:
+        return ReadSource(v, p, s);
+      case kRootClock:
+        return ReadClock(v, p, s);
       case kRootProcessName: {
         SPANPROF_ASSIGN_OR_RETURN(std::string_view text, json_.String(v, p));
         s.process_name = std::string(text);
