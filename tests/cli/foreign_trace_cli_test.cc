@@ -170,6 +170,13 @@ TEST(ForeignTraceCliTest, MalformedTracesExitTwoWithAPath) {
   EXPECT_EQ(r.exit_code, 2);
 }
 
+// validate checks spanprof's own traces; it says what a foreign one is.
+TEST(ForeignTraceCliTest, ValidateSaysATraceIsForeign) {
+  const ProcessResult r = Spanprof({"validate", Data("node-trace.json")});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.out, HasSubstr("a foreign Chrome trace"));
+}
+
 TEST(ForeignTraceCliTest, IncompleteForeignTracesAreSaidSo) {
   const ProcessResult r = Spanprof({"report", Data("unmatched.json")});
   ASSERT_EQ(r.exit_code, 0) << r.err;

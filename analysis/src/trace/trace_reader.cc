@@ -745,7 +745,9 @@ class TraceReader {
     }
     if (walked && !has_metadata) {
       return json_.Error(path,
-                         "missing field \"metadata\" (not a spanprof trace)");
+                         "missing field \"metadata\" (not a spanprof trace; "
+                         "a foreign Chrome trace, which the commands that "
+                         "read traces read, but validate does not check)");
     }
     if (has_metadata && !schema.has_value()) {
       return json_.Error(path.Field("metadata"),
