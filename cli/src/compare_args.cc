@@ -23,6 +23,7 @@ constexpr internal::FlagSpec kCompareFlags[] = {
     {"--allow-incomplete", "", false, ""},
     {"--confidence", "", true, "C"},
     {"--fail-on-unknown", "", false, ""},
+    {"--group-by-arg", "", true, "ARG"},
 };
 
 }  // namespace
@@ -89,6 +90,13 @@ absl::StatusOr<CompareArgs> ParseCompareArgs(
           *text));
     }
     out.policy.confidence = confidence;
+  }
+  if (std::optional<std::string> arg = flags->Value("--group-by-arg")) {
+    if (arg->empty()) {
+      return absl::InvalidArgumentError(
+          "--group-by-arg: the argument name is empty");
+    }
+    out.group_by_arg = *arg;
   }
   out.policy.fail_on_unknown = flags->Has("--fail-on-unknown");
   out.policy.fail_on_new = flags->Has("--fail-on-new");

@@ -12,6 +12,7 @@
 #include "spanprof/analysis/summary.h"
 #include "spanprof/cli/compare_args.h"
 #include "spanprof/cli/router.h"
+#include "trace_input.h"
 
 namespace spanprof::cli::internal {
 
@@ -87,10 +88,10 @@ int RunCompare(const std::vector<std::string>& args, const CommandIo& io) {
   if (!runs.ok()) return Failure(io, "compare", runs.status());
   if (runs->has_value()) return Report(**runs, *parsed, io);
   absl::StatusOr<analysis::Summary> base =
-      analysis::ReadSummary(parsed->base_path);
+      ReadSummaryOrTrace(parsed->base_path, parsed->group_by_arg, io);
   if (!base.ok()) return Failure(io, "compare", base.status());
   absl::StatusOr<analysis::Summary> candidate =
-      analysis::ReadSummary(parsed->candidate_path);
+      ReadSummaryOrTrace(parsed->candidate_path, parsed->group_by_arg, io);
   if (!candidate.ok()) return Failure(io, "compare", candidate.status());
 
   absl::StatusOr<analysis::Comparison> comparison =

@@ -9,14 +9,15 @@
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/table.h"
-#include "spanprof/analysis/trace.h"
 #include "spanprof/analysis/validate.h"
 #include "spanprof/cli/router.h"
+#include "trace_input.h"
 
 namespace spanprof::cli::internal {
 
 int RunReport(const std::vector<std::string>& args, const CommandIo& io) {
-  absl::StatusOr<ParsedFlags> flags = ParseFlags(args, {});
+  constexpr FlagSpec kFlags[] = {kGroupByArgFlag};
+  absl::StatusOr<ParsedFlags> flags = ParseFlags(args, kFlags);
   if (!flags.ok()) return UsageError(io, "report", flags.status());
   if (flags->positionals.size() != 1) {
     return UsageError(
@@ -41,7 +42,8 @@ int RunReport(const std::vector<std::string>& args, const CommandIo& io) {
     summary = *std::move(parsed);
     options.summary_path = path;
   } else {
-    absl::StatusOr<Capture> capture = analysis::ParseTrace(*text, path);
+    absl::StatusOr<Capture> capture = ParseTraceText(
+        *text, path, flags->Value("--group-by-arg").value_or(""), io);
     if (!capture.ok()) return Failure(io, "report", capture.status());
     summary = analysis::Summarize(*capture);
     options.trace_path = path;

@@ -20,7 +20,7 @@ constexpr Command kCommands[] = {
      "compare BASE CAND [--metric M] [--absolute-tolerance NS] "
      "[--relative-tolerance-bps BPS] [--json OUT] [--fail-on-new] "
      "[--fail-on-missing] [--allow-incomplete] [--confidence C] "
-     "[--fail-on-unknown]",
+     "[--fail-on-unknown] [--group-by-arg ARG]",
      "regression gate: compare two summaries (or two directories of runs)",
      R"(Compares the rows of two summaries, matched by their full key (name +
 phase + module + activity), on one metric. A row REGRESSES only when the
@@ -30,7 +30,9 @@ increase Δ = CAND − BASE exceeds both tolerances:
 is the mirror image; anything else is within tolerance. Keys only in CAND are
 "new", keys only in BASE "missing"; they fail the gate only with the
 --fail-on-* switches. Allocation metrics are "not_measured" when either side
-did not measure allocations.
+did not measure allocations. BASE and CAND may also be traces (spanprof's
+own, or foreign Chrome Trace Event files such as clang -ftime-trace output):
+they are summarized first.
 
 Repeated runs: when BASE or CAND is a directory, each spanprof summary in it
 (*.json declaring schema spanprof.summary; other files are skipped with a
@@ -67,6 +69,10 @@ Options:
                                 between 0.5 and 1, default 0.95
   --fail-on-unknown             repeated runs: fail on rows the runs cannot
                                 decide
+  --group-by-arg ARG            foreign Chrome traces: key spans that have a
+                                string argument ARG by "NAME [ARG=value]"
+                                (clang -ftime-trace: --group-by-arg detail
+                                gives a row per source file)
 
 Exit: 0 pass, 1 regression (or --fail-on-* policy failure), 2 usage error or
 unreadable, invalid or incomplete summary, or a directory with no summary.
@@ -76,12 +82,22 @@ Example:
       --absolute-tolerance 500000 --relative-tolerance-bps 1000 --json cmp.json
 )",
      RunCompare},
-    {"report", "report FILE", "print the table of a summary or a trace",
+    {"report", "report FILE [--group-by-arg ARG]",
+     "print the table of a summary or a trace",
      R"(Prints the console table (the one a session prints at its end) from a
 summary, or from a trace by summarizing it first. The kind of FILE is detected
-from its content; .json.gz traces are read too. Named counters get a column
+from its content; .json.gz traces are read too, and so are foreign Chrome
+Trace Event files (clang -ftime-trace, node --trace-events-enabled, Chrome):
+their X and B/E events are the spans, and what else they hold is skipped with
+a note on stderr. Named counters get a column
 each (the three largest; inclusive totals); heavy-tailed rows are marked
 "heavy", with a note on what to do next (a size argument, spanprof scaling).
+
+Options:
+  --group-by-arg ARG            foreign Chrome traces: key spans that have a
+                                string argument ARG by "NAME [ARG=value]"
+                                (clang -ftime-trace: --group-by-arg detail
+                                gives a row per source file)
 
 Exit: 0 printed, 2 usage error or unreadable or invalid file.
 
@@ -103,15 +119,18 @@ Example:
   spanprof validate build/spanprof-trace.json
 )",
      RunValidate},
-    {"summarize", "summarize TRACE [-o SUMMARY]",
+    {"summarize", "summarize TRACE [-o SUMMARY] [--group-by-arg ARG]",
      "recompute the summary from a trace",
      R"(Reads a trace (plain or .json.gz) and writes its spanprof.summary
 document: the same summary the session wrote, field for field. Without -o the
 summary goes to stdout; with -o it is written atomically (temporary file +
-rename), creating parent directories.
+rename), creating parent directories. A foreign Chrome trace gives a summary
+with "source": "chrome-trace" (notes on what was skipped go to stderr).
 
 Options:
   -o, --output SUMMARY   where to write the summary
+  --group-by-arg ARG     foreign Chrome traces: key spans that have a string
+                         argument ARG by "NAME [ARG=value]"
 
 Exit: 0 written, 2 usage error, unreadable or invalid trace, or write error.
 
@@ -119,7 +138,7 @@ Example:
   spanprof summarize build/spanprof-trace.json -o build/summary-again.json
 )",
      RunSummarize},
-    {"folded", "folded TRACE [-o OUT]",
+    {"folded", "folded TRACE [-o OUT] [--group-by-arg ARG]",
      "folded stacks for flamegraph.pl / speedscope",
      R"(Writes one line per distinct stack, "root;child;leaf SELF_NS", summed
 over equal stacks, sorted, leaving out stacks with no self time. Stacks follow
@@ -129,7 +148,9 @@ because flamegraph.pl and speedscope split on ';' unconditionally, a ';' in a
 name is written as ':'.
 
 Options:
-  -o, --output OUT   where to write the stacks (default stdout)
+  -o, --output OUT     where to write the stacks (default stdout)
+  --group-by-arg ARG   foreign Chrome traces: frames of spans with a string
+                       argument ARG are "NAME [ARG=value]"
 
 Exit: 0 written, 2 usage error, unreadable or invalid trace, or write error.
 
@@ -194,7 +215,7 @@ Example:
      RunPlot},
     {"scaling",
      "scaling TRACE... [--size ARG] [--json OUT] [--baseline TRACE...] "
-     "[--margin M] [--fail-on-unknown]",
+     "[--margin M] [--fail-on-unknown] [--group-by-arg ARG]",
      "does a phase cost more per unit of size as sizes grow? (and the gate)",
      R"(For every group of spans (name + tags) with a numeric size argument
 (SPANPROF_ARG("bytes", n)), puts the spans in power-of-2 size buckets and
@@ -216,6 +237,8 @@ Options:
                        too, on the sizes both sides have
   --margin M           the gate's margin on the exponent (default 0.15)
   --fail-on-unknown    groups the gate cannot decide fail too
+  --group-by-arg ARG   foreign Chrome traces: group spans by a string
+                       argument too ("NAME [ARG=value]")
 
 Exit: 0 analysed (also when no group is sized: a note says so), 1 the
 gate found a rise (or an unknown group with --fail-on-unknown), 2 usage

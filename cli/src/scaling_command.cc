@@ -15,6 +15,7 @@
 #include "spanprof/analysis/scaling.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/cli/router.h"
+#include "trace_input.h"
 
 namespace spanprof::cli::internal {
 namespace {
@@ -26,6 +27,7 @@ constexpr FlagSpec kFlags[] = {
     {"--json", "", true, "OUT"},
     {"--margin", "", true, "M"},
     {"--fail-on-unknown", "", false, ""},
+    kGroupByArgFlag,
 };
 
 // The words after `--baseline` up to the next flag are the baseline traces;
@@ -69,11 +71,17 @@ struct LoadedTraces {
   std::vector<analysis::NamedCapture> named;
 };
 
-absl::StatusOr<LoadedTraces> LoadTraces(const std::vector<std::string>& paths) {
+// With `io`, foreign traces are grouped by `group_by_arg` and the reader's
+// notes are printed.
+absl::StatusOr<LoadedTraces> LoadTraces(const std::vector<std::string>& paths,
+                                        const std::string& group_by_arg = "",
+                                        const CommandIo* io = nullptr) {
   LoadedTraces loaded;
   loaded.captures.reserve(paths.size());
   for (const std::string& path : paths) {
-    absl::StatusOr<Capture> capture = analysis::ReadTrace(path);
+    absl::StatusOr<Capture> capture =
+        io == nullptr ? analysis::ReadTrace(path)
+                      : ReadTraceFile(path, group_by_arg, *io);
     if (!capture.ok()) return capture.status();
     loaded.captures.push_back(*std::move(capture));
   }
@@ -137,7 +145,9 @@ int RunScaling(const std::vector<std::string>& args, const CommandIo& io) {
     if (!parsed.ok()) return UsageError(io, kCommand, parsed.status());
     margin = *parsed;
   }
-  absl::StatusOr<LoadedTraces> cand = LoadTraces(flags->positionals);
+  const std::string group_by_arg = flags->Value("--group-by-arg").value_or("");
+  absl::StatusOr<LoadedTraces> cand =
+      LoadTraces(flags->positionals, group_by_arg, &io);
   if (!cand.ok()) return Failure(io, kCommand, cand.status());
   absl::StatusOr<analysis::ScalingReport> report =
       analysis::AnalyzeScaling(cand->named, options);
@@ -149,7 +159,8 @@ int RunScaling(const std::vector<std::string>& args, const CommandIo& io) {
     if (!written.ok()) return Failure(io, kCommand, written);
   }
   if (!split.has_baseline) return kExitPass;
-  absl::StatusOr<LoadedTraces> base = LoadTraces(split.baseline);
+  absl::StatusOr<LoadedTraces> base =
+      LoadTraces(split.baseline, group_by_arg, &io);
   if (!base.ok()) return Failure(io, kCommand, base.status());
   io.out << "\n";
   return RunGate(*base, *cand, options, margin, flags->Has("--fail-on-unknown"),

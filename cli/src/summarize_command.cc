@@ -8,13 +8,14 @@
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/folded.h"
 #include "spanprof/analysis/summary.h"
-#include "spanprof/analysis/trace.h"
 #include "spanprof/cli/router.h"
+#include "trace_input.h"
 
 namespace spanprof::cli::internal {
 namespace {
 
-constexpr FlagSpec kOutputFlags[] = {{"--output", "-o", true, "OUT"}};
+constexpr FlagSpec kOutputFlags[] = {{"--output", "-o", true, "OUT"},
+                                     kGroupByArgFlag};
 
 // Reads the one TRACE argument, renders it with `render`, writes the result
 // to -o or stdout.
@@ -35,7 +36,8 @@ int TraceToOutput(std::string_view command,
   if (output.has_value() && output->empty()) {
     return UsageError(io, command, "-o: the output path is empty");
   }
-  absl::StatusOr<Capture> capture = analysis::ReadTrace(flags->positionals[0]);
+  absl::StatusOr<Capture> capture = ReadTraceFile(
+      flags->positionals[0], flags->Value("--group-by-arg").value_or(""), io);
   if (!capture.ok()) return Failure(io, command, capture.status());
   const std::string text = render(*capture);
   if (!output.has_value()) {

@@ -53,6 +53,16 @@ TEST(FuzzRegressionTest, PerfettoReader) {
   }
 }
 
+TEST(FuzzRegressionTest, ChromeTraceReader) {
+  const std::vector<std::filesystem::path> files =
+      Inputs("chrome_trace_reader_fuzzer");
+  ASSERT_GE(files.size(), 5u);
+  for (const auto& file : files) {
+    EXPECT_TRUE(ChromeTraceReaderHolds(testing::ReadText(file.string())))
+        << file;
+  }
+}
+
 TEST(FuzzRegressionTest, CompareArgs) {
   const std::vector<std::filesystem::path> files =
       Inputs("compare_args_fuzzer");
@@ -71,17 +81,14 @@ TEST(FuzzRegressionTest, SeedsAreAccepted) {
         analysis::ParseSummary(testing::ReadText(file.string()), "seed").ok())
         << file;
   }
-  for (const auto& file : Inputs("perfetto_reader_fuzzer")) {
-    if (file.string().find("/corpus/") == std::string::npos) continue;
-    EXPECT_TRUE(
-        analysis::ParseTrace(testing::ReadText(file.string()), "seed").ok())
-        << file;
-  }
-  for (const auto& file : Inputs("trace_reader_fuzzer")) {
-    if (file.string().find("/corpus/") == std::string::npos) continue;
-    EXPECT_TRUE(
-        analysis::ParseTrace(testing::ReadText(file.string()), "seed").ok())
-        << file;
+  for (const char* target : {"trace_reader_fuzzer", "perfetto_reader_fuzzer",
+                             "chrome_trace_reader_fuzzer"}) {
+    for (const auto& file : Inputs(target)) {
+      if (file.string().find("/corpus/") == std::string::npos) continue;
+      EXPECT_TRUE(
+          analysis::ParseTrace(testing::ReadText(file.string()), "seed").ok())
+          << file;
+    }
   }
 }
 

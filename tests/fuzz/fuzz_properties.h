@@ -5,6 +5,7 @@
 #ifndef SPANPROF_TESTS_FUZZ_FUZZ_PROPERTIES_H_
 #define SPANPROF_TESTS_FUZZ_FUZZ_PROPERTIES_H_
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,14 +37,27 @@ inline bool SummaryReaderHolds(std::string_view data) {
   return *again == *summary;
 }
 
+// What every capture read from a trace satisfies: its summary (and its
+// JSON) reads back, and folded stacks never crash.
+inline bool CaptureConsumersHold(const Capture& capture) {
+  const analysis::Summary summary = analysis::Summarize(capture);
+  absl::StatusOr<analysis::Summary> back =
+      analysis::ParseSummary(analysis::SummaryToJson(summary), "fuzz-summary");
+  if (!back.ok() || back->source != capture.source) return false;
+  analysis::FoldedStacks(capture);
+  return true;
+}
+
 // The strict trace reader and everything that consumes its capture
-// (validation, the summary, folded stacks) never crash; an accepted trace
-// survives a round trip through the writer (compared as text, so NaN
-// arguments compare equal) and its summary reads back.
+// (validation, the summary, folded stacks) never crash; an accepted trace of
+// spanprof's survives a round trip through the writer (compared as text, so
+// NaN arguments compare equal) and its summary reads back. (A foreign trace
+// the fuzzer reaches is held to chrome_trace_reader_fuzzer's properties.)
 inline bool TraceReaderHolds(std::string_view data) {
   analysis::ValidateArtifact(data, "fuzz");
   absl::StatusOr<Capture> capture = analysis::ParseTrace(data, "fuzz");
   if (!capture.ok()) return true;
+  if (capture->source != "spanprof") return CaptureConsumersHold(*capture);
   const std::string written = analysis::TraceToJson(*capture);
   absl::StatusOr<Capture> again = analysis::ParseTrace(written, "fuzz-again");
   if (!again.ok() || analysis::TraceToJson(*again) != written) return false;
@@ -82,6 +96,31 @@ inline bool PerfettoReaderHolds(std::string_view data) {
   }
   analysis::FoldedStacks(*capture);
   return true;
+}
+
+// The foreign Chrome trace reader never crashes; what it accepts is a
+// consistent capture: every index in range, times within the window and
+// never backwards; its summary reads back with the source, and reading with
+// a grouping argument never changes how many spans there are.
+inline bool ChromeTraceReaderHolds(std::string_view data) {
+  std::vector<std::string> notes;
+  absl::StatusOr<Capture> capture =
+      analysis::ParseTrace(data, "fuzz", {.notes = &notes});
+  if (!capture.ok()) return true;
+  if (capture->source == "spanprof") return TraceReaderHolds(data);
+  for (const Span& span : capture->spans) {
+    if (span.site >= capture->sites.size() ||
+        span.thread >= capture->threads.size() ||
+        uint64_t{span.first_arg} + span.arg_count > capture->args.size() ||
+        span.end_ns < span.start_ns || span.start_ns < 0 ||
+        span.end_ns > capture->window_ns) {
+      return false;
+    }
+  }
+  if (!CaptureConsumersHold(*capture)) return false;
+  absl::StatusOr<Capture> grouped =
+      analysis::ParseTrace(data, "fuzz", {.group_by_arg = "detail"});
+  return grouped.ok() && grouped->spans.size() == capture->spans.size();
 }
 
 // The compare argument parser never crashes, and a command line it accepts

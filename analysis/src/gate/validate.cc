@@ -250,6 +250,11 @@ absl::StatusOr<ArtifactKind> DetectArtifactKind(std::string_view json,
   if (internal::perfetto::LooksLikeProtobufTrace(json)) {
     return ArtifactKind::kTrace;
   }
+  // A bare array of events is a (foreign) Chrome trace.
+  const size_t first = json.find_first_not_of(" \t\r\n");
+  if (first != std::string_view::npos && json[first] == '[') {
+    return ArtifactKind::kTrace;
+  }
   const internal::StrictJson strict(source);
   internal::ParsedDocument document(json);
   SPANPROF_ASSIGN_OR_RETURN(simdjson::ondemand::object root,

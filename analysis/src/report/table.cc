@@ -291,23 +291,35 @@ void AppendNotes(std::string* out, const Summary& summary,
       "` to see whether its cost grows faster than its size\n");
 }
 
+// The two lines of totals: spans and time, then the process resources (or,
+// for a foreign trace, where it came from).
+void AppendTotals(std::string* out, const Summary& summary) {
+  const ProcessResources& res = summary.process_resources;
+  absl::StrAppend(out, "spanprof: ", summary.event_count, " events, ",
+                  summary.thread_count, " threads, window ",
+                  FormatDuration(summary.window_ns), ", recorded thread time ",
+                  FormatDuration(summary.recorded_thread_time_ns), ", ",
+                  summary.recorded_heartbeats, " heartbeats\n");
+  if (summary.source != "spanprof") {
+    // A foreign trace: no process resources, heartbeats or overhead.
+    absl::StrAppend(out, "Source: ", summary.source, " (process ",
+                    Printable(summary.process_name), ")\n");
+  } else {
+    absl::StrAppend(
+        out, "Process resources: user CPU ", res.user_cpu_ns / 1'000'000,
+        " ms, system CPU ", res.system_cpu_ns / 1'000'000, " ms, peak RSS ",
+        res.peak_rss_kib, " KiB, context switches ",
+        res.voluntary_context_switches + res.involuntary_context_switches,
+        "\n");
+  }
+}
+
 }  // namespace
 
 std::string FormatTable(const Summary& summary, const TableOptions& options) {
   std::string out;
   out.reserve(512 + summary.rows.size() * 112);
-  const ProcessResources& res = summary.process_resources;
-  absl::StrAppend(&out, "spanprof: ", summary.event_count, " events, ",
-                  summary.thread_count, " threads, window ",
-                  FormatDuration(summary.window_ns), ", recorded thread time ",
-                  FormatDuration(summary.recorded_thread_time_ns), ", ",
-                  summary.recorded_heartbeats, " heartbeats\n");
-  absl::StrAppend(
-      &out, "Process resources: user CPU ", res.user_cpu_ns / 1'000'000,
-      " ms, system CPU ", res.system_cpu_ns / 1'000'000, " ms, peak RSS ",
-      res.peak_rss_kib, " KiB, context switches ",
-      res.voluntary_context_switches + res.involuntary_context_switches, "\n");
-
+  AppendTotals(&out, summary);
   AppendWarnings(&out, summary);
   out += '\n';
   const ExtraColumns extra = ChooseExtraColumns(summary);

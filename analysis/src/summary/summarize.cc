@@ -11,6 +11,7 @@
 // that both paths agree.
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
@@ -363,7 +364,10 @@ class RowAccumulator {
 void SummarizeGeneral(const Capture& capture, Summary& summary) {
   const Forest forest(capture);
   const std::vector<SpanTiming> timings = ComputeTimings(capture, forest);
-  summary.validation_issues = ValidateForest(capture, forest);
+  std::vector<ValidationIssue> issues = ValidateForest(capture, forest);
+  summary.validation_issues.insert(summary.validation_issues.end(),
+                                   std::make_move_iterator(issues.begin()),
+                                   std::make_move_iterator(issues.end()));
   RowAccumulator rows(capture);
   for (size_t i = 0; i < capture.spans.size(); ++i) {
     const Span& span = capture.spans[i];
@@ -644,7 +648,9 @@ Canonical SummarizeCanonical(const Capture& capture, Summary& summary,
   return Canonical::kDone;
 }
 
+// Also the import issues, first: issues of span 0 sort before the forest's.
 void CopyCaptureFields(const Capture& capture, Summary& summary) {
+  summary.source = capture.source;
   summary.clock = capture.clock;
   summary.process_name = capture.process_name;
   summary.window_ns = capture.window_ns;
@@ -654,6 +660,9 @@ void CopyCaptureFields(const Capture& capture, Summary& summary) {
   summary.dropped_args = capture.dropped_args;
   summary.overhead_ns_per_span = capture.overhead_ns_per_span;
   summary.process_resources = capture.process_resources;
+  for (const std::string& issue : capture.import_issues) {
+    summary.validation_issues.push_back(ValidationIssue{0, issue});
+  }
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // summary_format.h — the one description of the `spanprof.summary` fields
 // (private to the analysis library): the names and order that
-// `SummaryToJson()` writes (version 2) and the strict reader expects, and
-// which of them version 1 has.
+// `SummaryToJson()` writes (version 3) and the strict reader expects, and
+// which of them versions 1 and 2 have.
 // docs/formats.md ("Summary") explains each field.
 #ifndef SPANPROF_ANALYSIS_SRC_SUMMARY_SUMMARY_FORMAT_H_
 #define SPANPROF_ANALYSIS_SRC_SUMMARY_SUMMARY_FORMAT_H_
@@ -16,6 +16,7 @@ namespace spanprof::analysis::internal {
 enum SummaryField : size_t {
   kRootSchema,
   kRootSchemaVersion,
+  kRootSource,
   kRootClock,
   kRootProcessName,
   kRootEventCount,
@@ -35,9 +36,10 @@ enum SummaryField : size_t {
   kRootValidationIssues,
   kRootRows,
 };
-inline constexpr std::array<std::string_view, 20> kSummaryKeys = {
+inline constexpr std::array<std::string_view, 21> kSummaryKeys = {
     "schema",
     "schema_version",
+    "source",
     "clock",
     "process_name",
     "event_count",
@@ -123,7 +125,40 @@ inline constexpr std::array<std::string_view, 24> kRowKeys = {
 inline constexpr std::array<std::string_view, 2> kRowCounterKeys = {"total",
                                                                     "self"};
 
+// The values of `source` (version 3): spanprof's own captures, and foreign
+// Chrome Trace Event files; and the clock of a foreign capture (whose clock
+// spanprof cannot know).
+inline constexpr std::string_view kSourceSpanprof = "spanprof";
+inline constexpr std::string_view kSourceChromeTrace = "chrome-trace";
+inline constexpr std::string_view kClockUnknown = "unknown";
+
+// The fields of version 2: every field but `source`.
+inline constexpr std::array<size_t, 20> kSummaryV2Fields = {
+    kRootSchema,
+    kRootSchemaVersion,
+    kRootClock,
+    kRootProcessName,
+    kRootEventCount,
+    kRootThreadCount,
+    kRootMaxDepth,
+    kRootWindowNs,
+    kRootRecordedThreadTimeNs,
+    kRootRecordedHeartbeats,
+    kRootEventLimit,
+    kRootOverflowPolicy,
+    kRootDroppedEvents,
+    kRootDroppedArgs,
+    kRootUnfinishedEvents,
+    kRootComplete,
+    kRootOverheadNsPerSpan,
+    kRootProcessResources,
+    kRootValidationIssues,
+    kRootRows,
+};
+
 // The fields of version 1: indexes into kSummaryKeys and kRowKeys, in order.
+// (Its rows are version 2's without the tail shape and counters; version 3's
+// rows are version 2's.)
 inline constexpr std::array<size_t, 19> kSummaryV1Fields = {
     kRootSchema,
     kRootSchemaVersion,

@@ -1,5 +1,6 @@
-// The strict `spanprof.summary` reader: version 2 (the writer's) and
-// version 1 (without the tail shape, counters and `dropped_args`).
+// The strict `spanprof.summary` reader: version 3 (the writer's), version 2
+// (without `source`) and version 1 (also without the tail shape, counters and
+// `dropped_args`).
 //
 // Reading happens in two passes over one parsed document: first the root's
 // `schema` and `schema_version` are checked (so a trace or a future version is
@@ -47,6 +48,7 @@ constexpr std::array<FieldSpec, M> SelectedFields(
 }
 
 constexpr auto kRootFields = RequiredFields(kSummaryKeys);
+constexpr auto kRootFieldsV2 = SelectedFields(kSummaryKeys, kSummaryV2Fields);
 constexpr auto kRootFieldsV1 = SelectedFields(kSummaryKeys, kSummaryV1Fields);
 constexpr auto kIssueFields = RequiredFields(kIssueKeys);
 constexpr auto kKeyFields = RequiredFields(kRowKeyKeys);
@@ -98,6 +100,12 @@ class SummaryReader {
                                 return on_field(kSummaryV1Fields[i], v, p);
                               });
     }
+    if (version_ == 2) {
+      return json_.ReadObject(root, JsonPath::Root(), kRootFieldsV2,
+                              [&](size_t i, value& v, const JsonPath& p) {
+                                return on_field(kSummaryV2Fields[i], v, p);
+                              });
+    }
     return json_.ReadObject(root, JsonPath::Root(), kRootFields, on_field);
   }
 
@@ -137,7 +145,7 @@ class SummaryReader {
         const JsonPath version_path = path.Field("schema_version");
         SPANPROF_ASSIGN_OR_RETURN(
             version, json_.Int(v, version_path, INT64_MIN, INT64_MAX));
-        if (version != 1 && version != kSummarySchemaVersion) {
+        if (version < 1 || version > kSummarySchemaVersion) {
           return json_.Error(version_path,
                              Cat("unsupported schema_version ", version,
                                  " (this reader reads versions 1 to ",
@@ -156,6 +164,30 @@ class SummaryReader {
     return version;
   }
 
+  absl::Status ReadSource(value& v, const JsonPath& p, Summary& s) {
+    SPANPROF_ASSIGN_OR_RETURN(std::string_view text, json_.String(v, p));
+    if (text != kSourceSpanprof && text != kSourceChromeTrace) {
+      return json_.Error(p, Cat("expected \"", kSourceSpanprof, "\" or \"",
+                                kSourceChromeTrace, "\", got ", Quote(text)));
+    }
+    s.source = std::string(text);
+    return absl::OkStatus();
+  }
+
+  // "unknown" is a foreign capture's clock (version 3; CheckInvariants()
+  // checks that it goes with a foreign source).
+  absl::Status ReadClock(value& v, const JsonPath& p, Summary& s) {
+    SPANPROF_ASSIGN_OR_RETURN(std::string_view text, json_.String(v, p));
+    if (text != "tsc" && text != "monotonic" &&
+        (version_ < 3 || text != kClockUnknown)) {
+      return json_.Error(
+          p, Cat("expected \"tsc\" or \"monotonic\"",
+                 version_ < 3 ? "" : " or \"unknown\"", ", got ", Quote(text)));
+    }
+    s.clock = std::string(text);
+    return absl::OkStatus();
+  }
+
   absl::Status ReadRootField(size_t field, value& v, const JsonPath& p,
                              Summary& s) {
     switch (static_cast<SummaryField>(field)) {
@@ -169,16 +201,10 @@ class SummaryReader {
                                   json_.Int(v, p, INT64_MIN, INT64_MAX));
         return absl::OkStatus();
       }
-      case kRootClock: {
-        SPANPROF_ASSIGN_OR_RETURN(std::string_view text, json_.String(v, p));
-        if (text != "tsc" && text != "monotonic") {
-          return json_.Error(p, Cat("expected \"tsc\" or "
-                                    "\"monotonic\", got ",
-                                    Quote(text)));
-        }
-        s.clock = std::string(text);
-        return absl::OkStatus();
-      }
+      case kRootSource:
+        return ReadSource(v, p, s);
+      case kRootClock:
+        return ReadClock(v, p, s);
       case kRootProcessName: {
         SPANPROF_ASSIGN_OR_RETURN(std::string_view text, json_.String(v, p));
         s.process_name = std::string(text);
@@ -608,7 +634,20 @@ class SummaryReader {
     return absl::OkStatus();
   }
 
+  // spanprof knows its own clock, and not a foreign trace's.
+  absl::Status CheckSource(const Summary& s) const {
+    const bool foreign = s.source != kSourceSpanprof;
+    if (foreign != (s.clock == kClockUnknown)) {
+      return json_.Error(JsonPath::Root().Field("clock"),
+                         Cat(Quote(s.clock), " with source ", Quote(s.source),
+                             " (a clock is \"unknown\" exactly when the "
+                             "source is not \"spanprof\")"));
+    }
+    return absl::OkStatus();
+  }
+
   absl::Status CheckInvariants(const Summary& s) const {
+    SPANPROF_RETURN_IF_ERROR(CheckSource(s));
     RowSums sums;
     SPANPROF_RETURN_IF_ERROR(CheckRows(s, sums));
     SPANPROF_RETURN_IF_ERROR(CheckTotals(s, sums));

@@ -1,4 +1,4 @@
-// SummaryToJson() and WriteSummary(): the `spanprof.summary` v2 writer. (The
+// SummaryToJson() and WriteSummary(): the `spanprof.summary` v3 writer. (The
 // strict reader is summary_reader.cc.)
 #include <memory>
 #include <optional>
@@ -27,6 +27,8 @@ void WriteTotals(JsonWriter& w, const Summary& summary) {
   // was read from.
   w.Key(kSummaryKeys[kRootSchemaVersion]);
   w.Int(kSummarySchemaVersion);
+  w.Key(kSummaryKeys[kRootSource]);
+  w.String(summary.source);
   w.Key(kSummaryKeys[kRootClock]);
   w.String(summary.clock);
   w.Key(kSummaryKeys[kRootProcessName]);

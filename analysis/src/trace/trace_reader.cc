@@ -26,6 +26,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "import/chrome_trace_reader.h"
 #include "json/json_writer.h"
 #include "json/strict_json.h"
 #include "perfetto/perfetto_reader.h"
@@ -744,7 +745,9 @@ class TraceReader {
     }
     if (walked && !has_metadata) {
       return json_.Error(path,
-                         "missing field \"metadata\" (not a spanprof trace)");
+                         "missing field \"metadata\" (not a spanprof trace; "
+                         "a foreign Chrome trace, which the commands that "
+                         "read traces read, but validate does not check)");
     }
     if (has_metadata && !schema.has_value()) {
       return json_.Error(path.Field("metadata"),
@@ -1438,18 +1441,34 @@ absl::StatusOr<ParsedTrace> ParseTraceDocument(std::string_view json,
 
 absl::StatusOr<Capture> ParseTrace(std::string_view json,
                                    std::string_view source) {
+  return ParseTrace(json, source, TraceReadOptions());
+}
+
+absl::StatusOr<Capture> ParseTrace(std::string_view json,
+                                   std::string_view source,
+                                   const TraceReadOptions& options) {
   if (LooksLikePerfettoTrace(json)) {
     return internal::perfetto::ParsePerfettoTrace(json, source);
   }
-  SPANPROF_ASSIGN_OR_RETURN(
-      internal::ParsedTrace parsed,
-      internal::TraceReader(source).Read(json, /*keep_events=*/false));
-  return std::move(parsed.capture);
+  absl::StatusOr<internal::ParsedTrace> parsed =
+      internal::TraceReader(source).Read(json, /*keep_events=*/false);
+  // Only a trace that is not spanprof's own is tried as a foreign one (a
+  // broken spanprof trace keeps its error): a rule of the metadata alone.
+  if (!parsed.ok() && internal::IsForeignChromeTrace(json)) {
+    return internal::ReadChromeTrace(json, source, options);
+  }
+  if (!parsed.ok()) return std::move(parsed).status();
+  return std::move(parsed->capture);
 }
 
 absl::StatusOr<Capture> ReadTrace(const std::string& path) {
+  return ReadTrace(path, TraceReadOptions());
+}
+
+absl::StatusOr<Capture> ReadTrace(const std::string& path,
+                                  const TraceReadOptions& options) {
   SPANPROF_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
-  return ParseTrace(text, path);
+  return ParseTrace(text, path, options);
 }
 
 }  // namespace spanprof::analysis

@@ -121,12 +121,17 @@ struct SiteDrops {
   friend bool operator==(const SiteDrops&, const SiteDrops&) = default;
 };
 
-// `Capture` is one finished session.
+// `Capture` is one finished session, or a trace read by analysis.
 struct Capture {
+  // Where the capture came from: "spanprof" (the runtime, which never changes
+  // it, and spanprof's own traces) or "chrome-trace" (a foreign Chrome Trace
+  // Event file read by analysis; docs/formats.md, "Foreign Chrome traces").
+  // The summary records it as `source`.
+  std::string source = "spanprof";
   std::string spanprof_version;
   std::string process_name;
   int64_t pid = 0;
-  std::string clock;  // "tsc" or "monotonic"
+  std::string clock;  // "tsc" or "monotonic" ("unknown" for a foreign trace)
   // Wall-clock (Unix epoch, ns) time of the session start.
   int64_t wall_clock_anchor_ns = 0;
   // Session length: start to stop, ns.
@@ -152,6 +157,11 @@ struct Capture {
   std::vector<Site> sites;
   std::vector<Span> spans;  // sorted by (thread, start_ns, depth)
   std::vector<SpanArg> args;
+  // Problems a reader of a foreign trace found that no span shows (an end
+  // event with nothing open, an X event with a negative duration), each
+  // naming its place in the file. Analysis reports them as validation issues
+  // of span 0. The runtime never sets them.
+  std::vector<std::string> import_issues;
 
   friend bool operator==(const Capture&, const Capture&) = default;
 };

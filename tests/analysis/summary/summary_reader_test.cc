@@ -207,9 +207,54 @@ TEST(SummaryReaderRejectsTest, WrongSchema) {
 
 TEST(SummaryReaderRejectsTest, WrongSchemaVersion) {
   ExpectRejected(
-      Replace(CleanJson(), "\"schema_version\": 2", "\"schema_version\": 3"),
-      "$.schema_version: unsupported schema_version 3 (this reader reads "
-      "versions 1 to 2)");
+      Replace(CleanJson(), "\"schema_version\": 3", "\"schema_version\": 4"),
+      "$.schema_version: unsupported schema_version 4 (this reader reads "
+      "versions 1 to 3)");
+}
+
+TEST(SummaryReaderRejectsTest, Version3NeedsASource) {
+  ExpectRejected(Replace(CleanJson(), "\"source\": \"spanprof\",\n", ""),
+                 "$: missing field \"source\"");
+  ExpectRejected(
+      Replace(CleanJson(), "\"source\": \"spanprof\"", "\"source\": \"otlp\""),
+      "$.source: expected \"spanprof\" or \"chrome-trace\", got "
+      "\"otlp\"");
+}
+
+// A foreign trace's clock is "unknown", and only a foreign trace's.
+TEST(SummaryReaderRejectsTest, ClockUnknownGoesWithAForeignSource) {
+  ExpectRejected(Replace(CleanJson(), "\"clock\": \"monotonic\"",
+                         "\"clock\": \"unknown\""),
+                 "$.clock: \"unknown\" with source \"spanprof\"");
+  ExpectRejected(Replace(CleanJson(), "\"source\": \"spanprof\"",
+                         "\"source\": \"chrome-trace\""),
+                 "$.clock: \"monotonic\" with source \"chrome-trace\"");
+  const std::string foreign =
+      Replace(Replace(CleanJson(), "\"source\": \"spanprof\"",
+                      "\"source\": \"chrome-trace\""),
+              "\"clock\": \"monotonic\"", "\"clock\": \"unknown\"");
+  absl::StatusOr<Summary> parsed = ParseSummary(foreign, kSource);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->source, "chrome-trace");
+  EXPECT_EQ(parsed->clock, "unknown");
+}
+
+// Version 2 has no source (read as "spanprof") and no "unknown" clock.
+TEST(SummaryReaderRejectsTest, Version2HasNoSource) {
+  const std::string v2 = Replace(
+      Replace(CleanJson(), "\"schema_version\": 3", "\"schema_version\": 2"),
+      "\"source\": \"spanprof\",\n", "");
+  absl::StatusOr<Summary> parsed = ParseSummary(v2, kSource);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->schema_version, 2);
+  EXPECT_EQ(parsed->source, "spanprof");
+  ExpectRejected(Replace(Replace(CleanJson(), "\"schema_version\": 3",
+                                 "\"schema_version\": 2"),
+                         "\"source\": \"spanprof\",", "\"source\": 1,"),
+                 "$: unknown field \"source\"");
+  ExpectRejected(
+      Replace(v2, "\"clock\": \"monotonic\"", "\"clock\": \"unknown\""),
+      "$.clock: expected \"tsc\" or \"monotonic\", got");
 }
 
 TEST(SummaryReaderRejectsTest, MissingSchema) {
@@ -361,7 +406,8 @@ TEST(SummaryReaderRejectsTest, ArrayForRows) {
 TEST(SummaryReaderRejectsTest, UnknownClock) {
   ExpectRejected(
       Replace(CleanJson(), "\"clock\": \"monotonic\"", "\"clock\": \"cpu\""),
-      "$.clock: expected \"tsc\" or \"monotonic\", got \"cpu\"");
+      "$.clock: expected \"tsc\" or \"monotonic\" or \"unknown\", got "
+      "\"cpu\"");
 }
 
 TEST(SummaryReaderRejectsTest, UnknownOverflowPolicy) {

@@ -87,7 +87,7 @@ Row& RowNamed(Summary& summary, std::string_view name) {
 
 TEST(SummaryV2Test, WritesVersion2WithTheNewFields) {
   const std::string json = Json();
-  EXPECT_THAT(json, HasSubstr("\"schema_version\": 2,"));
+  EXPECT_THAT(json, HasSubstr("\"schema_version\": 3,"));
   EXPECT_THAT(json,
               HasSubstr("\"dropped_events\": 0,\n  \"dropped_args\": 0,"));
   EXPECT_THAT(json, HasSubstr("\"tail_ratio\": 1000.0,"));
@@ -137,11 +137,11 @@ TEST(SummaryV2Test, ReadsVersion1Files) {
       EXPECT_EQ(*row.tail_ratio, static_cast<double>(row.p99_ns) /
                                      static_cast<double>(row.median_ns));
     }
-    // Written again, it is a version 2 document with the same content.
+    // Written again, it is a current-version document with the same content.
     absl::StatusOr<Summary> again =
         ParseSummary(SummaryToJson(*summary), kSource);
     ASSERT_TRUE(again.ok()) << again.status();
-    EXPECT_EQ(again->schema_version, 2);
+    EXPECT_EQ(again->schema_version, kSummarySchemaVersion);
     again->schema_version = 1;
     EXPECT_EQ(*again, *summary);
   }

@@ -42,7 +42,8 @@ TEST(SummaryWriterTest, MatchesTheGoldenDocument) {
   const std::string json = SummaryToJson(Summarize(TinyCapture()));
   EXPECT_EQ(json, R"({
   "schema": "spanprof.summary",
-  "schema_version": 2,
+  "schema_version": 3,
+  "source": "spanprof",
   "clock": "tsc",
   "process_name": "tiny",
   "event_count": 2,
@@ -159,6 +160,7 @@ TEST(SummaryWriterTest, FieldsAreInTheDesignOrder) {
   for (auto field : root) keys.push_back(field.key);
   EXPECT_EQ(keys, (std::vector<std::string_view>{"schema",
                                                  "schema_version",
+                                                 "source",
                                                  "clock",
                                                  "process_name",
                                                  "event_count",

@@ -1,12 +1,12 @@
-// spanprof/analysis/summary.h — the `spanprof.summary` v2 document.
+// spanprof/analysis/summary.h — the `spanprof.summary` v3 document.
 //
 // `Summarize()` is a pure function of a `Capture`: validation issues, timing,
 // grouped rows with exact nearest-rank percentiles, the tail shape and the
 // named counters of each row, totals. The summary is written as strict JSON
 // (`SummaryToJson`, `WriteSummary`) and read back by the strict simdjson
 // reader (`ParseSummary`, `ReadSummary`), which rejects anything that is not
-// the schema, with the file and JSON path in the error; it reads version 1
-// files too.
+// the schema, with the file and JSON path in the error; it reads versions 1
+// and 2 too.
 //
 // Example:
 //
@@ -31,9 +31,10 @@
 namespace spanprof::analysis {
 
 inline constexpr std::string_view kSummarySchema = "spanprof.summary";
-// The version the writer writes. The reader reads it and version 1 (which
-// has no tail shape, counters or `dropped_args`).
-inline constexpr int64_t kSummarySchemaVersion = 2;
+// The version the writer writes. The reader reads it, version 2 (which has
+// no `source`: read as "spanprof") and version 1 (which also has no tail
+// shape, counters or `dropped_args`).
+inline constexpr int64_t kSummarySchemaVersion = 3;
 
 // `RowKey` is the grouping key: a span name plus its tags.
 struct RowKey {
@@ -111,11 +112,14 @@ struct ValidationIssue {
 };
 
 // `Summary` is the whole document. `schema_version` is the version of the
-// document it was read from (1 or 2); `SummaryToJson()` always writes the
-// current version, `kSummarySchemaVersion`.
+// document it was read from (1 to 3); `SummaryToJson()` always writes the
+// current version, `kSummarySchemaVersion`. `source` is the capture's
+// (`Capture::source`): "spanprof", or "chrome-trace" for a foreign trace,
+// whose `clock` is then "unknown".
 struct Summary {
   std::string schema = std::string(kSummarySchema);
   int64_t schema_version = kSummarySchemaVersion;
+  std::string source = "spanprof";
   std::string clock;
   std::string process_name;
   uint64_t event_count = 0;

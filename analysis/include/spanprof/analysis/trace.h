@@ -7,7 +7,11 @@
 // flow); `WriteTrace()` picks the format by the file name. `ReadTrace()` reads
 // either format (plain or gzip, told apart by content) back into the same
 // `Capture`, so `Summarize(ReadTrace(path))` reproduces the runtime's
-// summary from a `.json` and a `.pftrace` alike.
+// summary from a `.json` and a `.pftrace` alike. It also reads foreign
+// Chrome Trace Event files (clang -ftime-trace, node, Chrome): a JSON trace
+// without spanprof's metadata is read as a generic Chrome trace
+// (`Capture::source` "chrome-trace"; docs/formats.md, "Foreign Chrome
+// traces"), with the choices of `TraceReadOptions`.
 //
 // Example:
 //
@@ -21,6 +25,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -62,15 +67,35 @@ absl::Status WritePerfettoTrace(const Capture& capture,
 // ending in `.gz` is written gzip-compressed. Errors name the path.
 absl::Status WriteTrace(const Capture& capture, const std::string& path);
 
+// `TraceReadOptions` are the choices of a trace reader that apply to foreign
+// Chrome traces only (spanprof's own traces ignore them).
+struct TraceReadOptions {
+  // When not empty, a span whose event has a string argument with this name
+  // (clang's `detail`) is keyed by `name [ARG=value]` instead of `name`, so
+  // its rows split by that value (one row per source file).
+  std::string group_by_arg;
+  // When not null, notes for a human are appended here: what was skipped
+  // ("skipped 12 instant, 3 counter events ..."), a `group_by_arg` that no
+  // span has. Reading spanprof's own traces adds none.
+  std::vector<std::string>* notes = nullptr;
+};
+
 // `ParseTrace()` reads a trace written by `TraceToJson()` or
 // `CaptureToPerfetto()` (told apart by `LooksLikePerfettoTrace()`) back into
-// a capture; malformed input is an error naming `source` and the JSON path,
-// or for a protobuf trace the byte offset and packet.
+// a capture, or a foreign Chrome trace (a JSON trace without spanprof's
+// metadata: docs/formats.md says exactly which); malformed input is an error
+// naming `source` and the JSON path, or for a protobuf trace the byte offset
+// and packet.
 absl::StatusOr<Capture> ParseTrace(std::string_view json,
                                    std::string_view source);
+absl::StatusOr<Capture> ParseTrace(std::string_view json,
+                                   std::string_view source,
+                                   const TraceReadOptions& options);
 
 // `ReadTrace()` reads a trace file (gzip when it starts with the gzip magic).
 absl::StatusOr<Capture> ReadTrace(const std::string& path);
+absl::StatusOr<Capture> ReadTrace(const std::string& path,
+                                  const TraceReadOptions& options);
 
 }  // namespace spanprof::analysis
 

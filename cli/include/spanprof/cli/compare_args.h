@@ -6,7 +6,9 @@
 // `--absolute-tolerance NS`, `--relative-tolerance-bps BPS` (non-negative
 // integers; default 0), `--json OUT`, and the switches `--fail-on-new`,
 // `--fail-on-missing`, `--allow-incomplete`, and for directories of
-// repeated runs `--confidence C` (default 0.95) and `--fail-on-unknown`.
+// repeated runs `--confidence C` (default 0.95) and `--fail-on-unknown`, and
+// for traces `--group-by-arg ARG`. BASE and CAND may be summaries or traces
+// (summarized first: spanprof's own or foreign Chrome traces).
 // Every flag accepts both
 // `--flag VALUE` and `--flag=VALUE`. It is a pure function, so it can be
 // tested and fuzzed directly.
@@ -38,6 +40,9 @@ struct CompareArgs {
   // `--relative-tolerance-bps` was given (directories of runs default to
   // analysis::kRunsDefaultRelativeToleranceBps, one-run comparisons to 0).
   bool relative_tolerance_given = false;
+  // `--group-by-arg ARG`: a side that is a foreign Chrome trace is
+  // summarized with its spans keyed by `name [ARG=value]` (empty: not).
+  std::string group_by_arg;
 
   friend bool operator==(const CompareArgs&, const CompareArgs&) = default;
 };
