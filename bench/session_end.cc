@@ -234,9 +234,9 @@ void ReportReadBack(SessionEnd& end) {
   absl::StatusOr<spanprof::Capture> back;
   Timed(read, [&] { back = spanprof::analysis::ReadTrace(end.trace_path); });
   if (!back.ok() || back->spans.size() != end.capture.spans.size()) {
-    std::fprintf(stderr, "session_end_report: reading the trace back: %s\n",
-                 back.ok() ? "span count differs"
-                           : back.status().ToString().c_str());
+    std::fprintf(
+        stderr, "session_end_report: reading the trace back: %s\n",
+        back.ok() ? "span count differs" : back.status().ToString().c_str());
     end.ok = false;
     return;
   }

@@ -33,9 +33,8 @@ Capture RecordHandOffs() {
     for (int i = 0; i < kWorkers; ++i) {
       workers.emplace_back(Bind([] {
         SPANPROF_SCOPE("worker.handle");
-        std::future<void> next = std::async(std::launch::async, Bind([] {
-                                              SPANPROF_SCOPE("async.finish");
-                                            }));
+        std::future<void> next = std::async(
+            std::launch::async, Bind([] { SPANPROF_SCOPE("async.finish"); }));
         next.get();
       }));
     }

@@ -303,14 +303,13 @@ void StartPrefaulting(uint64_t ring_bytes) noexcept {
       pthread_attr_init(&attr);
       pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
       // Without a helper thread, rings fault their blocks in themselves.
-      cache.prefaulter_started =
-          pthread_create(
-              &thread, &attr,
-              [](void*) -> void* {
-                PrefaultLoop();
-                return nullptr;
-              },
-              nullptr) == 0;
+      cache.prefaulter_started = pthread_create(
+                                     &thread, &attr,
+                                     [](void*) -> void* {
+                                       PrefaultLoop();
+                                       return nullptr;
+                                     },
+                                     nullptr) == 0;
       pthread_attr_destroy(&attr);
     }
   }
@@ -353,11 +352,11 @@ bool SideBuffer::Reserve(uint64_t count) noexcept {
     Segment seg{nullptr, storage_, 0, false};
     if (storage_ < kBlockSideRecords) {
       // Small segments double the storage up to one block's worth.
-      seg.count = std::min(kBlockSideRecords - storage_,
-                           std::max({count - storage_, storage_,
-                                     uint64_t{kFirstSideRecords}}));
-      seg.records = static_cast<SideRecord*>(
-          std::calloc(seg.count, sizeof(SideRecord)));
+      seg.count = std::min(
+          kBlockSideRecords - storage_,
+          std::max({count - storage_, storage_, uint64_t{kFirstSideRecords}}));
+      seg.records =
+          static_cast<SideRecord*>(std::calloc(seg.count, sizeof(SideRecord)));
     } else {
       seg.count = kBlockSideRecords;
       seg.block = true;

@@ -94,7 +94,7 @@ uint64_t PredictedMemoryBytes(uint64_t max_events, OverflowPolicy overflow) {
 }
 
 uint64_t PhysicalMemoryBytes() {
-  const long pages = sysconf(_SC_PHYS_PAGES);     // NOLINT(google-runtime-int)
+  const long pages = sysconf(_SC_PHYS_PAGES);    // NOLINT(google-runtime-int)
   const long page_size = sysconf(_SC_PAGESIZE);  // NOLINT(google-runtime-int)
   if (pages <= 0 || page_size <= 0) return UINT64_MAX;  // unknown: no bound
   return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size);
@@ -141,11 +141,11 @@ absl::Status StartRecording(const RecordingOptions& options) {
   if (options.max_events == 0) {
     return absl::InvalidArgumentError("max_events must be a positive integer");
   }
-  const uint64_t worst = PredictedMemoryBytes(options.max_events,
-                                             options.overflow);
+  const uint64_t worst =
+      PredictedMemoryBytes(options.max_events, options.overflow);
   if (worst > PhysicalMemoryBytes()) {
-    return absl::InvalidArgumentError(CapTooLargeMessage(options.max_events,
-                                                         worst));
+    return absl::InvalidArgumentError(
+        CapTooLargeMessage(options.max_events, worst));
   }
   const bool invariant = internal::TscIsInvariant();
   if (options.clock == ClockKind::kTsc && !invariant) {

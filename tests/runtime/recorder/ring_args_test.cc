@@ -69,8 +69,8 @@ TEST_P(RingArgsTest, OneThreadKeepsTheNewestSpansWithTheirArguments) {
   ASSERT_GE(cov.spans, kCap * 9 / 10);
   // Every kept span but a handful at the wrap point keeps all it recorded.
   EXPECT_GE(cov.with_all_args, cov.spans - 16)
-      << cov.with_all_args << " of " << cov.spans << " spans kept all "
-      << args << " arguments and the count";
+      << cov.with_all_args << " of " << cov.spans << " spans kept all " << args
+      << " arguments and the count";
   EXPECT_GE(cov.oldest_seq, kSpans - static_cast<int64_t>(kCap) - 16);
 }
 
@@ -90,8 +90,8 @@ TEST_P(RingArgsTest, FourThreadsKeepTheirNewestSpansWithTheirArguments) {
   const ArgCoverage cov = Coverage(c, args);
   ASSERT_GE(cov.spans, kCap / 2);
   EXPECT_GE(cov.with_all_args, cov.spans - 64)
-      << cov.with_all_args << " of " << cov.spans << " spans kept all "
-      << args << " arguments and the count";
+      << cov.with_all_args << " of " << cov.spans << " spans kept all " << args
+      << " arguments and the count";
 }
 
 INSTANTIATE_TEST_SUITE_P(Arguments, RingArgsTest, ::testing::Values(1, 2));

@@ -90,7 +90,8 @@ TEST_F(EnvironmentTest, MaxEventsIsAPositiveInteger) {
 // A cap that could not be met before the machine runs out of memory is
 // refused at session start, naming the variable and the bound.
 TEST_F(EnvironmentTest, MaxEventsBeyondPhysicalMemoryIsRefused) {
-  const uint64_t per_span = PredictedMemoryBytes(1, OverflowPolicy::kDropNewest);
+  const uint64_t per_span =
+      PredictedMemoryBytes(1, OverflowPolicy::kDropNewest);
   const uint64_t fits = PhysicalMemoryBytes() / per_span;
   const absl::StatusOr<Config> largest =
       With("SPANPROF_MAX_EVENTS", std::to_string(fits).c_str());
