@@ -317,12 +317,17 @@ absl::Status AddSample(const StrictJson& json, const JsonPath& path,
   auto [it, inserted] = out->index_of.try_emplace(split->first, 0);
   if (inserted) {
     it->second = out->pairs.size();
-    out->pairs.push_back({.name = split->first});
+    out->pairs.emplace_back();
+    out->pairs.back().name = split->first;
   }
   PairSamples& pair = out->pairs[it->second];
   std::optional<SideSamples>& side =
       split->second == Variant::kOn ? pair.on : pair.off;
-  if (!side) side = SideSamples{.run_name = entry.run_name, .first_entry = index};
+  if (!side) {
+    side.emplace();
+    side->run_name = entry.run_name;
+    side->first_entry = index;
+  }
   if (entry.run_type == "aggregate") {
     if (side->median_aggregate) {
       return json.Error(path, Cat("a second median aggregate of ",
@@ -386,7 +391,8 @@ double Median(std::vector<double> values) {
 absl::StatusOr<OverheadSide> SideOf(const StrictJson& json,
                                     const SideSamples& samples,
                                     OverheadMetric metric) {
-  OverheadSide side{.run_name = samples.run_name};
+  OverheadSide side;
+  side.run_name = samples.run_name;
   const bool cpu = metric == OverheadMetric::kCpuTime;
   if (!samples.cpu_ns.empty()) {
     side.repetitions = static_cast<int>(samples.cpu_ns.size());
@@ -431,7 +437,8 @@ absl::StatusOr<OverheadPair> PairOf(const StrictJson& json,
   if (!samples.on) {
     return MissingSide(json, *samples.off, spanprof::internal::kBenchmarkOn);
   }
-  OverheadPair pair{.name = samples.name};
+  OverheadPair pair;
+  pair.name = samples.name;
   SPANPROF_ASSIGN_OR_RETURN(pair.off, SideOf(json, *samples.off, options.metric));
   SPANPROF_ASSIGN_OR_RETURN(pair.on, SideOf(json, *samples.on, options.metric));
   if (!(pair.off.median_ns > 0)) {
@@ -458,7 +465,9 @@ absl::StatusOr<OverheadReport> AnalyzeOverhead(std::string_view json_text,
   const StrictJson json(source);
   SPANPROF_ASSIGN_OR_RETURN(const Collected collected,
                             ReadDocument(json_text, json));
-  OverheadReport report{.source = std::string(source), .options = options};
+  OverheadReport report;
+  report.source = std::string(source);
+  report.options = options;
   report.unpaired_runs = collected.unpaired;
   for (const PairSamples& samples : collected.pairs) {
     SPANPROF_ASSIGN_OR_RETURN(OverheadPair pair,

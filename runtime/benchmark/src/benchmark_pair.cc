@@ -39,8 +39,9 @@ void RunRecorded(::benchmark::State& state, const UserFunction& fn) {
     fn(state);
     return;
   }
-  const RecordingOptions options{.max_events = kBenchmarkRingSpans,
-                                 .overflow = OverflowPolicy::kRing};
+  RecordingOptions options;
+  options.max_events = kBenchmarkRingSpans;
+  options.overflow = OverflowPolicy::kRing;
   const absl::Status started = StartRecording(options);
   if (!started.ok()) {
     const std::string message =
