@@ -388,6 +388,15 @@ double Median(std::vector<double> values) {
   return (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
+// An error about element `index` of `$.benchmarks` (the paths are built
+// here: a `JsonPath` must not outlive its parent).
+absl::Status EntryError(const StrictJson& json, size_t index,
+                        std::string_view message) {
+  const JsonPath root = JsonPath::Root();
+  const JsonPath benchmarks = root.Field("benchmarks");
+  return json.Error(benchmarks.Index(index), message);
+}
+
 absl::StatusOr<OverheadSide> SideOf(const StrictJson& json,
                                     const SideSamples& samples,
                                     OverheadMetric metric) {
@@ -401,9 +410,8 @@ absl::StatusOr<OverheadSide> SideOf(const StrictJson& json,
     side.median_ns = cpu ? *samples.median_aggregate->cpu_ns
                          : *samples.median_aggregate->real_ns;
   } else {
-    const JsonPath benchmarks = JsonPath::Root().Field("benchmarks");
-    return json.Error(
-        benchmarks.Index(samples.first_entry),
+    return EntryError(
+        json, samples.first_entry,
         Cat("run ", Quote(samples.run_name),
             " has no repetitions (run_type \"iteration\") and no median "
             "aggregate in the file"));
@@ -419,9 +427,8 @@ std::optional<double> SpansPerIteration(const SideSamples& on) {
 
 absl::Status MissingSide(const StrictJson& json, const SideSamples& present,
                          std::string_view missing_variant) {
-  const JsonPath benchmarks = JsonPath::Root().Field("benchmarks");
-  return json.Error(
-      benchmarks.Index(present.first_entry),
+  return EntryError(
+      json, present.first_entry,
       Cat("run ", Quote(present.run_name), " has no ",
           Quote(missing_variant),
           " counterpart to pair with (register the benchmark with "
@@ -442,8 +449,7 @@ absl::StatusOr<OverheadPair> PairOf(const StrictJson& json,
   SPANPROF_ASSIGN_OR_RETURN(pair.off, SideOf(json, *samples.off, options.metric));
   SPANPROF_ASSIGN_OR_RETURN(pair.on, SideOf(json, *samples.on, options.metric));
   if (!(pair.off.median_ns > 0)) {
-    const JsonPath benchmarks = JsonPath::Root().Field("benchmarks");
-    return json.Error(benchmarks.Index(samples.off->first_entry),
+    return EntryError(json, samples.off->first_entry,
                       Cat("run ", Quote(pair.off.run_name),
                           " takes 0 ns per iteration: no ratio to form"));
   }
