@@ -51,8 +51,8 @@ absl::StatusOr<analysis::OverheadOptions> OptionsOf(const ParsedFlags& flags) {
     absl::StatusOr<analysis::OverheadMetric> metric =
         analysis::ParseOverheadMetric(*text);
     if (!metric.ok()) {
-      return absl::InvalidArgumentError(
-          "--metric: " + std::string(metric.status().message()));
+      return absl::InvalidArgumentError("--metric: " +
+                                        std::string(metric.status().message()));
     }
     options.metric = *metric;
   }
@@ -78,8 +78,8 @@ int RunOverhead(const std::vector<std::string>& args, const CommandIo& io) {
   if (!report.ok()) return Failure(io, kCommand, report.status());
   io.out << analysis::OverheadTable(*report);
   if (std::optional<std::string> json = flags->Value("--json")) {
-    const absl::Status written = analysis::WriteFileAtomically(
-        *json, analysis::OverheadToJson(*report));
+    const absl::Status written =
+        analysis::WriteFileAtomically(*json, analysis::OverheadToJson(*report));
     if (!written.ok()) return Failure(io, kCommand, written);
   }
   return report->passed() ? kExitPass : kExitRegression;

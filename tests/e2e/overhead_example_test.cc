@@ -58,9 +58,9 @@ TEST(OverheadExampleTest, BothVariantsRunAndTheGatePairsThem) {
                                          "BM_ParsePerBatch/spanprof:off/256",
                                          "BM_ParsePerBatch/spanprof:on/256"}));
 
-  ProcessResult gate = RunProcess({SPANPROF_TEST_BIN_DIR "/spanprof",
-                                   "overhead", bench_json, "--max-ratio",
-                                   "1000"});
+  ProcessResult gate =
+      RunProcess({SPANPROF_TEST_BIN_DIR "/spanprof", "overhead", bench_json,
+                  "--max-ratio", "1000"});
   EXPECT_EQ(gate.exit_code, 0) << gate.out << gate.err;
   EXPECT_THAT(gate.out, HasSubstr("BM_ParsePerRecord/256"));
   EXPECT_THAT(gate.out, HasSubstr("BM_ParsePerBatch/256"));

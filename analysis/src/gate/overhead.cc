@@ -186,9 +186,9 @@ std::optional<double> NanosecondsPer(std::string_view unit) {
 absl::Status ConvertTimes(const StrictJson& json, const JsonPath& path,
                           BenchmarkEntry* entry) {
   if (!entry->real_time || !entry->cpu_time) {
-    return json.Error(path, Cat("missing field ", Quote(entry->real_time
-                                                             ? "cpu_time"
-                                                             : "real_time")));
+    return json.Error(path,
+                      Cat("missing field ",
+                          Quote(entry->real_time ? "cpu_time" : "real_time")));
   }
   if (entry->time_unit.empty()) {
     return json.Error(path, "missing field \"time_unit\"");
@@ -228,8 +228,8 @@ absl::Status CheckEntry(const StrictJson& json, const JsonPath& path,
                           Quote(entry->run_type)));
   }
   if (entry->error_occurred) {
-    return json.Error(path, Cat("benchmark ", Quote(entry->name), " failed: ",
-                                entry->error_message));
+    return json.Error(path, Cat("benchmark ", Quote(entry->name),
+                                " failed: ", entry->error_message));
   }
   if (!IsGated(*entry)) return absl::OkStatus();
   return ConvertTimes(json, path, entry);
@@ -330,15 +330,16 @@ absl::Status AddSample(const StrictJson& json, const JsonPath& path,
   }
   if (entry.run_type == "aggregate") {
     if (side->median_aggregate) {
-      return json.Error(path, Cat("a second median aggregate of ",
-                                  Quote(entry.run_name)));
+      return json.Error(
+          path, Cat("a second median aggregate of ", Quote(entry.run_name)));
     }
     side->median_aggregate = std::move(entry);
     return absl::OkStatus();
   }
   side->real_ns.push_back(*entry.real_ns);
   side->cpu_ns.push_back(*entry.cpu_ns);
-  if (entry.spans_per_iteration) side->spans.push_back(*entry.spans_per_iteration);
+  if (entry.spans_per_iteration)
+    side->spans.push_back(*entry.spans_per_iteration);
   return absl::OkStatus();
 }
 
@@ -429,8 +430,7 @@ absl::Status MissingSide(const StrictJson& json, const SideSamples& present,
                          std::string_view missing_variant) {
   return EntryError(
       json, present.first_entry,
-      Cat("run ", Quote(present.run_name), " has no ",
-          Quote(missing_variant),
+      Cat("run ", Quote(present.run_name), " has no ", Quote(missing_variant),
           " counterpart to pair with (register the benchmark with "
           "SPANPROF_BENCHMARK and run both variants)"));
 }
@@ -446,7 +446,8 @@ absl::StatusOr<OverheadPair> PairOf(const StrictJson& json,
   }
   OverheadPair pair;
   pair.name = samples.name;
-  SPANPROF_ASSIGN_OR_RETURN(pair.off, SideOf(json, *samples.off, options.metric));
+  SPANPROF_ASSIGN_OR_RETURN(pair.off,
+                            SideOf(json, *samples.off, options.metric));
   SPANPROF_ASSIGN_OR_RETURN(pair.on, SideOf(json, *samples.on, options.metric));
   if (!(pair.off.median_ns > 0)) {
     return EntryError(json, samples.off->first_entry,

@@ -48,11 +48,11 @@ std::string Row(const OverheadPair& pair, size_t name_width) {
           ? absl::StrFormat("%.1f", *pair.spans_per_iteration)
           : std::string("-");
   const std::string runs = FormatRuns(pair.off) + "/" + FormatRuns(pair.on);
-  return absl::StrFormat("%-*s  %11s  %11s  %7.3f  %10s  %13s  %s\n",
-                         static_cast<int>(name_width),
-                         Shorten(pair.name, name_width), FormatNs(pair.off.median_ns),
-                         FormatNs(pair.on.median_ns), pair.ratio, spans, runs,
-                         pair.passed ? "pass" : "FAIL");
+  return absl::StrFormat(
+      "%-*s  %11s  %11s  %7.3f  %10s  %13s  %s\n", static_cast<int>(name_width),
+      Shorten(pair.name, name_width), FormatNs(pair.off.median_ns),
+      FormatNs(pair.on.median_ns), pair.ratio, spans, runs,
+      pair.passed ? "pass" : "FAIL");
 }
 
 std::string VerdictLine(const OverheadReport& report) {

@@ -59,11 +59,13 @@ void RunRecorded(::benchmark::State& state, const UserFunction& fn) {
 
 }  // namespace
 
-BenchmarkPair* RegisterBenchmarkPair(const std::string& name, UserFunction fn) {
+BenchmarkPair* RegisterBenchmarkPair(const std::string& name,
+                                     const UserFunction& fn) {
   // The pairs live as long as Google Benchmark's own registrations.
   static std::mutex mutex;
   static std::deque<BenchmarkPair> pairs;
-  const std::string off_name = name + "/" + std::string(internal::kBenchmarkOff);
+  const std::string off_name =
+      name + "/" + std::string(internal::kBenchmarkOff);
   const std::string on_name = name + "/" + std::string(internal::kBenchmarkOn);
   BenchmarkPair::Benchmark* off = ::benchmark::RegisterBenchmark(
       off_name.c_str(), [fn](::benchmark::State& state) { fn(state); });

@@ -144,7 +144,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BadInput{"not_json.json", "$: "},
         BadInput{"no_benchmarks.json", "$: missing field \"benchmarks\""},
-        BadInput{"no_pairs.json", "$.benchmarks: no run named NAME/spanprof:on"},
+        BadInput{"no_pairs.json",
+                 "$.benchmarks: no run named NAME/spanprof:on"},
         BadInput{"missing_side.json",
                  "$.benchmarks[0]: run \"BM_Parse/spanprof:on/64\" has no "
                  "\"spanprof:off\" counterpart"},
@@ -159,8 +160,8 @@ INSTANTIATE_TEST_SUITE_P(
                  "spanprof: cannot start"}));
 
 TEST(OverheadTest, RejectsUnknownTopLevelFieldsAndNonNumericCounters) {
-  absl::StatusOr<OverheadReport> report = AnalyzeOverhead(
-      R"({"benchmarks": [], "extra": 1})", "x.json", {});
+  absl::StatusOr<OverheadReport> report =
+      AnalyzeOverhead(R"({"benchmarks": [], "extra": 1})", "x.json", {});
   ASSERT_FALSE(report.ok());
   EXPECT_THAT(std::string(report.status().message()),
               HasSubstr("x.json: $: unknown field \"extra\""));
@@ -179,8 +180,7 @@ TEST(OverheadTest, RejectsAMaxRatioThatIsNotPositive) {
     absl::StatusOr<OverheadReport> report =
         Gate("repetitions.json", {.max_ratio = bad});
     ASSERT_FALSE(report.ok());
-    EXPECT_THAT(std::string(report.status().message()),
-                HasSubstr("max_ratio"));
+    EXPECT_THAT(std::string(report.status().message()), HasSubstr("max_ratio"));
   }
 }
 

@@ -19,6 +19,7 @@
 #ifndef SPANPROF_ANALYSIS_OVERHEAD_H_
 #define SPANPROF_ANALYSIS_OVERHEAD_H_
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -72,10 +73,8 @@ struct OverheadReport {
   int unpaired_runs = 0;
 
   bool passed() const {
-    for (const OverheadPair& pair : pairs) {
-      if (!pair.passed) return false;
-    }
-    return true;
+    return std::ranges::all_of(
+        pairs, [](const OverheadPair& pair) { return pair.passed; });
   }
 };
 

@@ -146,7 +146,8 @@ class BenchmarkPair {
 // its call; Google Benchmark's start barrier keeps every thread's timed loop
 // inside the session.
 BenchmarkPair* RegisterBenchmarkPair(
-    const std::string& name, std::function<void(::benchmark::State&)> fn);
+    const std::string& name,
+    const std::function<void(::benchmark::State&)>& fn);
 
 }  // namespace spanprof
 
@@ -155,9 +156,8 @@ BenchmarkPair* RegisterBenchmarkPair(
 // `SPANPROF_BENCHMARK(BM_Parse)->Arg(64)->Repetitions(10);`.
 #define SPANPROF_BENCHMARK(fn) SPANPROF_BENCHMARK_AT_(fn, __COUNTER__)
 #define SPANPROF_BENCHMARK_AT_(fn, n) SPANPROF_BENCHMARK_NAMED_(fn, n)
-#define SPANPROF_BENCHMARK_NAMED_(fn, n)                            \
-  [[maybe_unused]] static ::spanprof::BenchmarkPair* const          \
-      spanprof_benchmark_pair_##n =                                 \
-          ::spanprof::RegisterBenchmarkPair(#fn, fn)
+#define SPANPROF_BENCHMARK_NAMED_(fn, n)                   \
+  [[maybe_unused]] static ::spanprof::BenchmarkPair* const \
+      spanprof_benchmark_pair_##n = ::spanprof::RegisterBenchmarkPair(#fn, fn)
 
 #endif  // SPANPROF_BENCHMARK_H_
