@@ -11,6 +11,10 @@ find_package(ZLIB REQUIRED)
 if(SPANPROF_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()
+# Google Benchmark: required for our own benchmark programs; otherwise
+# optional, for spanprof::benchmark and examples/overhead (built when found).
 if(SPANPROF_BUILD_BENCHMARKS)
   find_package(benchmark REQUIRED CONFIG)
+else()
+  find_package(benchmark CONFIG QUIET)
 endif()

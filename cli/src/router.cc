@@ -249,6 +249,43 @@ Example:
   spanprof scaling slow.json --baseline base.json
 )",
      RunScaling},
+    {"overhead",
+     "overhead BENCH.json [--max-ratio R] [--metric cpu_time|real_time] "
+     "[--json OUT]",
+     "your spans' cost: gate Google Benchmark runs with recording on vs off",
+     R"(Reads the JSON output of a Google Benchmark program whose benchmarks are
+registered with SPANPROF_BENCHMARK (spanprof/benchmark.h: each runs as
+NAME/spanprof:off, no recording session, and NAME/spanprof:on, recording).
+Each run NAME/spanprof:on is paired with NAME/spanprof:off by the rest of its
+name, Google Benchmark's decorations included (/64, /threads:2, /real_time).
+Per side, the per-iteration time is the median over the repetitions (the
+entries with run_type "iteration"; when the file holds only aggregates, the
+"median" aggregate), converted from each entry's time_unit. A pair FAILS when
+    median(on) / median(off) > R
+Runs without a spanprof:on/off component are listed as not gated.
+
+Run the benchmark program with
+    --benchmark_repetitions=10 --benchmark_enable_random_interleaving=true
+    --benchmark_out=BENCH.json --benchmark_out_format=json
+so that on and off repetitions interleave and every repetition is kept.
+
+Options:
+  --max-ratio R   the largest on/off ratio that passes, a number > 0
+                  (default 1.05: recording may cost 5%)
+  --metric M      cpu_time (default) or real_time
+  --json OUT      also write a spanprof.overhead document (atomically)
+
+Exit: 0 every pair within R, 1 a pair above R, 2 usage error or unreadable
+or invalid file (not JSON, no "benchmarks" array, a wrong type, a failed
+benchmark, a run with one side missing, no pair at all).
+
+Example:
+  build/bin/overhead_example --benchmark_repetitions=10 \
+      --benchmark_enable_random_interleaving=true \
+      --benchmark_out=BENCH.json --benchmark_out_format=json
+  spanprof overhead BENCH.json --max-ratio 1.03
+)",
+     RunOverhead},
     {"run", "run --runs N --out DIR [--trace] [--force] -- PROGRAM [ARGS...]",
      "run a program N times, one summary per run (a side for compare)",
      R"(Runs PROGRAM (no shell; looked up in PATH when it has no '/') N times, one
