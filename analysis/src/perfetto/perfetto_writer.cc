@@ -264,9 +264,7 @@ class PerfettoRenderer {
         out_(out),
         chunk_(chunk),
         flush_(std::move(flush)),
-        interning_(capture) {
-    out_->resize(out_->capacity());  // room to write in place (see Reserve)
-  }
+        interning_(capture) {}
 
   absl::Status Render();
 
@@ -281,10 +279,14 @@ class PerfettoRenderer {
   void StartThreadSequence(uint32_t thread);
   void WriteBegin(uint32_t index);
   void WriteEnd(uint32_t index);
-  char* WriteEventHead(char* p, int64_t ns);
+  uint64_t Timestamp(int64_t ns) const;
+  bool ExactTimestamp(int64_t ns, uint64_t* ts) const;
+  char* WriteEventHead(char* p, uint64_t ts);
   void StartEventPacket(int64_t ns);
   void FinishSmallPacket(char* buf, char* end);
   bool TryWriteSmallBegin(uint32_t index, size_t site, uint64_t category);
+  bool IsPlain(const Span& span, uint32_t index) const;
+  bool TryWritePlainBegin(uint32_t index);
   bool HasFlows(uint32_t index) const {
     return !flows_.out_begin.empty() &&
            (flows_.terminates[index] != 0 ||
@@ -295,7 +297,10 @@ class PerfettoRenderer {
   }
   void CollectAnnotations(const Span& span);
   void CollectOverrides(uint32_t index);
-  bool TimeFits(int64_t ns) const;
+  bool TimeFits(int64_t ns) const {
+    uint64_t ts;
+    return ExactTimestamp(ns, &ts);
+  }
   void WriteMetadata();
   // Built on first use: most captures never need to find a span by id.
   const SpanIndex& Index() {
@@ -312,11 +317,10 @@ class PerfettoRenderer {
   // packets in place (std::string cannot grow without writing its bytes,
   // so it grows in large steps and is cut to used_ at the end).
   char* Reserve(size_t n) {
-    if (out_->size() - used_ < n) {
-      out_->resize(std::max(out_->size() * 2, used_ + n + 4096));
-    }
+    if (out_->size() - used_ < n) Grow(n);
     return out_->data() + used_;
   }
+  void Grow(size_t n);
   void Commit(const char* end) {
     used_ = static_cast<size_t>(end - out_->data());
   }
@@ -482,15 +486,32 @@ void PerfettoRenderer::StartThreadSequence(uint32_t thread) {
   FinishPacket();
 }
 
-// The common head of a slice packet, written at `p` (returns the end): the
-// timestamp, the sequence and the flag saying that it depends on the
-// sequence's incremental state (the interned strings and the packet
-// defaults). A timestamp that goes back in time (a corrupt capture) cannot be
-// a delta: it is written absolute on REALTIME and leaves the incremental
-// clock where it was. At most 24 bytes.
-char* PerfettoRenderer::WriteEventHead(char* p, int64_t ns) {
+// The timestamp of a slice event at `ns`: anchor + ns on REALTIME, clamped at
+// 0 and saturated (only a corrupt capture needs either).
+uint64_t PerfettoRenderer::Timestamp(int64_t ns) const {
   const int64_t absolute = SatAdd(capture_.wall_clock_anchor_ns, ns);
-  const uint64_t ts = static_cast<uint64_t>(std::max<int64_t>(0, absolute));
+  return static_cast<uint64_t>(std::max<int64_t>(0, absolute));
+}
+
+// The timestamp of `ns` when it gives `ns` back (neither clamped nor
+// saturated); false when the reader needs the time as an override.
+bool PerfettoRenderer::ExactTimestamp(int64_t ns, uint64_t* ts) const {
+  int64_t absolute;
+  if (__builtin_add_overflow(capture_.wall_clock_anchor_ns, ns, &absolute) ||
+      absolute < 0) {
+    return false;
+  }
+  *ts = static_cast<uint64_t>(absolute);
+  return true;
+}
+
+// The common head of a slice packet, written at `p` (returns the end): the
+// timestamp and the sequence. No sequence_flags: see docs/formats.md
+// ("Sequence flags") for why SEQ_NEEDS_INCREMENTAL_STATE is left out. A
+// timestamp that goes back in time (a corrupt capture) cannot be a delta: it
+// is written absolute on REALTIME and leaves the incremental clock where it
+// was. At most 22 bytes.
+char* PerfettoRenderer::WriteEventHead(char* p, uint64_t ts) {
   *p++ = ShortKey(pf::kPacketTimestamp, internal::kWireVarint);
   if (ts >= last_ts_) {
     p = internal::WriteVarint(p, ts - last_ts_);
@@ -502,15 +523,20 @@ char* PerfettoRenderer::WriteEventHead(char* p, int64_t ns) {
     *p++ = static_cast<char>(pf::kBuiltinClockRealtime);
   }
   *p++ = ShortKey(pf::kPacketSequenceId, internal::kWireVarint);
-  p = internal::WriteVarint(p, sequence_);
-  *p++ = ShortKey(pf::kPacketSequenceFlags, internal::kWireVarint);
-  *p++ = static_cast<char>(pf::kSeqNeedsIncrementalState);
-  return p;
+  return internal::WriteVarint(p, sequence_);
 }
 
 void PerfettoRenderer::StartEventPacket(int64_t ns) {
   char head[32];
-  packet_.append(head, WriteEventHead(head, ns));
+  packet_.append(head, WriteEventHead(head, Timestamp(ns)));
+}
+
+// Room for `n` more bytes. std::string zero-fills what it grows by, so it
+// grows in 64 KiB steps (zeroed while they are written, in cache) rather
+// than to its whole capacity at once; past its capacity it doubles.
+void PerfettoRenderer::Grow(size_t n) {
+  constexpr size_t kStep = size_t{64} * 1024;
+  out_->resize(std::max(used_ + n, out_->size() + kStep));
 }
 
 // Completes the packet written in place at `buf[2, end)` (from `Reserve()`,
@@ -563,10 +589,10 @@ bool PerfettoRenderer::TryWriteSmallBegin(uint32_t index, size_t site,
   for (const Annotation& a : annotations_) {
     if (!Seen(annotation_seen_, a.name_iid)) return false;
   }
-  // Head 24 + event key, length, type 4 + name and category 22 + two
-  // annotations 48: 98 bytes, so both lengths fit one byte.
+  // Head 22 + event key, length, type 4 + name and category 22 + two
+  // annotations 48: 96 bytes, so both lengths fit one byte.
   char* buf = Reserve(128);
-  char* p = WriteEventHead(buf + 2, capture_.spans[index].start_ns);
+  char* p = WriteEventHead(buf + 2, Timestamp(capture_.spans[index].start_ns));
   *p++ = ShortKey(pf::kPacketTrackEvent, internal::kWireLengthDelimited);
   char* length = p++;
   *p++ = ShortKey(pf::kEventType, internal::kWireVarint);
@@ -664,15 +690,6 @@ void PerfettoRenderer::CollectOverrides(uint32_t index) {
   if (!TimeFits(span.end_ns)) add_int(pf::kAnnotationEndNs, span.end_ns);
 }
 
-// Whether anchor + ns, as a timestamp (clamped at 0, saturated), gives ns
-// back.
-bool PerfettoRenderer::TimeFits(int64_t ns) const {
-  const int64_t anchor = capture_.wall_clock_anchor_ns;
-  const uint64_t ts =
-      static_cast<uint64_t>(std::max<int64_t>(0, SatAdd(anchor, ns)));
-  return ts - static_cast<uint64_t>(anchor) == static_cast<uint64_t>(ns);
-}
-
 // The strings of this slice that its sequence has not interned yet.
 void PerfettoRenderer::WriteInterned(size_t site, uint64_t category) {
   const uint64_t name_iid = site + 1;
@@ -745,6 +762,69 @@ void PerfettoRenderer::WriteTrackEvent(uint32_t index, size_t site,
   e.EndNested(event);
 }
 
+// Whether the slice carries nothing but its name, category, times and
+// heartbeats: no arguments, counters, allocations or flags, no flows, and
+// none of the overrides (its id, parent and depth are the derived ones and
+// its times fit its timestamps). Most spans of a real capture.
+bool PerfettoRenderer::IsPlain(const Span& span, uint32_t index) const {
+  if (span.arg_count != 0 || span.flags != 0 || capture_.alloc_measured ||
+      span.site >= capture_.sites.size() || span.id != last_id_ + 1 ||
+      HasFlows(index)) {
+    return false;
+  }
+  if (stack_.empty()) {
+    if (span.parent_id != 0 || span.depth != 0) return false;
+  } else {
+    const Span& parent = capture_.spans[stack_.back()];
+    if (span.parent_id != parent.id || span.depth != parent.depth + 1) {
+      return false;
+    }
+  }
+  return TimeFits(span.end_ns);
+}
+
+// The plain slice begin (IsPlain) whose strings this sequence has interned,
+// written straight into the output with no intermediate list: this path
+// decides the writer's speed. False, having written nothing, when the slice
+// needs the general path.
+bool PerfettoRenderer::TryWritePlainBegin(uint32_t index) {
+  const Span& span = capture_.spans[index];
+  uint64_t ts;
+  if (!IsPlain(span, index) || !ExactTimestamp(span.start_ns, &ts) ||
+      ts < last_ts_) {
+    return false;
+  }
+  const uint64_t category = interning_.SiteCategoryIid(span.site);
+  if (!Seen(name_seen_, uint64_t{span.site} + 1) ||
+      (category != 0 && !Seen(category_seen_, category)) ||
+      (span.heartbeats != 0 && !Seen(annotation_seen_, kHeartbeatsIid))) {
+    return false;
+  }
+  // Head 22 + event key, length, type 4 + name and category 22 + heartbeats
+  // 15: 63 bytes, so both lengths fit one byte.
+  char* buf = Reserve(64);
+  char* p = WriteEventHead(buf + 2, ts);
+  *p++ = ShortKey(pf::kPacketTrackEvent, internal::kWireLengthDelimited);
+  char* length = p++;
+  *p++ = ShortKey(pf::kEventType, internal::kWireVarint);
+  *p++ = static_cast<char>(pf::kTypeSliceBegin);
+  *p++ = ShortKey(pf::kEventNameIid, internal::kWireVarint);
+  p = internal::WriteVarint(p, uint64_t{span.site} + 1);
+  if (category != 0) {
+    *p++ = ShortKey(pf::kEventCategoryIids, internal::kWireVarint);
+    p = internal::WriteVarint(p, category);
+  }
+  if (span.heartbeats != 0) {
+    p = WriteSmallAnnotation(
+        p, {kHeartbeatsIid, Annotation::kInt,
+            static_cast<int64_t>(span.heartbeats), 0.0});
+  }
+  *length = static_cast<char>(p - length - 1);
+  FinishSmallPacket(buf, p);
+  last_id_ = span.id;
+  return true;
+}
+
 void PerfettoRenderer::WriteBegin(uint32_t index) {
   const Span& span = capture_.spans[index];
   const size_t site = std::min<size_t>(span.site, capture_.sites.size());
@@ -760,7 +840,7 @@ void PerfettoRenderer::WriteBegin(uint32_t index) {
 
 void PerfettoRenderer::WriteEnd(uint32_t index) {
   char* buf = Reserve(32);
-  char* p = WriteEventHead(buf + 2, capture_.spans[index].end_ns);
+  char* p = WriteEventHead(buf + 2, Timestamp(capture_.spans[index].end_ns));
   *p++ = ShortKey(pf::kPacketTrackEvent, internal::kWireLengthDelimited);
   *p++ = 2;
   *p++ = ShortKey(pf::kEventType, internal::kWireVarint);
@@ -785,7 +865,7 @@ absl::Status PerfettoRenderer::WriteThread(uint32_t thread,
       WriteEnd(stack_.back());
       stack_.pop_back();
     }
-    WriteBegin(index);
+    if (!TryWritePlainBegin(index)) WriteBegin(index);
     stack_.push_back(index);
     if (used_ >= chunk_) {
       SPANPROF_RETURN_IF_ERROR(flush_(std::string_view(out_->data(), used_)));
