@@ -13,6 +13,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "io/file_io_internal.h"
 #include "perfetto/perfetto_format.h"
@@ -254,6 +255,17 @@ struct Annotation {
   double double_value;
 };
 
+// A packet of at most 62 bytes built on the stack and then appended whole
+// (PerfettoRenderer::Append): bytes stored through a pointer into the output
+// could alias the renderer's own state, so the compiler would reload that
+// after every byte; bytes of a local array cannot.
+// Its bytes past `end` are never read but copied along (a fixed-size copy is
+// a few vector moves), so they are left uninitialised.
+struct SmallPacket {
+  char bytes[64];
+  char* end = bytes + 2;  // [0, 2) will hold the Trace.packet key and length
+};
+
 // Renders the trace packet by packet into `*out`, handing it to `flush`
 // whenever it holds `chunk` bytes (see RenderTrace in trace_writer.cc).
 class PerfettoRenderer {
@@ -272,18 +284,27 @@ class PerfettoRenderer {
   uint32_t thread_count() const {
     return static_cast<uint32_t>(capture_.threads.size());
   }
-  void WriteDescriptorSequence(bool invalid_thread);
+  [[gnu::noinline]] void WriteDescriptorSequence(bool invalid_thread);
   void WriteThreadDescriptor(uint32_t thread);
-  absl::Status WriteThread(uint32_t thread, const std::vector<uint32_t>& order,
-                           size_t begin, size_t end);
-  void StartThreadSequence(uint32_t thread);
-  void WriteBegin(uint32_t index);
+  absl::Status WriteTrace(const std::vector<uint32_t>& order, bool check);
+  absl::StatusOr<size_t> WriteThread(uint32_t thread,
+                                     const std::vector<uint32_t>& order,
+                                     size_t k, bool check);
+  bool KeepsAssumedShape(const Span& span, size_t k, size_t run_begin) const;
+  void Restart();
+  absl::Status Finish();
+  [[gnu::noinline]] void StartThreadSequence(uint32_t thread);
+  // The general path, kept out of the per-span loop so that the compiler
+  // does not spill the loop's registers for it.
+  [[gnu::noinline]] void WriteBegin(uint32_t index);
   void WriteEnd(uint32_t index);
   uint64_t Timestamp(int64_t ns) const;
   bool ExactTimestamp(int64_t ns, uint64_t* ts) const;
-  char* WriteEventHead(char* p, uint64_t ts);
+  // Inlined into the per-span loop: two calls a span otherwise.
+  [[gnu::always_inline]] inline char* WriteEventHead(char* p, uint64_t ts);
   void StartEventPacket(int64_t ns);
   void FinishSmallPacket(char* buf, char* end);
+  void Append(const SmallPacket& packet);
   bool TryWriteSmallBegin(uint32_t index, size_t site, uint64_t category);
   bool IsPlain(const Span& span, uint32_t index) const;
   bool TryWritePlainBegin(uint32_t index);
@@ -332,8 +353,9 @@ class PerfettoRenderer {
   Interning interning_;
   FlowPlan flows_;
   std::optional<SpanIndex> index_;
-  uint64_t last_id_ = 0;  // the span id of the previous begin
-  std::string packet_;    // the packet being built
+  bool shape_broken_ = false;  // see Render()
+  uint64_t last_id_ = 0;       // the span id of the previous begin
+  std::string packet_;         // the packet being built
   ProtoEncoder packet_encoder_{&packet_};
   uint32_t sequence_ = 0;
   uint64_t last_ts_ = 0;  // the incremental clock's value on this sequence
@@ -511,7 +533,7 @@ bool PerfettoRenderer::ExactTimestamp(int64_t ns, uint64_t* ts) const {
 // timestamp that goes back in time (a corrupt capture) cannot be a delta: it
 // is written absolute on REALTIME and leaves the incremental clock where it
 // was. At most 22 bytes.
-char* PerfettoRenderer::WriteEventHead(char* p, uint64_t ts) {
+inline char* PerfettoRenderer::WriteEventHead(char* p, uint64_t ts) {
   *p++ = ShortKey(pf::kPacketTimestamp, internal::kWireVarint);
   if (ts >= last_ts_) {
     p = internal::WriteVarint(p, ts - last_ts_);
@@ -541,6 +563,14 @@ void PerfettoRenderer::Grow(size_t n) {
 
 // Completes the packet written in place at `buf[2, end)` (from `Reserve()`,
 // at most 127 bytes) with its key and length in `buf[0, 2)`.
+void PerfettoRenderer::Append(const SmallPacket& packet) {
+  char* out = Reserve(sizeof packet.bytes);
+  std::memcpy(out, packet.bytes, sizeof packet.bytes);  // a fixed-size copy
+  out[0] = ShortKey(pf::kTracePacket, internal::kWireLengthDelimited);
+  out[1] = static_cast<char>(packet.end - packet.bytes - 2);
+  used_ += static_cast<size_t>(packet.end - packet.bytes);
+}
+
 void PerfettoRenderer::FinishSmallPacket(char* buf, char* end) {
   buf[0] = ShortKey(pf::kTracePacket, internal::kWireLengthDelimited);
   buf[1] = static_cast<char>(end - buf - 2);
@@ -801,9 +831,9 @@ bool PerfettoRenderer::TryWritePlainBegin(uint32_t index) {
     return false;
   }
   // Head 22 + event key, length, type 4 + name and category 22 + heartbeats
-  // 15: 63 bytes, so both lengths fit one byte.
-  char* buf = Reserve(64);
-  char* p = WriteEventHead(buf + 2, ts);
+  // 14: 62 bytes, so both lengths fit one byte.
+  SmallPacket packet;
+  char* p = WriteEventHead(packet.end, ts);
   *p++ = ShortKey(pf::kPacketTrackEvent, internal::kWireLengthDelimited);
   char* length = p++;
   *p++ = ShortKey(pf::kEventType, internal::kWireVarint);
@@ -815,12 +845,12 @@ bool PerfettoRenderer::TryWritePlainBegin(uint32_t index) {
     p = internal::WriteVarint(p, category);
   }
   if (span.heartbeats != 0) {
-    p = WriteSmallAnnotation(
-        p, {kHeartbeatsIid, Annotation::kInt,
-            static_cast<int64_t>(span.heartbeats), 0.0});
+    p = WriteSmallAnnotation(p, {kHeartbeatsIid, Annotation::kInt,
+                                 static_cast<int64_t>(span.heartbeats), 0.0});
   }
   *length = static_cast<char>(p - length - 1);
-  FinishSmallPacket(buf, p);
+  packet.end = p;
+  Append(packet);
   last_id_ = span.id;
   return true;
 }
@@ -839,26 +869,51 @@ void PerfettoRenderer::WriteBegin(uint32_t index) {
 }
 
 void PerfettoRenderer::WriteEnd(uint32_t index) {
-  char* buf = Reserve(32);
-  char* p = WriteEventHead(buf + 2, Timestamp(capture_.spans[index].end_ns));
+  SmallPacket packet;
+  char* p = WriteEventHead(packet.end, Timestamp(capture_.spans[index].end_ns));
   *p++ = ShortKey(pf::kPacketTrackEvent, internal::kWireLengthDelimited);
   *p++ = 2;
   *p++ = ShortKey(pf::kEventType, internal::kWireVarint);
   *p++ = static_cast<char>(pf::kTypeSliceEnd);
-  FinishSmallPacket(buf, p);
+  packet.end = p;
+  Append(packet);
 }
 
-// One thread's slices, nested with a stack: before a span begins, every open
-// span that ended by then (and is not its parent) ends.
-absl::Status PerfettoRenderer::WriteThread(uint32_t thread,
-                                           const std::vector<uint32_t>& order,
-                                           size_t begin, size_t end) {
+// Whether the k-th span (index k, unsorted) keeps the shape Render()
+// assumes of an unsorted capture: in slice order after the previous span
+// of its thread run, ids consecutive, and no parent on another thread.
+bool PerfettoRenderer::KeepsAssumedShape(const Span& span, size_t k,
+                                         size_t run_begin) const {
+  const std::vector<Span>& spans = capture_.spans;
+  if (k > run_begin && !InSliceOrder(spans[k - 1], span, thread_count())) {
+    return false;
+  }
+  const uint64_t first = spans[0].id;
+  const uint64_t parent = span.parent_id - first;
+  return span.id == first + k &&
+         (span.parent_id < first || parent >= spans.size() ||
+          spans[parent].thread == span.thread);
+}
+
+// One thread's slices: the spans in slice order from the k-th while their
+// thread is `thread`; returns where its run ends. Nested with a stack:
+// before a span begins, every open span that ended by then (and is not its
+// parent) ends. With `check`, stops (setting shape_broken_) at a span that
+// does not keep the assumed shape.
+absl::StatusOr<size_t> PerfettoRenderer::WriteThread(
+    uint32_t thread, const std::vector<uint32_t>& order, size_t k, bool check) {
   const std::vector<Span>& spans = capture_.spans;
   StartThreadSequence(thread);
   stack_.clear();
-  for (size_t k = begin; k < end; ++k) {
+  const size_t run_begin = k;
+  for (; k < spans.size(); ++k) {
     const uint32_t index = order.empty() ? static_cast<uint32_t>(k) : order[k];
     const Span& span = spans[index];
+    if (std::min(span.thread, thread_count()) != thread) break;
+    if (check && !KeepsAssumedShape(span, k, run_begin)) {
+      shape_broken_ = true;
+      return k;
+    }
     while (!stack_.empty()) {
       const Span& top = spans[stack_.back()];
       if (top.id == span.parent_id || top.end_ns > span.start_ns) break;
@@ -876,30 +931,68 @@ absl::Status PerfettoRenderer::WriteThread(uint32_t thread,
     WriteEnd(stack_.back());
     stack_.pop_back();
   }
-  return absl::OkStatus();
+  return k;
 }
 
-absl::Status PerfettoRenderer::Render() {
+// The whole trace, the spans in `order` (empty: as they are). With `check`,
+// stops early (shape_broken_) when they turn out not to be in slice order
+// or to have cross-thread links.
+absl::Status PerfettoRenderer::WriteTrace(const std::vector<uint32_t>& order,
+                                          bool check) {
   const std::vector<Span>& spans = capture_.spans;
-  const CaptureShape shape = ScanCapture(spans, thread_count());
-  if (shape.may_have_links) flows_ = PlanFlows(capture_);
-  const std::vector<uint32_t> order =
-      SliceOrder(spans, thread_count(), shape.sorted);
+  const size_t n = spans.size();
   // The thread of the k-th span in slice order (out-of-range ones share the
   // last track).
   auto thread_at = [&](size_t k) {
     return std::min(spans[order.empty() ? k : order[k]].thread, thread_count());
   };
-  const size_t n = spans.size();
   WriteDescriptorSequence(n > 0 && thread_at(n - 1) == thread_count());
-  size_t first = 0;
-  while (first < n) {
-    const uint32_t thread = thread_at(first);
-    size_t last = first;
-    while (last < n && thread_at(last) == thread) ++last;
-    SPANPROF_RETURN_IF_ERROR(WriteThread(thread, order, first, last));
-    first = last;
+  size_t k = 0;
+  uint32_t last_thread = 0;
+  while (k < n && !shape_broken_) {
+    const uint32_t thread = thread_at(k);
+    if (check && k > 0 && thread <= last_thread) {
+      shape_broken_ = true;
+      break;
+    }
+    last_thread = thread;
+    SPANPROF_ASSIGN_OR_RETURN(k, WriteThread(thread, order, k, check));
   }
+  return absl::OkStatus();
+}
+
+// Forgets what an abandoned WriteTrace() wrote.
+void PerfettoRenderer::Restart() {
+  used_ = 0;
+  packet_.clear();
+  last_id_ = 0;
+  sequence_ = 0;
+  name_seen_.clear();
+  category_seen_.clear();
+  annotation_seen_.clear();
+  shape_broken_ = false;
+}
+
+absl::Status PerfettoRenderer::Render() {
+  const std::vector<Span>& spans = capture_.spans;
+  // Rendering in memory (nothing handed to flush_ before the end), the spans
+  // are first taken as the collector writes them (in slice order, ids
+  // consecutive, parents on their child's thread) and checked while they
+  // are written: one pass over the capture (80 bytes a span) rather than
+  // three. A capture that is not is written again from the start.
+  if (chunk_ == SIZE_MAX) {
+    SPANPROF_RETURN_IF_ERROR(WriteTrace({}, /*check=*/true));
+    if (!shape_broken_) return Finish();
+    Restart();
+  }
+  const CaptureShape shape = ScanCapture(spans, thread_count());
+  if (shape.may_have_links) flows_ = PlanFlows(capture_);
+  SPANPROF_RETURN_IF_ERROR(WriteTrace(
+      SliceOrder(spans, thread_count(), shape.sorted), /*check=*/false));
+  return Finish();
+}
+
+absl::Status PerfettoRenderer::Finish() {
   out_->resize(used_);
   return flush_(*out_);
 }
