@@ -970,6 +970,9 @@ void PerfettoRenderer::Restart() {
   name_seen_.clear();
   category_seen_.clear();
   annotation_seen_.clear();
+  // Annotation iids are handed out in order of first use: start over, so
+  // that the trace is the one WritePerfettoTrace() writes, byte for byte.
+  interning_ = Interning(capture_);
   shape_broken_ = false;
 }
 
