@@ -18,7 +18,8 @@
 //   session records as overhead_ns_per_span)
 // Session end:
 //   BM_CollectAndSummarize (spans/s), BM_TraceToJson (write MB/s),
-//   BM_TraceToPerfetto (the protobuf trace: write time, bytes per span),
+//   BM_TraceToPerfetto and BM_TraceToPerfettoPlain (the protobuf trace: write
+//   time, bytes per span, with and without heartbeats),
 //   BM_ParseTrace and BM_ParseSummary (read MB/s)
 //
 // Every enabled benchmark starts its session before the timed loop with a cap
@@ -300,8 +301,10 @@ BENCHMARK(BM_MeasureSpanOverhead)
 
 constexpr int64_t kCaptureSpans = 1'000'000;
 
-spanprof::Capture RecordCapture(int64_t spans) {
-  static_cast<void>(spanprof::bench::StartAndRecordWorkload(spans));
+spanprof::Capture RecordCapture(
+    int64_t spans,
+    spanprof::bench::Beats beats = spanprof::bench::Beats::kEveryStep) {
+  static_cast<void>(spanprof::bench::StartAndRecordWorkload(spans, beats));
   return spanprof::StopRecording();
 }
 
@@ -407,11 +410,10 @@ void BM_TraceToJson(benchmark::State& state) {
 }
 BENCHMARK(BM_TraceToJson)->Iterations(5)->Unit(benchmark::kMillisecond);
 
-// The Perfetto protobuf trace of the same capture; bench/gate compares its
-// time per span with BM_TraceToJson's and checks its bytes_per_span (the
-// workload's spans carry no arguments; a third carry heartbeats).
-void BM_TraceToPerfetto(benchmark::State& state) {
-  const spanprof::Capture& capture = TraceCapture();
+// The Perfetto protobuf trace of `capture`: bytes_per_span is the file's
+// size (its header included) over the spans.
+void TraceToPerfetto(benchmark::State& state,
+                     const spanprof::Capture& capture) {
   int64_t bytes = 0;
   size_t size = 0;
   for (auto _ : state) {
@@ -426,7 +428,25 @@ void BM_TraceToPerfetto(benchmark::State& state) {
   state.counters["bytes_per_span"] =
       static_cast<double>(size) / static_cast<double>(capture.spans.size());
 }
+
+// The same capture as BM_TraceToJson; bench/gate compares the time per span
+// of the two writers (the workload's spans carry no arguments; a third carry
+// heartbeats, an annotation).
+void BM_TraceToPerfetto(benchmark::State& state) {
+  TraceToPerfetto(state, TraceCapture());
+}
 BENCHMARK(BM_TraceToPerfetto)->Iterations(5)->Unit(benchmark::kMillisecond);
+
+// The workload without heartbeats: spans that carry nothing but a name, tags
+// (a category) and their times, what issue 13's size target is about.
+void BM_TraceToPerfettoPlain(benchmark::State& state) {
+  static const spanprof::Capture* capture = new spanprof::Capture(
+      RecordCapture(100'000, spanprof::bench::Beats::kNone));
+  TraceToPerfetto(state, *capture);
+}
+BENCHMARK(BM_TraceToPerfettoPlain)
+    ->Iterations(5)
+    ->Unit(benchmark::kMillisecond);
 
 void BM_ParseTrace(benchmark::State& state) {
   const std::string json = spanprof::analysis::TraceToJson(TraceCapture());

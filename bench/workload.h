@@ -1,6 +1,8 @@
 // The workload the session-end measurements record (span_overhead_benchmark
 // and session_end_report): shaped like a real program, a root per ~1000
 // spans with nested children of three sites and a heartbeat per step.
+// `Beats::kNone` leaves the heartbeats out: spans that carry nothing but
+// their name, tags and times (the Perfetto trace's plain-span size).
 #ifndef SPANPROF_BENCH_WORKLOAD_H_
 #define SPANPROF_BENCH_WORKLOAD_H_
 
@@ -10,14 +12,16 @@
 
 namespace spanprof::bench {
 
+enum class Beats { kEveryStep, kNone };
+
 // Records exactly `spans` spans on the calling thread.
-inline void RecordWorkload(int64_t spans) {
+inline void RecordWorkload(int64_t spans, Beats beats = Beats::kEveryStep) {
   for (int64_t done = 0; done < spans;) {
     SPANPROF_SCOPE("workload.step", {.phase = "step"});
     ++done;
     for (int i = 0; i < 333 && done + 3 <= spans; ++i, done += 3) {
       SPANPROF_SCOPE("workload.forward", {.phase = "forward"});
-      Heartbeat(3);
+      if (beats == Beats::kEveryStep) Heartbeat(3);
       {
         SPANPROF_SCOPE("workload.layer", {.module = "encoder"});
         asm volatile("" ::: "memory");  // keep the spans apart
@@ -32,11 +36,12 @@ inline void RecordWorkload(int64_t spans) {
 
 // Starts a session that keeps every span of the workload and records it.
 // Returns false when the session could not start.
-inline bool StartAndRecordWorkload(int64_t spans) {
+inline bool StartAndRecordWorkload(int64_t spans,
+                                   Beats beats = Beats::kEveryStep) {
   RecordingOptions options;
   options.max_events = static_cast<uint64_t>(spans) + 1024;
   if (!StartRecording(options).ok()) return false;
-  RecordWorkload(spans);
+  RecordWorkload(spans, beats);
   return true;
 }
 

@@ -31,7 +31,10 @@ inline constexpr uint32_t kPacketTracePacketDefaults =
     59;                                                 // TracePacketDefaults
 inline constexpr uint32_t kPacketTrackDescriptor = 60;  // TrackDescriptor
 
-// TracePacket.SequenceFlags.
+// TracePacket.SequenceFlags. spanprof sets only the first on a thread
+// sequence's first packet; SEQ_NEEDS_INCREMENTAL_STATE is not written
+// (docs/formats.md, "Sequence flags", says why) and the reader needs
+// neither on later packets.
 inline constexpr uint64_t kSeqIncrementalStateCleared = 1;
 inline constexpr uint64_t kSeqNeedsIncrementalState = 2;
 

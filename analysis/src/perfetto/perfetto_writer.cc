@@ -13,6 +13,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "io/file_io_internal.h"
 #include "perfetto/perfetto_format.h"
@@ -254,6 +255,17 @@ struct Annotation {
   double double_value;
 };
 
+// A packet of at most 62 bytes built on the stack and then appended whole
+// (PerfettoRenderer::Append): bytes stored through a pointer into the output
+// could alias the renderer's own state, so the compiler would reload that
+// after every byte; bytes of a local array cannot.
+// Its bytes past `end` are never read but copied along (a fixed-size copy is
+// a few vector moves), so they are left uninitialised.
+struct SmallPacket {
+  char bytes[64];
+  char* end = bytes + 2;  // [0, 2) will hold the Trace.packet key and length
+};
+
 // Renders the trace packet by packet into `*out`, handing it to `flush`
 // whenever it holds `chunk` bytes (see RenderTrace in trace_writer.cc).
 class PerfettoRenderer {
@@ -264,9 +276,7 @@ class PerfettoRenderer {
         out_(out),
         chunk_(chunk),
         flush_(std::move(flush)),
-        interning_(capture) {
-    out_->resize(out_->capacity());  // room to write in place (see Reserve)
-  }
+        interning_(capture) {}
 
   absl::Status Render();
 
@@ -274,17 +284,30 @@ class PerfettoRenderer {
   uint32_t thread_count() const {
     return static_cast<uint32_t>(capture_.threads.size());
   }
-  void WriteDescriptorSequence(bool invalid_thread);
+  [[gnu::noinline]] void WriteDescriptorSequence(bool invalid_thread);
   void WriteThreadDescriptor(uint32_t thread);
-  absl::Status WriteThread(uint32_t thread, const std::vector<uint32_t>& order,
-                           size_t begin, size_t end);
-  void StartThreadSequence(uint32_t thread);
-  void WriteBegin(uint32_t index);
+  absl::Status WriteTrace(const std::vector<uint32_t>& order, bool check);
+  absl::StatusOr<size_t> WriteThread(uint32_t thread,
+                                     const std::vector<uint32_t>& order,
+                                     size_t k, bool check);
+  bool KeepsAssumedShape(const Span& span, size_t k, size_t run_begin) const;
+  void Restart();
+  absl::Status Finish();
+  [[gnu::noinline]] void StartThreadSequence(uint32_t thread);
+  // The general path, kept out of the per-span loop so that the compiler
+  // does not spill the loop's registers for it.
+  [[gnu::noinline]] void WriteBegin(uint32_t index);
   void WriteEnd(uint32_t index);
-  char* WriteEventHead(char* p, int64_t ns);
+  uint64_t Timestamp(int64_t ns) const;
+  bool ExactTimestamp(int64_t ns, uint64_t* ts) const;
+  // Inlined into the per-span loop: two calls a span otherwise.
+  [[gnu::always_inline]] inline char* WriteEventHead(char* p, uint64_t ts);
   void StartEventPacket(int64_t ns);
   void FinishSmallPacket(char* buf, char* end);
+  void Append(const SmallPacket& packet);
   bool TryWriteSmallBegin(uint32_t index, size_t site, uint64_t category);
+  bool IsPlain(const Span& span, uint32_t index) const;
+  bool TryWritePlainBegin(uint32_t index);
   bool HasFlows(uint32_t index) const {
     return !flows_.out_begin.empty() &&
            (flows_.terminates[index] != 0 ||
@@ -295,7 +318,10 @@ class PerfettoRenderer {
   }
   void CollectAnnotations(const Span& span);
   void CollectOverrides(uint32_t index);
-  bool TimeFits(int64_t ns) const;
+  bool TimeFits(int64_t ns) const {
+    uint64_t ts;
+    return ExactTimestamp(ns, &ts);
+  }
   void WriteMetadata();
   // Built on first use: most captures never need to find a span by id.
   const SpanIndex& Index() {
@@ -312,11 +338,10 @@ class PerfettoRenderer {
   // packets in place (std::string cannot grow without writing its bytes,
   // so it grows in large steps and is cut to used_ at the end).
   char* Reserve(size_t n) {
-    if (out_->size() - used_ < n) {
-      out_->resize(std::max(out_->size() * 2, used_ + n + 4096));
-    }
+    if (out_->size() - used_ < n) Grow(n);
     return out_->data() + used_;
   }
+  void Grow(size_t n);
   void Commit(const char* end) {
     used_ = static_cast<size_t>(end - out_->data());
   }
@@ -328,8 +353,9 @@ class PerfettoRenderer {
   Interning interning_;
   FlowPlan flows_;
   std::optional<SpanIndex> index_;
-  uint64_t last_id_ = 0;  // the span id of the previous begin
-  std::string packet_;    // the packet being built
+  bool shape_broken_ = false;  // see Render()
+  uint64_t last_id_ = 0;       // the span id of the previous begin
+  std::string packet_;         // the packet being built
   ProtoEncoder packet_encoder_{&packet_};
   uint32_t sequence_ = 0;
   uint64_t last_ts_ = 0;  // the incremental clock's value on this sequence
@@ -482,15 +508,32 @@ void PerfettoRenderer::StartThreadSequence(uint32_t thread) {
   FinishPacket();
 }
 
-// The common head of a slice packet, written at `p` (returns the end): the
-// timestamp, the sequence and the flag saying that it depends on the
-// sequence's incremental state (the interned strings and the packet
-// defaults). A timestamp that goes back in time (a corrupt capture) cannot be
-// a delta: it is written absolute on REALTIME and leaves the incremental
-// clock where it was. At most 24 bytes.
-char* PerfettoRenderer::WriteEventHead(char* p, int64_t ns) {
+// The timestamp of a slice event at `ns`: anchor + ns on REALTIME, clamped at
+// 0 and saturated (only a corrupt capture needs either).
+uint64_t PerfettoRenderer::Timestamp(int64_t ns) const {
   const int64_t absolute = SatAdd(capture_.wall_clock_anchor_ns, ns);
-  const uint64_t ts = static_cast<uint64_t>(std::max<int64_t>(0, absolute));
+  return static_cast<uint64_t>(std::max<int64_t>(0, absolute));
+}
+
+// The timestamp of `ns` when it gives `ns` back (neither clamped nor
+// saturated); false when the reader needs the time as an override.
+bool PerfettoRenderer::ExactTimestamp(int64_t ns, uint64_t* ts) const {
+  int64_t absolute;
+  if (__builtin_add_overflow(capture_.wall_clock_anchor_ns, ns, &absolute) ||
+      absolute < 0) {
+    return false;
+  }
+  *ts = static_cast<uint64_t>(absolute);
+  return true;
+}
+
+// The common head of a slice packet, written at `p` (returns the end): the
+// timestamp and the sequence. No sequence_flags: see docs/formats.md
+// ("Sequence flags") for why SEQ_NEEDS_INCREMENTAL_STATE is left out. A
+// timestamp that goes back in time (a corrupt capture) cannot be a delta: it
+// is written absolute on REALTIME and leaves the incremental clock where it
+// was. At most 22 bytes.
+inline char* PerfettoRenderer::WriteEventHead(char* p, uint64_t ts) {
   *p++ = ShortKey(pf::kPacketTimestamp, internal::kWireVarint);
   if (ts >= last_ts_) {
     p = internal::WriteVarint(p, ts - last_ts_);
@@ -502,19 +545,32 @@ char* PerfettoRenderer::WriteEventHead(char* p, int64_t ns) {
     *p++ = static_cast<char>(pf::kBuiltinClockRealtime);
   }
   *p++ = ShortKey(pf::kPacketSequenceId, internal::kWireVarint);
-  p = internal::WriteVarint(p, sequence_);
-  *p++ = ShortKey(pf::kPacketSequenceFlags, internal::kWireVarint);
-  *p++ = static_cast<char>(pf::kSeqNeedsIncrementalState);
-  return p;
+  return internal::WriteVarint(p, sequence_);
 }
 
 void PerfettoRenderer::StartEventPacket(int64_t ns) {
   char head[32];
-  packet_.append(head, WriteEventHead(head, ns));
+  packet_.append(head, WriteEventHead(head, Timestamp(ns)));
+}
+
+// Room for `n` more bytes. std::string zero-fills what it grows by, so it
+// grows in 64 KiB steps (zeroed while they are written, in cache) rather
+// than to its whole capacity at once; past its capacity it doubles.
+void PerfettoRenderer::Grow(size_t n) {
+  constexpr size_t kStep = size_t{64} * 1024;
+  out_->resize(std::max(used_ + n, out_->size() + kStep));
 }
 
 // Completes the packet written in place at `buf[2, end)` (from `Reserve()`,
 // at most 127 bytes) with its key and length in `buf[0, 2)`.
+void PerfettoRenderer::Append(const SmallPacket& packet) {
+  char* out = Reserve(sizeof packet.bytes);
+  std::memcpy(out, packet.bytes, sizeof packet.bytes);  // a fixed-size copy
+  out[0] = ShortKey(pf::kTracePacket, internal::kWireLengthDelimited);
+  out[1] = static_cast<char>(packet.end - packet.bytes - 2);
+  used_ += static_cast<size_t>(packet.end - packet.bytes);
+}
+
 void PerfettoRenderer::FinishSmallPacket(char* buf, char* end) {
   buf[0] = ShortKey(pf::kTracePacket, internal::kWireLengthDelimited);
   buf[1] = static_cast<char>(end - buf - 2);
@@ -563,10 +619,10 @@ bool PerfettoRenderer::TryWriteSmallBegin(uint32_t index, size_t site,
   for (const Annotation& a : annotations_) {
     if (!Seen(annotation_seen_, a.name_iid)) return false;
   }
-  // Head 24 + event key, length, type 4 + name and category 22 + two
-  // annotations 48: 98 bytes, so both lengths fit one byte.
+  // Head 22 + event key, length, type 4 + name and category 22 + two
+  // annotations 48: 96 bytes, so both lengths fit one byte.
   char* buf = Reserve(128);
-  char* p = WriteEventHead(buf + 2, capture_.spans[index].start_ns);
+  char* p = WriteEventHead(buf + 2, Timestamp(capture_.spans[index].start_ns));
   *p++ = ShortKey(pf::kPacketTrackEvent, internal::kWireLengthDelimited);
   char* length = p++;
   *p++ = ShortKey(pf::kEventType, internal::kWireVarint);
@@ -664,15 +720,6 @@ void PerfettoRenderer::CollectOverrides(uint32_t index) {
   if (!TimeFits(span.end_ns)) add_int(pf::kAnnotationEndNs, span.end_ns);
 }
 
-// Whether anchor + ns, as a timestamp (clamped at 0, saturated), gives ns
-// back.
-bool PerfettoRenderer::TimeFits(int64_t ns) const {
-  const int64_t anchor = capture_.wall_clock_anchor_ns;
-  const uint64_t ts =
-      static_cast<uint64_t>(std::max<int64_t>(0, SatAdd(anchor, ns)));
-  return ts - static_cast<uint64_t>(anchor) == static_cast<uint64_t>(ns);
-}
-
 // The strings of this slice that its sequence has not interned yet.
 void PerfettoRenderer::WriteInterned(size_t site, uint64_t category) {
   const uint64_t name_iid = site + 1;
@@ -745,6 +792,69 @@ void PerfettoRenderer::WriteTrackEvent(uint32_t index, size_t site,
   e.EndNested(event);
 }
 
+// Whether the slice carries nothing but its name, category, times and
+// heartbeats: no arguments, counters, allocations or flags, no flows, and
+// none of the overrides (its id, parent and depth are the derived ones and
+// its times fit its timestamps). Most spans of a real capture.
+bool PerfettoRenderer::IsPlain(const Span& span, uint32_t index) const {
+  if (span.arg_count != 0 || span.flags != 0 || capture_.alloc_measured ||
+      span.site >= capture_.sites.size() || span.id != last_id_ + 1 ||
+      HasFlows(index)) {
+    return false;
+  }
+  if (stack_.empty()) {
+    if (span.parent_id != 0 || span.depth != 0) return false;
+  } else {
+    const Span& parent = capture_.spans[stack_.back()];
+    if (span.parent_id != parent.id || span.depth != parent.depth + 1) {
+      return false;
+    }
+  }
+  return TimeFits(span.end_ns);
+}
+
+// The plain slice begin (IsPlain) whose strings this sequence has interned,
+// written straight into the output with no intermediate list: this path
+// decides the writer's speed. False, having written nothing, when the slice
+// needs the general path.
+bool PerfettoRenderer::TryWritePlainBegin(uint32_t index) {
+  const Span& span = capture_.spans[index];
+  uint64_t ts;
+  if (!IsPlain(span, index) || !ExactTimestamp(span.start_ns, &ts) ||
+      ts < last_ts_) {
+    return false;
+  }
+  const uint64_t category = interning_.SiteCategoryIid(span.site);
+  if (!Seen(name_seen_, uint64_t{span.site} + 1) ||
+      (category != 0 && !Seen(category_seen_, category)) ||
+      (span.heartbeats != 0 && !Seen(annotation_seen_, kHeartbeatsIid))) {
+    return false;
+  }
+  // Head 22 + event key, length, type 4 + name and category 22 + heartbeats
+  // 14: 62 bytes, so both lengths fit one byte.
+  SmallPacket packet;
+  char* p = WriteEventHead(packet.end, ts);
+  *p++ = ShortKey(pf::kPacketTrackEvent, internal::kWireLengthDelimited);
+  char* length = p++;
+  *p++ = ShortKey(pf::kEventType, internal::kWireVarint);
+  *p++ = static_cast<char>(pf::kTypeSliceBegin);
+  *p++ = ShortKey(pf::kEventNameIid, internal::kWireVarint);
+  p = internal::WriteVarint(p, uint64_t{span.site} + 1);
+  if (category != 0) {
+    *p++ = ShortKey(pf::kEventCategoryIids, internal::kWireVarint);
+    p = internal::WriteVarint(p, category);
+  }
+  if (span.heartbeats != 0) {
+    p = WriteSmallAnnotation(p, {kHeartbeatsIid, Annotation::kInt,
+                                 static_cast<int64_t>(span.heartbeats), 0.0});
+  }
+  *length = static_cast<char>(p - length - 1);
+  packet.end = p;
+  Append(packet);
+  last_id_ = span.id;
+  return true;
+}
+
 void PerfettoRenderer::WriteBegin(uint32_t index) {
   const Span& span = capture_.spans[index];
   const size_t site = std::min<size_t>(span.site, capture_.sites.size());
@@ -759,33 +869,58 @@ void PerfettoRenderer::WriteBegin(uint32_t index) {
 }
 
 void PerfettoRenderer::WriteEnd(uint32_t index) {
-  char* buf = Reserve(32);
-  char* p = WriteEventHead(buf + 2, capture_.spans[index].end_ns);
+  SmallPacket packet;
+  char* p = WriteEventHead(packet.end, Timestamp(capture_.spans[index].end_ns));
   *p++ = ShortKey(pf::kPacketTrackEvent, internal::kWireLengthDelimited);
   *p++ = 2;
   *p++ = ShortKey(pf::kEventType, internal::kWireVarint);
   *p++ = static_cast<char>(pf::kTypeSliceEnd);
-  FinishSmallPacket(buf, p);
+  packet.end = p;
+  Append(packet);
 }
 
-// One thread's slices, nested with a stack: before a span begins, every open
-// span that ended by then (and is not its parent) ends.
-absl::Status PerfettoRenderer::WriteThread(uint32_t thread,
-                                           const std::vector<uint32_t>& order,
-                                           size_t begin, size_t end) {
+// Whether the k-th span (index k, unsorted) keeps the shape Render()
+// assumes of an unsorted capture: in slice order after the previous span
+// of its thread run, ids consecutive, and no parent on another thread.
+bool PerfettoRenderer::KeepsAssumedShape(const Span& span, size_t k,
+                                         size_t run_begin) const {
+  const std::vector<Span>& spans = capture_.spans;
+  if (k > run_begin && !InSliceOrder(spans[k - 1], span, thread_count())) {
+    return false;
+  }
+  const uint64_t first = spans[0].id;
+  const uint64_t parent = span.parent_id - first;
+  return span.id == first + k &&
+         (span.parent_id < first || parent >= spans.size() ||
+          spans[parent].thread == span.thread);
+}
+
+// One thread's slices: the spans in slice order from the k-th while their
+// thread is `thread`; returns where its run ends. Nested with a stack:
+// before a span begins, every open span that ended by then (and is not its
+// parent) ends. With `check`, stops (setting shape_broken_) at a span that
+// does not keep the assumed shape.
+absl::StatusOr<size_t> PerfettoRenderer::WriteThread(
+    uint32_t thread, const std::vector<uint32_t>& order, size_t k, bool check) {
   const std::vector<Span>& spans = capture_.spans;
   StartThreadSequence(thread);
   stack_.clear();
-  for (size_t k = begin; k < end; ++k) {
+  const size_t run_begin = k;
+  for (; k < spans.size(); ++k) {
     const uint32_t index = order.empty() ? static_cast<uint32_t>(k) : order[k];
     const Span& span = spans[index];
+    if (std::min(span.thread, thread_count()) != thread) break;
+    if (check && !KeepsAssumedShape(span, k, run_begin)) {
+      shape_broken_ = true;
+      return k;
+    }
     while (!stack_.empty()) {
       const Span& top = spans[stack_.back()];
       if (top.id == span.parent_id || top.end_ns > span.start_ns) break;
       WriteEnd(stack_.back());
       stack_.pop_back();
     }
-    WriteBegin(index);
+    if (!TryWritePlainBegin(index)) WriteBegin(index);
     stack_.push_back(index);
     if (used_ >= chunk_) {
       SPANPROF_RETURN_IF_ERROR(flush_(std::string_view(out_->data(), used_)));
@@ -796,30 +931,71 @@ absl::Status PerfettoRenderer::WriteThread(uint32_t thread,
     WriteEnd(stack_.back());
     stack_.pop_back();
   }
-  return absl::OkStatus();
+  return k;
 }
 
-absl::Status PerfettoRenderer::Render() {
+// The whole trace, the spans in `order` (empty: as they are). With `check`,
+// stops early (shape_broken_) when they turn out not to be in slice order
+// or to have cross-thread links.
+absl::Status PerfettoRenderer::WriteTrace(const std::vector<uint32_t>& order,
+                                          bool check) {
   const std::vector<Span>& spans = capture_.spans;
-  const CaptureShape shape = ScanCapture(spans, thread_count());
-  if (shape.may_have_links) flows_ = PlanFlows(capture_);
-  const std::vector<uint32_t> order =
-      SliceOrder(spans, thread_count(), shape.sorted);
+  const size_t n = spans.size();
   // The thread of the k-th span in slice order (out-of-range ones share the
   // last track).
   auto thread_at = [&](size_t k) {
     return std::min(spans[order.empty() ? k : order[k]].thread, thread_count());
   };
-  const size_t n = spans.size();
   WriteDescriptorSequence(n > 0 && thread_at(n - 1) == thread_count());
-  size_t first = 0;
-  while (first < n) {
-    const uint32_t thread = thread_at(first);
-    size_t last = first;
-    while (last < n && thread_at(last) == thread) ++last;
-    SPANPROF_RETURN_IF_ERROR(WriteThread(thread, order, first, last));
-    first = last;
+  size_t k = 0;
+  uint32_t last_thread = 0;
+  while (k < n && !shape_broken_) {
+    const uint32_t thread = thread_at(k);
+    if (check && k > 0 && thread <= last_thread) {
+      shape_broken_ = true;
+      break;
+    }
+    last_thread = thread;
+    SPANPROF_ASSIGN_OR_RETURN(k, WriteThread(thread, order, k, check));
   }
+  return absl::OkStatus();
+}
+
+// Forgets what an abandoned WriteTrace() wrote.
+void PerfettoRenderer::Restart() {
+  used_ = 0;
+  packet_.clear();
+  last_id_ = 0;
+  sequence_ = 0;
+  name_seen_.clear();
+  category_seen_.clear();
+  annotation_seen_.clear();
+  // Annotation iids are handed out in order of first use: start over, so
+  // that the trace is the one WritePerfettoTrace() writes, byte for byte.
+  interning_ = Interning(capture_);
+  shape_broken_ = false;
+}
+
+absl::Status PerfettoRenderer::Render() {
+  const std::vector<Span>& spans = capture_.spans;
+  // Rendering in memory (nothing handed to flush_ before the end), the spans
+  // are first taken as the collector writes them (in slice order, ids
+  // consecutive, parents on their child's thread) and checked while they
+  // are written: one pass over the capture (80 bytes a span) rather than
+  // three. A capture that is not is written again from the start.
+  if (chunk_ == SIZE_MAX) {
+    SPANPROF_RETURN_IF_ERROR(WriteTrace({}, /*check=*/true));
+    if (!shape_broken_) return Finish();
+    Restart();
+  }
+  const CaptureShape shape = ScanCapture(spans, thread_count());
+  if (shape.may_have_links) flows_ = PlanFlows(capture_);
+  SPANPROF_RETURN_IF_ERROR(WriteTrace(
+      SliceOrder(spans, thread_count(), shape.sorted), /*check=*/false));
+  return Finish();
+}
+
+absl::Status PerfettoRenderer::Finish() {
   out_->resize(used_);
   return flush_(*out_);
 }

@@ -148,7 +148,7 @@ struct DecodedSlice {
 
 // What the structural checks read from a decoded trace. `problems` lists
 // every broken rule: a sequence whose first packet does not clear the
-// incremental state, a later packet without SEQ_NEEDS_INCREMENTAL_STATE, an
+// incremental state, a later packet with sequence_flags, an
 // iid used before its sequence interned it or interned twice, the same iid
 // naming two strings, an end without a begin, a begin never ended.
 struct DecodedTrace {
@@ -268,8 +268,10 @@ inline DecodedTrace AnalyzeTrace(const TextMessage& root) {
                                       : std::vector<const TextMessage*>{}) {
         if (c->Get("is_incremental")) seq.clock = c->Uint("timestamp");
       }
-    } else if (flags != 2) {
-      out.problems.push_back("packet without SEQ_NEEDS_INCREMENTAL_STATE");
+    } else if (flags != 0) {
+      // spanprof sets no flag after a sequence's first packet
+      // (docs/formats.md, "Sequence flags").
+      out.problems.push_back("sequence_flags on a later packet");
     }
     if (const TextMessage* data = packet->Child("interned_data")) {
       decoded_internal::Intern(*data, seq, all, out.problems);
