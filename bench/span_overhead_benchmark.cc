@@ -437,6 +437,33 @@ void BM_TraceToPerfetto(benchmark::State& state) {
 }
 BENCHMARK(BM_TraceToPerfetto)->Iterations(5)->Unit(benchmark::kMillisecond);
 
+// The two writers on a long capture (1,000,000 spans, the default cap): the
+// JSON text no longer fits the caches, which is what a long session's end
+// meets. bench/gate checks the ratio of their times per span.
+const spanprof::Capture& LongTraceCapture() {
+  static const spanprof::Capture* capture =
+      new spanprof::Capture(RecordCapture(1'000'000));
+  return *capture;
+}
+
+void BM_TraceToJsonLong(benchmark::State& state) {
+  const spanprof::Capture& capture = LongTraceCapture();
+  for (auto _ : state) {
+    const std::string json = spanprof::analysis::TraceToJson(capture);
+    benchmark::DoNotOptimize(json.data());
+  }
+  state.SetItemsProcessed(state.iterations() *
+                          static_cast<int64_t>(capture.spans.size()));
+}
+BENCHMARK(BM_TraceToJsonLong)->Iterations(2)->Unit(benchmark::kMillisecond);
+
+void BM_TraceToPerfettoLong(benchmark::State& state) {
+  TraceToPerfetto(state, LongTraceCapture());
+}
+BENCHMARK(BM_TraceToPerfettoLong)
+    ->Iterations(2)
+    ->Unit(benchmark::kMillisecond);
+
 // The workload without heartbeats: spans that carry nothing but a name, tags
 // (a category) and their times, what issue 13's size target is about.
 void BM_TraceToPerfettoPlain(benchmark::State& state) {
