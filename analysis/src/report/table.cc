@@ -291,6 +291,36 @@ void AppendNotes(std::string* out, const Summary& summary,
       "` to see whether its cost grows faster than its size\n");
 }
 
+// Rows whose own spans cost at least kInstrumentationNotePermille of their
+// time (the session's measured cost of one span times their calls): the
+// three worst, and what to do about them.
+void AppendInstrumentationNote(std::string* out, const Summary& summary) {
+  std::vector<const Row*> costly;
+  for (const Row& row : summary.rows) {
+    if (row.instrumentation_permille >= kInstrumentationNotePermille) {
+      costly.push_back(&row);
+    }
+  }
+  if (costly.empty()) return;
+  std::stable_sort(
+      costly.begin(), costly.end(), [](const Row* a, const Row* b) {
+        return a->instrumentation_permille > b->instrumentation_permille;
+      });
+  absl::StrAppend(out, "instrumentation: ", costly.size(),
+                  costly.size() == 1 ? " row spends" : " rows spend",
+                  " >= ", kInstrumentationNotePermille / 10,
+                  "% of its time recording its own spans (",
+                  summary.overhead_ns_per_span, " ns a span):");
+  for (size_t i = 0; i < costly.size() && i < 3; ++i) {
+    const int64_t permille = costly[i]->instrumentation_permille;
+    absl::StrAppend(out, i == 0 ? " " : ", ", Printable(costly[i]->label), " ",
+                    permille / 10, ".", permille % 10, "%");
+  }
+  absl::StrAppend(out, costly.size() > 3 ? ", ..." : "",
+                  "; use coarser spans (one around a batch, not one per "
+                  "item)\n");
+}
+
 // The two lines of totals: spans and time, then the process resources (or,
 // for a foreign trace, where it came from).
 void AppendTotals(std::string* out, const Summary& summary) {
@@ -326,6 +356,7 @@ std::string FormatTable(const Summary& summary, const TableOptions& options) {
   AppendHeader(&out, extra);
   for (const Row& row : summary.rows) AppendRow(&out, row, extra);
   AppendNotes(&out, summary, extra, options);
+  AppendInstrumentationNote(&out, summary);
 
   if (!options.trace_path.empty() || !options.summary_path.empty()) {
     out += '\n';

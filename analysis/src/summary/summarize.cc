@@ -707,11 +707,23 @@ Summary SummarizeWithPath(const Capture& capture, SummaryPath path,
     if (canonical) summary = std::move(attempt);
   }
   if (!canonical) SummarizeGeneral(capture, summary);
+  for (Row& row : summary.rows) {
+    row.instrumentation_permille = InstrumentationPermille(
+        row.calls, summary.overhead_ns_per_span, row.total_ns);
+  }
   if (used_canonical != nullptr) *used_canonical = canonical;
   return summary;
 }
 
 }  // namespace internal
+
+int64_t InstrumentationPermille(uint64_t calls, int64_t overhead_ns_per_span,
+                                int64_t total_ns) {
+  if (total_ns <= 0 || overhead_ns_per_span <= 0) return 0;
+  const absl::int128 permille = absl::int128(calls) * overhead_ns_per_span *
+                                1000 / absl::int128(total_ns);
+  return permille > 1000 ? 1000 : static_cast<int64_t>(permille);
+}
 
 std::string RowLabel(const RowKey& key) {
   std::string label = key.name;

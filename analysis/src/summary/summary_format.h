@@ -87,13 +87,14 @@ enum RowField : size_t {
   kRowAllocCount,
   kRowAllocBytes,
   kRowSharePermille,
+  kRowInstrumentationPermille,
   kRowThreads,
   kRowExceptions,
   kRowUnfinished,
   kRowDropped,
   kRowCounters,
 };
-inline constexpr std::array<std::string_view, 24> kRowKeys = {
+inline constexpr std::array<std::string_view, 25> kRowKeys = {
     "key",
     "label",
     "calls",
@@ -113,6 +114,7 @@ inline constexpr std::array<std::string_view, 24> kRowKeys = {
     "alloc_count",
     "alloc_bytes",
     "share_permille",
+    "instrumentation_permille",
     "threads",
     "exceptions",
     "unfinished",
@@ -156,9 +158,20 @@ inline constexpr std::array<size_t, 20> kSummaryV2Fields = {
     kRootRows,
 };
 
+// The row fields of version 2: every row field but
+// `instrumentation_permille` (version 3).
+inline constexpr std::array<size_t, 24> kRowV2Fields = {
+    kRowKey,        kRowLabel,      kRowCalls,           kRowTotalNs,
+    kRowSelfNs,     kRowMinNs,      kRowMeanNs,          kRowMedianNs,
+    kRowP95Ns,      kRowP99Ns,      kRowMaxNs,           kRowTailRatio,
+    kRowLogSigma,   kRowHeavyTail,  kRowTotalHeartbeats, kRowSelfHeartbeats,
+    kRowAllocCount, kRowAllocBytes, kRowSharePermille,   kRowThreads,
+    kRowExceptions, kRowUnfinished, kRowDropped,         kRowCounters,
+};
+
 // The fields of version 1: indexes into kSummaryKeys and kRowKeys, in order.
 // (Its rows are version 2's without the tail shape and counters; version 3's
-// rows are version 2's.)
+// rows add `instrumentation_permille`.)
 inline constexpr std::array<size_t, 19> kSummaryV1Fields = {
     kRootSchema,
     kRootSchemaVersion,

@@ -53,6 +53,7 @@ constexpr auto kRootFieldsV1 = SelectedFields(kSummaryKeys, kSummaryV1Fields);
 constexpr auto kIssueFields = RequiredFields(kIssueKeys);
 constexpr auto kKeyFields = RequiredFields(kRowKeyKeys);
 constexpr auto kRowFields = RequiredFields(kRowKeys);
+constexpr auto kRowFieldsV2 = SelectedFields(kRowKeys, kRowV2Fields);
 constexpr auto kRowFieldsV1 = SelectedFields(kRowKeys, kRowV1Fields);
 constexpr auto kCounterFields = RequiredFields(kRowCounterKeys);
 
@@ -85,6 +86,7 @@ class SummaryReader {
     SPANPROF_RETURN_IF_ERROR(ReadFields(root, summary));
     SPANPROF_RETURN_IF_ERROR(document.Finish(json_));
     if (version_ == 1) DeriveTailRatios(summary);
+    if (version_ < 3) DeriveInstrumentation(summary);
     SPANPROF_RETURN_IF_ERROR(CheckInvariants(summary));
     return summary;
   }
@@ -107,6 +109,15 @@ class SummaryReader {
                               });
     }
     return json_.ReadObject(root, JsonPath::Root(), kRootFields, on_field);
+  }
+
+  // Versions 1 and 2 have no `instrumentation_permille`; the row's calls and
+  // total and the session's overhead give it.
+  static void DeriveInstrumentation(Summary& summary) {
+    for (Row& row : summary.rows) {
+      row.instrumentation_permille = InstrumentationPermille(
+          row.calls, summary.overhead_ns_per_span, row.total_ns);
+    }
   }
 
   // Version 1 has no `tail_ratio`, but its p99_ns and median_ns give it.
@@ -311,6 +322,13 @@ class SummaryReader {
                   return on_field(kRowV1Fields[i], fv, fp);
                 });
           }
+          if (version_ == 2) {
+            return json_.ReadObject(
+                o, ep, kRowFieldsV2,
+                [&](size_t i, value& fv, const JsonPath& fp) {
+                  return on_field(kRowV2Fields[i], fv, fp);
+                });
+          }
           return json_.ReadObject(o, ep, kRowFields, on_field);
         });
   }
@@ -359,6 +377,8 @@ class SummaryReader {
         return Assign(json_.NullableNonNegative(v, p), row.alloc_bytes);
       case kRowSharePermille:
         return Assign(json_.Int(v, p, 0, 1000), row.share_permille);
+      case kRowInstrumentationPermille:
+        return Assign(json_.Int(v, p, 0, 1000), row.instrumentation_permille);
       case kRowThreads:
         return Assign(json_.Unsigned(v, p), row.threads);
       case kRowExceptions:
@@ -549,6 +569,15 @@ class SummaryReader {
                                  ") != self_ns * 1000 / "
                                  "recorded_thread_time_ns (",
                                  share, ")"));
+    }
+    const int64_t instrumentation = InstrumentationPermille(
+        row.calls, summary.overhead_ns_per_span, row.total_ns);
+    if (row.instrumentation_permille != instrumentation) {
+      return RowError(
+          index, Cat("instrumentation_permille (", row.instrumentation_permille,
+                     ") != calls * overhead_ns_per_span * 1000 / total_ns, "
+                     "at most 1000 (",
+                     instrumentation, ")"));
     }
     return absl::OkStatus();
   }

@@ -137,6 +137,8 @@ void WriteRow(JsonWriter& w, const Row& row) {
   w.OptionalInt(row.alloc_bytes);
   w.Key(kRowKeys[kRowSharePermille]);
   w.Int(row.share_permille);
+  w.Key(kRowKeys[kRowInstrumentationPermille]);
+  w.Int(row.instrumentation_permille);
   w.Key(kRowKeys[kRowThreads]);
   w.Uint(row.threads);
   w.Key(kRowKeys[kRowExceptions]);

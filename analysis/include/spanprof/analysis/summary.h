@@ -92,15 +92,30 @@ struct Row {
   std::optional<int64_t> alloc_count;
   std::optional<int64_t> alloc_bytes;
   int64_t share_permille = 0;  // self_ns * 1000 / recorded_thread_time_ns
-  uint64_t threads = 0;        // distinct threads that ran this key
-  uint64_t exceptions = 0;     // spans flagged kSpanException
-  uint64_t unfinished = 0;     // spans flagged kSpanUnfinished
-  uint64_t dropped = 0;        // spans of this key the cap did not retain
+  // The estimated share of the row's time that its own spans' recording
+  // took: InstrumentationPermille(calls, overhead_ns_per_span, total_ns).
+  int64_t instrumentation_permille = 0;
+  uint64_t threads = 0;     // distinct threads that ran this key
+  uint64_t exceptions = 0;  // spans flagged kSpanException
+  uint64_t unfinished = 0;  // spans flagged kSpanUnfinished
+  uint64_t dropped = 0;     // spans of this key the cap did not retain
   // The counters with a non-zero total in this row, sorted by name.
   std::vector<RowCounter> counters;
 
   friend bool operator==(const Row&, const Row&) = default;
 };
+
+// `InstrumentationPermille()` estimates the share (per mille, at most 1000)
+// of a row's inclusive time that recording its own `calls` spans cost, from
+// the session's measured cost of one span: calls * overhead_ns_per_span *
+// 1000 / total_ns, rounded down; 0 when total_ns or the overhead is 0. The
+// spans of the row's children are their own rows' cost.
+int64_t InstrumentationPermille(uint64_t calls, int64_t overhead_ns_per_span,
+                                int64_t total_ns);
+
+// `kInstrumentationNotePermille` is the share from which `report` marks a
+// row and suggests coarser spans: 5%.
+inline constexpr int64_t kInstrumentationNotePermille = 50;
 
 // `ValidationIssue` is one problem found in the event forest.
 struct ValidationIssue {
