@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "path_template.h"
 #include "spanprof/internal/parse_int.h"
 #include "spanprof/recording.h"
 #include "spanprof/session.h"
@@ -44,6 +45,10 @@ absl::Status ParsePath(const char* name, std::string* out) {
   const char* raw = Get(name);
   if (raw == nullptr) return absl::OkStatus();
   if (raw[0] == '\0') return Bad(name, raw, "a non-empty file path");
+  if (const absl::Status fields = internal::CheckPathTemplate(raw);
+      !fields.ok()) {
+    return Bad(name, raw, "a file path: " + std::string(fields.message()));
+  }
   *out = raw;
   return absl::OkStatus();
 }

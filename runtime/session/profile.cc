@@ -10,6 +10,7 @@
 #include <exception>
 #include <mutex>
 #include <string>
+#include <utility>
 
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/table.h"
@@ -17,6 +18,7 @@
 #include "spanprof/session.h"
 
 // Private to the runtime component (runtime/src is a private include dir).
+#include "path_template.h"
 #include "recorder/recorder_internal.h"
 
 namespace spanprof::internal {
@@ -63,11 +65,12 @@ ProcessResources ResourcesSince(const rusage& start) {
 // output that failed.
 absl::Status WriteOutputs(const Capture& capture,
                           const analysis::Summary& summary,
-                          const Config& config) {
+                          const std::string& trace_path,
+                          const std::string& summary_path) {
   std::string errors;
-  absl::Status s = analysis::WriteTrace(capture, config.trace_path);
+  absl::Status s = analysis::WriteTrace(capture, trace_path);
   if (!s.ok()) errors += std::string(s.message());
-  s = analysis::WriteSummary(summary, config.summary_path);
+  s = analysis::WriteSummary(summary, summary_path);
   if (!s.ok()) {
     if (!errors.empty()) errors += "; ";
     errors += std::string(s.message());
@@ -84,11 +87,21 @@ absl::Status Finish(const RunningSession& running, bool finished_normally) {
   capture.process_resources = ResourcesSince(running.start_usage);
   capture.overhead_ns_per_span = running.overhead_ns;
   const analysis::Summary summary = analysis::Summarize(capture);
-  absl::Status written = WriteOutputs(capture, summary, running.config);
+  // The paths' fields (%p %h %n %t) from the capture itself: its pid, its
+  // process name, its session start.
+  const PathFields fields{.pid = capture.pid,
+                          .host = HostName(),
+                          .process_name = capture.process_name,
+                          .start_wall_ns = capture.wall_clock_anchor_ns};
+  const std::string trace_path =
+      ExpandPathTemplate(running.config.trace_path, fields);
+  const std::string summary_path =
+      ExpandPathTemplate(running.config.summary_path, fields);
+  absl::Status written =
+      WriteOutputs(capture, summary, trace_path, summary_path);
   if (!running.config.quiet) {
     const std::string table = analysis::FormatTable(
-        summary, {.trace_path = running.config.trace_path,
-                  .summary_path = running.config.summary_path});
+        summary, {.trace_path = trace_path, .summary_path = summary_path});
     std::fwrite(table.data(), 1, table.size(), stdout);
     std::fflush(stdout);
   }
@@ -157,6 +170,16 @@ void RunSession(const Config& config, const char* root,
   if (!config.enabled) {
     body();
     return;
+  }
+  // A bad path template fails here, before the body runs, like a bad
+  // environment value (ConfigFromEnvironment checks its own variables).
+  for (const auto& [field, path] : {std::pair<const char*, const std::string*>{
+                                        "trace_path", &config.trace_path},
+                                    {"summary_path", &config.summary_path}}) {
+    if (const absl::Status s = CheckPathTemplate(*path); !s.ok()) {
+      throw Error("spanprof: Config::" + std::string(field) + " '" + *path +
+                  "': " + std::string(s.message()));
+    }
   }
   InstallProcessHooks();
   auto running = std::make_unique<RunningSession>();
