@@ -421,6 +421,8 @@ Capture MetadataOf(const Capture& capture) {
   out.pid = capture.pid;
   out.clock = capture.clock;
   out.wall_clock_anchor_ns = capture.wall_clock_anchor_ns;
+  out.wall_clock_uncertainty_ns = capture.wall_clock_uncertainty_ns;
+  out.host = capture.host;
   out.window_ns = capture.window_ns;
   out.event_limit = capture.event_limit;
   out.overflow_policy = capture.overflow_policy;

@@ -653,6 +653,10 @@ void CopyCaptureFields(const Capture& capture, Summary& summary) {
   summary.source = capture.source;
   summary.clock = capture.clock;
   summary.process_name = capture.process_name;
+  summary.host = capture.host;
+  summary.pid = capture.pid;
+  summary.wall_clock_anchor_ns = capture.wall_clock_anchor_ns;
+  summary.wall_clock_uncertainty_ns = capture.wall_clock_uncertainty_ns;
   summary.window_ns = capture.window_ns;
   summary.event_limit = capture.event_limit;
   summary.overflow_policy = capture.overflow_policy;

@@ -19,6 +19,10 @@ enum SummaryField : size_t {
   kRootSource,
   kRootClock,
   kRootProcessName,
+  kRootHost,
+  kRootPid,
+  kRootWallClockAnchorNs,
+  kRootWallClockUncertaintyNs,
   kRootEventCount,
   kRootThreadCount,
   kRootMaxDepth,
@@ -36,12 +40,16 @@ enum SummaryField : size_t {
   kRootValidationIssues,
   kRootRows,
 };
-inline constexpr std::array<std::string_view, 21> kSummaryKeys = {
+inline constexpr std::array<std::string_view, 25> kSummaryKeys = {
     "schema",
     "schema_version",
     "source",
     "clock",
     "process_name",
+    "host",
+    "pid",
+    "wall_clock_anchor_ns",
+    "wall_clock_uncertainty_ns",
     "event_count",
     "thread_count",
     "max_depth",
@@ -134,7 +142,8 @@ inline constexpr std::string_view kSourceSpanprof = "spanprof";
 inline constexpr std::string_view kSourceChromeTrace = "chrome-trace";
 inline constexpr std::string_view kClockUnknown = "unknown";
 
-// The fields of version 2: every field but `source`.
+// The fields of version 2: every field but `source`, `host`, `pid` and the
+// wall-clock anchor.
 inline constexpr std::array<size_t, 20> kSummaryV2Fields = {
     kRootSchema,
     kRootSchemaVersion,

@@ -221,6 +221,18 @@ class SummaryReader {
         s.process_name = std::string(text);
         return absl::OkStatus();
       }
+      case kRootHost: {
+        SPANPROF_ASSIGN_OR_RETURN(std::string_view text, json_.String(v, p));
+        s.host = std::string(text);
+        return absl::OkStatus();
+      }
+      case kRootPid:
+        return Assign(json_.NonNegative(v, p), s.pid);
+      case kRootWallClockAnchorNs:
+        return Assign(json_.Int(v, p, INT64_MIN, INT64_MAX),
+                      s.wall_clock_anchor_ns);
+      case kRootWallClockUncertaintyNs:
+        return Assign(json_.NonNegative(v, p), s.wall_clock_uncertainty_ns);
       case kRootEventCount:
         return Assign(json_.Unsigned(v, p), s.event_count);
       case kRootThreadCount:

@@ -33,6 +33,14 @@ void WriteTotals(JsonWriter& w, const Summary& summary) {
   w.String(summary.clock);
   w.Key(kSummaryKeys[kRootProcessName]);
   w.String(summary.process_name);
+  w.Key(kSummaryKeys[kRootHost]);
+  w.String(summary.host);
+  w.Key(kSummaryKeys[kRootPid]);
+  w.Int(summary.pid);
+  w.Key(kSummaryKeys[kRootWallClockAnchorNs]);
+  w.Int(summary.wall_clock_anchor_ns);
+  w.Key(kSummaryKeys[kRootWallClockUncertaintyNs]);
+  w.Int(summary.wall_clock_uncertainty_ns);
   w.Key(kSummaryKeys[kRootEventCount]);
   w.Uint(summary.event_count);
   w.Key(kSummaryKeys[kRootThreadCount]);

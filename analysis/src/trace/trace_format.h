@@ -105,6 +105,8 @@ enum MetadataField : size_t {
   kMetaPid,
   kMetaClock,
   kMetaWallClockAnchorNs,
+  kMetaWallClockUncertaintyNs,
+  kMetaHost,
   kMetaWindowNs,
   kMetaEventLimit,
   kMetaOverflowPolicy,
@@ -118,7 +120,7 @@ enum MetadataField : size_t {
   kMetaThreads,
   kMetaSites,
 };
-inline constexpr std::array<std::string_view, 19> kMetadataKeys = {
+inline constexpr std::array<std::string_view, 21> kMetadataKeys = {
     "schema",
     "schema_version",
     "spanprof_version",
@@ -126,6 +128,8 @@ inline constexpr std::array<std::string_view, 19> kMetadataKeys = {
     "pid",
     "clock",
     "wall_clock_anchor_ns",
+    "wall_clock_uncertainty_ns",
+    "host",
     "window_ns",
     "event_limit",
     "overflow_policy",

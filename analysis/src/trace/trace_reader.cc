@@ -50,6 +50,9 @@ using simdjson::ondemand::value;
 constexpr std::array<FieldSpec, kMetadataKeys.size()> kMetadataFields = [] {
   auto specs = RequiredFields(kMetadataKeys);
   specs[kMetaDroppedArgs].required = false;
+  // Added with the multi-process anchors (issue 15): older traces have none.
+  specs[kMetaWallClockUncertaintyNs].required = false;
+  specs[kMetaHost].required = false;
   return specs;
 }();
 constexpr auto kThreadFields = RequiredFields(kThreadKeys);
@@ -916,6 +919,10 @@ class TraceReader {
       case kMetaWallClockAnchorNs:
         return Assign(json_.Int(fv, fp, INT64_MIN, INT64_MAX),
                       c.wall_clock_anchor_ns);
+      case kMetaWallClockUncertaintyNs:
+        return Assign(json_.NonNegative(fv, fp), c.wall_clock_uncertainty_ns);
+      case kMetaHost:
+        return ReadString(fv, fp, c.host);
       case kMetaWindowNs:
         return Assign(json_.NonNegative(fv, fp), c.window_ns);
       case kMetaEventLimit:

@@ -277,6 +277,10 @@ void WriteMetadata(JsonWriter& w, const Capture& capture) {
   w.String(c.clock);
   key(internal::kMetaWallClockAnchorNs);
   w.Int(c.wall_clock_anchor_ns);
+  key(internal::kMetaWallClockUncertaintyNs);
+  w.Int(c.wall_clock_uncertainty_ns);
+  key(internal::kMetaHost);
+  w.String(c.host);
   key(internal::kMetaWindowNs);
   w.Int(c.window_ns);
   key(internal::kMetaEventLimit);

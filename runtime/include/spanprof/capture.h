@@ -132,8 +132,15 @@ struct Capture {
   std::string process_name;
   int64_t pid = 0;
   std::string clock;  // "tsc" or "monotonic" ("unknown" for a foreign trace)
-  // Wall-clock (Unix epoch, ns) time of the session start.
+  // Wall-clock (CLOCK_REALTIME, Unix epoch, ns) time of the session start:
+  // the anchor that puts captures of several processes on one timeline.
   int64_t wall_clock_anchor_ns = 0;
+  // How far the anchor may be from the wall clock at the session's time 0:
+  // half the session-clock interval that bracketed the CLOCK_REALTIME read
+  // (the narrowest of a few tries), ns. 0 when not measured.
+  int64_t wall_clock_uncertainty_ns = 0;
+  // The host the capture was recorded on (gethostname), "" when unknown.
+  std::string host;
   // Session length: start to stop, ns.
   int64_t window_ns = 0;
   uint64_t event_limit = 0;

@@ -2,6 +2,8 @@
 // exited threads), parses them into spans (ring_parser.cc), and assembles the
 // Capture: ring-mode trimming, compaction of discarded spans, depths,
 // arguments, drops and the session's metadata.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -175,6 +177,13 @@ void RecomputeDepths(std::vector<Span>& spans) {
   }
 }
 
+// This machine's host name, "" when it has none.
+std::string HostName() {
+  char name[256] = {};
+  if (gethostname(name, sizeof(name) - 1) != 0) return "";
+  return name;
+}
+
 // The session's description: version, process, clock, window, cap.
 void DescribeSession(const SessionState& session, const ClockPair& stop,
                      Capture& capture) {
@@ -183,6 +192,8 @@ void DescribeSession(const SessionState& session, const ClockPair& stop,
   capture.pid = session.pid;
   capture.clock = session.use_tsc ? "tsc" : "monotonic";
   capture.wall_clock_anchor_ns = session.start_wall_ns;
+  capture.wall_clock_uncertainty_ns = session.start_wall_uncertainty_ns;
+  capture.host = HostName();
   capture.window_ns =
       stop.mono_ns > session.start_mono_ns
           ? static_cast<int64_t>(stop.mono_ns - session.start_mono_ns)

@@ -186,6 +186,7 @@ struct SessionState {
   uint64_t start_tsc = 0;
   uint64_t start_mono_ns = 0;
   int64_t start_wall_ns = 0;
+  int64_t start_wall_uncertainty_ns = 0;
   int64_t pid = 0;
 };
 

@@ -63,6 +63,34 @@ int64_t WallClockNs() {
   return static_cast<int64_t>(ts.tv_sec) * kNsPerSec + ts.tv_nsec;
 }
 
+// The session's time 0 paired with the wall clock.
+struct WallAnchor {
+  internal::ClockPair start;  // the session clock at time 0
+  int64_t wall_ns = 0;        // CLOCK_REALTIME at time 0, estimated
+  int64_t uncertainty_ns = 0;
+};
+
+// Reads CLOCK_REALTIME between two readings of the session clock, three
+// times, and keeps the narrowest bracket: time 0 is the bracket's start, the
+// wall clock at time 0 the read minus half the bracket, and the uncertainty
+// half the bracket (a preemption between the reads widens one try, not all).
+WallAnchor MeasureWallAnchor() {
+  WallAnchor best;
+  uint64_t best_width = UINT64_MAX;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    const internal::ClockPair before = internal::ReadClockPair();
+    const int64_t wall = WallClockNs();
+    const internal::ClockPair after = internal::ReadClockPair();
+    const uint64_t width = after.mono_ns - before.mono_ns;
+    if (width < best_width) {
+      best_width = width;
+      const auto half = static_cast<int64_t>((width + 1) / 2);
+      best = WallAnchor{before, wall - half, half};
+    }
+  }
+  return best;
+}
+
 }  // namespace
 
 const char* OverflowPolicyName(OverflowPolicy policy) noexcept {
@@ -190,10 +218,11 @@ absl::Status StartRecording(const RecordingOptions& options) {
   static uint32_t session_counter = 0;
   session_counter = (session_counter % 0x3FFFFFF0u) + 1;
   session.epoch = (session_counter << 1) | (session.use_tsc ? 0u : 1u);
-  const internal::ClockPair start = internal::ReadClockPair();
-  session.start_tsc = start.tsc;
-  session.start_mono_ns = start.mono_ns;
-  session.start_wall_ns = WallClockNs();
+  const WallAnchor anchor = MeasureWallAnchor();
+  session.start_tsc = anchor.start.tsc;
+  session.start_mono_ns = anchor.start.mono_ns;
+  session.start_wall_ns = anchor.wall_ns;
+  session.start_wall_uncertainty_ns = anchor.uncertainty_ns;
   session.active = true;
   internal::StartPrefaulting(worst);
   g_epoch.store(session.epoch, std::memory_order_release);

@@ -245,9 +245,13 @@ TEST(SummaryReaderRejectsTest, Version2HasNoSource) {
   std::string v2 = Replace(
       Replace(CleanJson(), "\"schema_version\": 3", "\"schema_version\": 2"),
       "\"source\": \"spanprof\",\n", "");
-  // Nor rows' instrumentation_permille (derived on reading).
+  // Nor rows' instrumentation_permille (derived on reading), nor the host,
+  // pid and wall-clock anchor.
   v2 = std::regex_replace(
-      v2, std::regex("\"instrumentation_permille\": [0-9]+,\\s*"), "");
+      v2,
+      std::regex("\"(instrumentation_permille|host|pid|wall_clock_anchor_ns|"
+                 "wall_clock_uncertainty_ns)\": [^,]+,\\s*"),
+      "");
   absl::StatusOr<Summary> parsed = ParseSummary(v2, kSource);
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   EXPECT_EQ(parsed->schema_version, 2);

@@ -31,6 +31,8 @@ Capture TinyCapture() {
   b.Args(2, {CounterArg("rows", 3)});
   Capture& c = b.capture();
   c.process_name = "tiny";
+  c.host = "build-7";
+  c.wall_clock_uncertainty_ns = 150;
   c.clock = "tsc";
   c.window_ns = 120;
   c.overhead_ns_per_span = 7;
@@ -46,6 +48,10 @@ TEST(SummaryWriterTest, MatchesTheGoldenDocument) {
   "source": "spanprof",
   "clock": "tsc",
   "process_name": "tiny",
+  "host": "build-7",
+  "pid": 4242,
+  "wall_clock_anchor_ns": 1700000000000000000,
+  "wall_clock_uncertainty_ns": 150,
   "event_count": 2,
   "thread_count": 1,
   "max_depth": 1,
@@ -165,6 +171,10 @@ TEST(SummaryWriterTest, FieldsAreInTheDesignOrder) {
                                                  "source",
                                                  "clock",
                                                  "process_name",
+                                                 "host",
+                                                 "pid",
+                                                 "wall_clock_anchor_ns",
+                                                 "wall_clock_uncertainty_ns",
                                                  "event_count",
                                                  "thread_count",
                                                  "max_depth",

@@ -726,8 +726,8 @@ TEST(TraceReaderRejectsTest, ASummaryIsNotATrace) {
 
 TEST(TraceReaderRejectsTest, UnknownMetadataField) {
   ExpectRejected(Replace(CleanJson(), "\"schema\":\"spanprof.trace\"",
-                         "\"schema\":\"spanprof.trace\",\"host\":\"a\""),
-                 "$.metadata: unknown field \"host\"");
+                         "\"schema\":\"spanprof.trace\",\"hostname\":\"a\""),
+                 "$.metadata: unknown field \"hostname\"");
 }
 
 TEST(TraceReaderRejectsTest, DropNamesDoNotMatchSite) {

@@ -356,24 +356,41 @@ TEST(TraceWriterTest, MetadataCarriesEverythingToRebuildTheCapture) {
   c.finished_normally = false;
   c.overhead_ns_per_span = 9;
   c.process_resources = {1, 2, 3, 4, 5, 6, 7};
+  c.wall_clock_uncertainty_ns = 120;
+  c.host = "build-7";
   ParsedTrace trace;
   Parse(TraceToJson(b.Build()), trace);
   simdjson::dom::object metadata = trace.root["metadata"].get_object().value();
   std::vector<std::string_view> keys;
   for (auto field : metadata) keys.push_back(field.key);
-  EXPECT_EQ(
-      keys,
-      (std::vector<std::string_view>{
-          "schema", "schema_version", "spanprof_version", "process_name", "pid",
-          "clock", "wall_clock_anchor_ns", "window_ns", "event_limit",
-          "overflow_policy", "dropped_events", "dropped_by_site",
-          "dropped_args", "finished_normally", "overhead_ns_per_span",
-          "alloc_measured", "process_resources", "threads", "sites"}));
+  EXPECT_EQ(keys, (std::vector<std::string_view>{"schema",
+                                                 "schema_version",
+                                                 "spanprof_version",
+                                                 "process_name",
+                                                 "pid",
+                                                 "clock",
+                                                 "wall_clock_anchor_ns",
+                                                 "wall_clock_uncertainty_ns",
+                                                 "host",
+                                                 "window_ns",
+                                                 "event_limit",
+                                                 "overflow_policy",
+                                                 "dropped_events",
+                                                 "dropped_by_site",
+                                                 "dropped_args",
+                                                 "finished_normally",
+                                                 "overhead_ns_per_span",
+                                                 "alloc_measured",
+                                                 "process_resources",
+                                                 "threads",
+                                                 "sites"}));
   EXPECT_EQ(metadata["schema"].get_string().value(), "spanprof.trace");
   EXPECT_EQ(metadata["schema_version"].get_int64().value(), 1);
   EXPECT_EQ(metadata["clock"].get_string().value(), "tsc");
   EXPECT_EQ(metadata["wall_clock_anchor_ns"].get_int64().value(),
             c.wall_clock_anchor_ns);
+  EXPECT_EQ(metadata["wall_clock_uncertainty_ns"].get_int64().value(), 120);
+  EXPECT_EQ(metadata["host"].get_string().value(), "build-7");
   EXPECT_EQ(metadata["finished_normally"].get_bool().value(), false);
   EXPECT_EQ(metadata["dropped_args"].get_uint64().value(), 4u);
   EXPECT_EQ(simdjson::minify(metadata["dropped_by_site"].value()),

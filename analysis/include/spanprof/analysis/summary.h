@@ -137,6 +137,13 @@ struct Summary {
   std::string source = "spanprof";
   std::string clock;
   std::string process_name;
+  // Where and when the capture was recorded (version 3; empty and 0 when read
+  // from an older version): host name, pid, and the wall clock
+  // (CLOCK_REALTIME ns) at the session start with its uncertainty.
+  std::string host;
+  int64_t pid = 0;
+  int64_t wall_clock_anchor_ns = 0;
+  int64_t wall_clock_uncertainty_ns = 0;
   uint64_t event_count = 0;
   uint64_t thread_count = 0;
   uint64_t max_depth = 0;
