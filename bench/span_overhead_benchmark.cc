@@ -460,9 +460,7 @@ BENCHMARK(BM_TraceToJsonLong)->Iterations(2)->Unit(benchmark::kMillisecond);
 void BM_TraceToPerfettoLong(benchmark::State& state) {
   TraceToPerfetto(state, LongTraceCapture());
 }
-BENCHMARK(BM_TraceToPerfettoLong)
-    ->Iterations(2)
-    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_TraceToPerfettoLong)->Iterations(2)->Unit(benchmark::kMillisecond);
 
 // The workload without heartbeats: spans that carry nothing but a name, tags
 // (a category) and their times, what issue 13's size target is about.
