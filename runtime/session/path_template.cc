@@ -1,8 +1,6 @@
 // Output path templates: %p %h %n %t %% (path_template.h).
 #include "path_template.h"
 
-#include <unistd.h>
-
 #include <cstdio>
 #include <ctime>
 #include <string>
@@ -77,12 +75,6 @@ std::string ExpandPathTemplate(std::string_view path,
     }
   }
   return out;
-}
-
-std::string HostName() {
-  char name[256] = {};
-  if (gethostname(name, sizeof(name) - 1) != 0) return "";
-  return name;
 }
 
 std::string UtcStamp(int64_t ns) {

@@ -44,9 +44,6 @@ absl::Status CheckPathTemplate(std::string_view path);
 // Expands a checked template (an unknown `%x` is copied as is).
 std::string ExpandPathTemplate(std::string_view path, const PathFields& fields);
 
-// This machine's host name (gethostname), or "" when it has none.
-std::string HostName();
-
 // `ns` since the Unix epoch as `YYYYMMDDTHHMMSS.mmmZ` (UTC).
 std::string UtcStamp(int64_t ns);
 

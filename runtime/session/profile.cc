@@ -87,10 +87,10 @@ absl::Status Finish(const RunningSession& running, bool finished_normally) {
   capture.process_resources = ResourcesSince(running.start_usage);
   capture.overhead_ns_per_span = running.overhead_ns;
   const analysis::Summary summary = analysis::Summarize(capture);
-  // The paths' fields (%p %h %n %t) from the capture itself: its pid, its
-  // process name, its session start.
+  // The paths' fields (%p %h %n %t) from the capture itself: its pid, host,
+  // process name and session start.
   const PathFields fields{.pid = capture.pid,
-                          .host = HostName(),
+                          .host = capture.host,
                           .process_name = capture.process_name,
                           .start_wall_ns = capture.wall_clock_anchor_ns};
   const std::string trace_path =

@@ -43,18 +43,6 @@ Capture RecordHandOffs() {
   return StopRecording();
 }
 
-int CrossThreadLinks(const Capture& c) {
-  int links = 0;
-  for (const Span& child : c.spans) {
-    for (const Span& parent : c.spans) {
-      if (parent.id == child.parent_id && parent.thread != child.thread) {
-        ++links;
-      }
-    }
-  }
-  return links;
-}
-
 TEST(PerfettoFlowsTest, EveryCrossThreadLinkOfARealSessionIsAFlow) {
   if (!spanprof::testing::HaveProtoc()) {
     SPANPROF_SKIP_UNLESS_CI(
@@ -62,7 +50,7 @@ TEST(PerfettoFlowsTest, EveryCrossThreadLinkOfARealSessionIsAFlow) {
   }
   const Capture capture = RecordHandOffs();
   ASSERT_EQ(capture.spans.size(), 1u + 2u * kWorkers);
-  ASSERT_EQ(CrossThreadLinks(capture), 2 * kWorkers);
+  ASSERT_EQ(spanprof::testing::CrossThreadLinks(capture), 2 * kWorkers);
 
   const std::string bytes = analysis::CaptureToPerfetto(capture);
   const std::unique_ptr<spanprof::testing::TextMessage> root =

@@ -29,18 +29,6 @@ void RunAsyncExample(const TempDir& dir, const std::string& trace) {
   ASSERT_EQ(result.exit_code, 0) << result.err;
 }
 
-int CrossThreadLinks(const Capture& c) {
-  int links = 0;
-  for (const Span& child : c.spans) {
-    for (const Span& parent : c.spans) {
-      if (parent.id == child.parent_id && parent.thread != child.thread) {
-        ++links;
-      }
-    }
-  }
-  return links;
-}
-
 TEST(PerfettoTraceTest, SessionWritesADecodableProtobufTrace) {
   if (!spanprof::testing::HaveProtoc()) {
     SPANPROF_SKIP_UNLESS_CI(
@@ -51,7 +39,7 @@ TEST(PerfettoTraceTest, SessionWritesADecodableProtobufTrace) {
   const absl::StatusOr<Capture> json =
       analysis::ReadTrace(dir.File("out/trace.json"));
   ASSERT_TRUE(json.ok()) << json.status();
-  const int links = CrossThreadLinks(*json);
+  const int links = spanprof::testing::CrossThreadLinks(*json);
   ASSERT_GT(links, 0);
 
   RunAsyncExample(dir, dir.File("out/trace.pftrace"));

@@ -190,21 +190,20 @@ class ChromeTraceReader {
     simdjson::error_code error = document.get_object().get(top);
     if (error != simdjson::SUCCESS) return json_.Simdjson(error, root);
     bool found = false;
-    for (auto field_result : top) {
-      simdjson::ondemand::field field;
-      error = std::move(field_result).get(field);
-      if (error != simdjson::SUCCESS) return json_.Simdjson(error, root);
-      std::string_view key;
-      error = field.unescaped_key().get(key);
-      if (error != simdjson::SUCCESS) return json_.Simdjson(error, root);
-      if (key != "traceEvents") continue;
-      if (found) return json_.Error(root, "duplicate field \"traceEvents\"");
-      found = true;
-      const JsonPath path = root.Field("traceEvents");
-      SPANPROF_ASSIGN_OR_RETURN(simdjson::ondemand::array events,
-                                json_.Array(field.value(), path));
-      SPANPROF_RETURN_IF_ERROR(ReadEvents(events, path));
-    }
+    // Not SPANPROF_RETURN_IF_ERROR: the lambda uses the macros (-Wshadow).
+    absl::Status walked = json_.ForEachField(
+        top, root, [&](std::string_view key, value& v) -> absl::Status {
+          if (key != "traceEvents") return absl::OkStatus();
+          if (found) {
+            return json_.Error(root, "duplicate field \"traceEvents\"");
+          }
+          found = true;
+          const JsonPath path = root.Field("traceEvents");
+          SPANPROF_ASSIGN_OR_RETURN(simdjson::ondemand::array events,
+                                    json_.Array(v, path));
+          return ReadEvents(events, path);
+        });
+    if (!walked.ok()) return walked;
     if (!found) {
       return json_.Error(root, "missing field \"traceEvents\" (not a trace)");
     }
@@ -236,28 +235,23 @@ class ChromeTraceReader {
   }
 
   absl::Status ReadFields(object& o, const JsonPath& path) {
-    for (auto field_result : o) {
-      simdjson::ondemand::field field;
-      simdjson::error_code error = std::move(field_result).get(field);
-      if (error != simdjson::SUCCESS) return json_.Simdjson(error, path);
-      std::string_view key;
-      error = field.unescaped_key().get(key);
-      if (error != simdjson::SUCCESS) return json_.Simdjson(error, path);
-      value& v = field.value();
-      RawField* raw = FieldFor(key);
-      if (raw != nullptr) {
-        if (raw->present) {
-          return json_.Error(path, Cat("duplicate field ", Quote(key)));
-        }
-        *raw = Raw(v);
-        if (raw->type == json_type::string) {
-          SPANPROF_ASSIGN_OR_RETURN(raw->str, json_.String(v, path.Field(key)));
-        }
-      } else if (key == "args") {
-        SPANPROF_RETURN_IF_ERROR(ReadArgs(v, path.Field("args")));
-      }
-    }
-    return absl::OkStatus();
+    return json_.ForEachField(
+        o, path, [&](std::string_view key, value& v) -> absl::Status {
+          RawField* raw = FieldFor(key);
+          if (raw != nullptr) {
+            if (raw->present) {
+              return json_.Error(path, Cat("duplicate field ", Quote(key)));
+            }
+            *raw = Raw(v);
+            if (raw->type == json_type::string) {
+              SPANPROF_ASSIGN_OR_RETURN(raw->str,
+                                        json_.String(v, path.Field(key)));
+            }
+          } else if (key == "args") {
+            return ReadArgs(v, path.Field("args"));
+          }
+          return absl::OkStatus();
+        });
   }
 
   RawField* FieldFor(std::string_view key) {
@@ -281,29 +275,26 @@ class ChromeTraceReader {
       return absl::OkStatus();
     }
     SPANPROF_ASSIGN_OR_RETURN(object args, json_.Object(v, path));
-    for (auto field_result : args) {
-      simdjson::ondemand::field field;
-      simdjson::error_code error = std::move(field_result).get(field);
-      if (error != simdjson::SUCCESS) return json_.Simdjson(error, path);
-      std::string_view key;
-      error = field.unescaped_key().get(key);
-      if (error != simdjson::SUCCESS) return json_.Simdjson(error, path);
-      value& arg = field.value();
-      if (arg.type().get(type) != simdjson::SUCCESS) continue;
-      if (type == json_type::string) {
-        // Every string is read (unescaped), whether used or not, so that
-        // what is accepted does not depend on the grouping argument.
-        SPANPROF_ASSIGN_OR_RETURN(std::string_view text,
-                                  json_.String(arg, path.Field(key)));
-        if (key == options_.group_by_arg && !event_.group_value) {
-          event_.group_value = text;
-        }
-        if (key == "name" && !event_.meta_name) event_.meta_name = text;
-      } else if (type == json_type::number) {
-        AddNumericArg(key, arg);
-      }
-    }
-    return absl::OkStatus();
+    return json_.ForEachField(
+        args, path, [&](std::string_view key, value& arg) -> absl::Status {
+          json_type arg_type;
+          if (arg.type().get(arg_type) != simdjson::SUCCESS) {
+            return absl::OkStatus();
+          }
+          if (arg_type == json_type::string) {
+            // Every string is read (unescaped), whether used or not, so that
+            // what is accepted does not depend on the grouping argument.
+            SPANPROF_ASSIGN_OR_RETURN(std::string_view text,
+                                      json_.String(arg, path.Field(key)));
+            if (key == options_.group_by_arg && !event_.group_value) {
+              event_.group_value = text;
+            }
+            if (key == "name" && !event_.meta_name) event_.meta_name = text;
+          } else if (arg_type == json_type::number) {
+            AddNumericArg(key, arg);
+          }
+          return absl::OkStatus();
+        });
   }
 
   void AddNumericArg(std::string_view key, value& arg) {

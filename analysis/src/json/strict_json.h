@@ -365,6 +365,25 @@ class StrictJson {
     return absl::OkStatus();
   }
 
+  // `ForEachField()` calls `on_field(key, value)` for each field of an object
+  // whose fields are not a fixed set (`ReadObject()` is for those), with the
+  // key unescaped; an error stops the walk.
+  template <typename OnField>
+  absl::Status ForEachField(simdjson::ondemand::object& object,
+                            const JsonPath& path, OnField&& on_field) const {
+    for (auto field_result : object) {
+      simdjson::ondemand::field field;
+      simdjson::error_code error = std::move(field_result).get(field);
+      if (error != simdjson::SUCCESS) return Simdjson(error, path);
+      std::string_view key;
+      error = field.unescaped_key().get(key);
+      if (error != simdjson::SUCCESS) return Simdjson(error, path);
+      absl::Status status = on_field(key, field.value());
+      if (!status.ok()) return status;
+    }
+    return absl::OkStatus();
+  }
+
   // `ForEachElement()` calls `on_element(i, value, path)` for each element.
   template <typename OnElement>
   absl::Status ForEachElement(simdjson::ondemand::array& array,

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "spanprof/capture.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof::testing {
@@ -303,6 +304,19 @@ inline DecodedTrace AnalyzeTrace(const TextMessage& root) {
     if (!seq.open.empty()) out.problems.push_back("slice never ended");
   }
   return out;
+}
+
+// The capture's cross-thread parent links: what the trace must draw as flows.
+inline int CrossThreadLinks(const Capture& c) {
+  int links = 0;
+  for (const Span& child : c.spans) {
+    for (const Span& parent : c.spans) {
+      if (parent.id == child.parent_id && parent.thread != child.thread) {
+        ++links;
+      }
+    }
+  }
+  return links;
 }
 
 // Every flow id appears once in `flow_ids` and once in
