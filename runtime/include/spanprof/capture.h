@@ -18,6 +18,7 @@
 #ifndef SPANPROF_CAPTURE_H_
 #define SPANPROF_CAPTURE_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -121,6 +122,32 @@ struct SiteDrops {
   friend bool operator==(const SiteDrops&, const SiteDrops&) = default;
 };
 
+// `ExportedSpanId` is a span whose id left the process: a
+// `Context::Traceparent()` named it, so another process may have it as its
+// remote parent. `external_id` is the W3C parent-id handed out.
+struct ExportedSpanId {
+  uint64_t span = 0;  // Span::id
+  uint64_t external_id = 0;
+
+  friend bool operator==(const ExportedSpanId&,
+                         const ExportedSpanId&) = default;
+};
+
+// `DerivedSpanId(seed, n)` is the 64-bit id usable outside the capture of
+// span `n` (Span::id) in a capture whose `span_id_seed` is `seed`: a bijective
+// mix (the splitmix64 finalizer) of `seed + n`, so distinct spans of one
+// capture get distinct ids. Exported spans (`Capture::exported_span_ids`) use
+// `seed + 2^63 + k` for the k-th export instead, a disjoint input range.
+// Never 0 (the W3C all-zero id is invalid): a zero result becomes 1.
+constexpr uint64_t DerivedSpanId(uint64_t seed, uint64_t n) noexcept {
+  uint64_t z = seed + n;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z = z ^ (z >> 31);
+  return z == 0 ? 1 : z;
+}
+inline constexpr uint64_t kExportedSpanIdBase = uint64_t{1} << 63;
+
 // `Capture` is one finished session, or a trace read by analysis.
 struct Capture {
   // Where the capture came from: "spanprof" (the runtime, which never changes
@@ -141,6 +168,23 @@ struct Capture {
   int64_t wall_clock_uncertainty_ns = 0;
   // The host the capture was recorded on (gethostname), "" when unknown.
   std::string host;
+  // The W3C trace id of the session, 32 lowercase hex digits: random at
+  // session start, or adopted from a remote parent
+  // (`RecordingOptions::traceparent`, SPANPROF_TRACEPARENT). "" for a trace
+  // written before trace ids existed, or a foreign one.
+  std::string trace_id;
+  // The span of another process whose child this session is (the parent-id
+  // of its traceparent); 0 when the session has no remote parent. Every root
+  // span of the capture is that span's child when exported.
+  uint64_t remote_parent_span_id = 0;
+  // Seed of the span ids usable outside: span `s` is
+  // `DerivedSpanId(span_id_seed, s.id)` unless it was exported.
+  uint64_t span_id_seed = 0;
+  // Spans whose ids were handed out (`Context::Traceparent()`), sorted by
+  // span then by export order. A span's first entry is its external id;
+  // later entries of the same span are aliases that name it too (a second
+  // `Traceparent()` the runtime could not tell named the same span).
+  std::vector<ExportedSpanId> exported_span_ids;
   // Session length: start to stop, ns.
   int64_t window_ns = 0;
   uint64_t event_limit = 0;
@@ -172,6 +216,18 @@ struct Capture {
 
   friend bool operator==(const Capture&, const Capture&) = default;
 };
+
+// `ExternalSpanId()` is the 64-bit id of `span` outside the capture (W3C
+// parent-id, OTLP spanId): its first `exported_span_ids` entry, else
+// `DerivedSpanId(capture.span_id_seed, span.id)`.
+inline uint64_t ExternalSpanId(const Capture& capture, const Span& span) {
+  const auto& exported = capture.exported_span_ids;
+  auto it = std::lower_bound(
+      exported.begin(), exported.end(), span.id,
+      [](const ExportedSpanId& e, uint64_t id) { return e.span < id; });
+  if (it != exported.end() && it->span == span.id) return it->external_id;
+  return DerivedSpanId(capture.span_id_seed, span.id);
+}
 
 }  // namespace spanprof
 
