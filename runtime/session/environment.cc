@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "path_template.h"
+#include "spanprof/context.h"
 #include "spanprof/internal/parse_int.h"
 #include "spanprof/recording.h"
 #include "spanprof/session.h"
@@ -126,6 +127,17 @@ absl::StatusOr<Config> ConfigFromEnvironment() {
   }
   s = ParseBool("SPANPROF_QUIET", &config.quiet);
   if (!s.ok()) return s;
+  // Empty means none, as for a header that was not sent.
+  if (const char* raw = Get("SPANPROF_TRACEPARENT");
+      raw != nullptr && raw[0] != '\0') {
+    if (const absl::StatusOr<Context> parent = ContextFromTraceparent(raw);
+        !parent.ok()) {
+      return Bad("SPANPROF_TRACEPARENT", raw,
+                 "a W3C traceparent 00-<32 hex>-<16 hex>-<2 hex> (" +
+                     std::string(parent.status().message()) + ")");
+    }
+    config.recording.traceparent = raw;
+  }
   return config;
 }
 

@@ -423,6 +423,10 @@ Capture MetadataOf(const Capture& capture) {
   out.wall_clock_anchor_ns = capture.wall_clock_anchor_ns;
   out.wall_clock_uncertainty_ns = capture.wall_clock_uncertainty_ns;
   out.host = capture.host;
+  out.trace_id = capture.trace_id;
+  out.remote_parent_span_id = capture.remote_parent_span_id;
+  out.span_id_seed = capture.span_id_seed;
+  out.exported_span_ids = capture.exported_span_ids;
   out.window_ns = capture.window_ns;
   out.event_limit = capture.event_limit;
   out.overflow_policy = capture.overflow_policy;

@@ -107,6 +107,10 @@ enum MetadataField : size_t {
   kMetaWallClockAnchorNs,
   kMetaWallClockUncertaintyNs,
   kMetaHost,
+  kMetaTraceId,
+  kMetaRemoteParentSpanId,
+  kMetaSpanIdSeed,
+  kMetaExportedSpanIds,
   kMetaWindowNs,
   kMetaEventLimit,
   kMetaOverflowPolicy,
@@ -120,7 +124,7 @@ enum MetadataField : size_t {
   kMetaThreads,
   kMetaSites,
 };
-inline constexpr std::array<std::string_view, 21> kMetadataKeys = {
+inline constexpr std::array<std::string_view, 25> kMetadataKeys = {
     "schema",
     "schema_version",
     "spanprof_version",
@@ -130,6 +134,10 @@ inline constexpr std::array<std::string_view, 21> kMetadataKeys = {
     "wall_clock_anchor_ns",
     "wall_clock_uncertainty_ns",
     "host",
+    "trace_id",
+    "remote_parent_span_id",
+    "span_id_seed",
+    "exported_span_ids",
     "window_ns",
     "event_limit",
     "overflow_policy",
@@ -149,6 +157,9 @@ inline constexpr std::array<std::string_view, 3> kThreadKeys = {"tid", "name",
                                                                 "sort_index"};
 inline constexpr std::array<std::string_view, 4> kSiteKeys = {
     "name", "phase", "module", "activity"};
+// The objects of metadata.exported_span_ids.
+inline constexpr std::array<std::string_view, 2> kExportedSpanIdKeys = {
+    "span", "external_id"};
 inline constexpr std::array<std::string_view, 6> kDropKeys = {
     "site", "name", "phase", "module", "activity", "count"};
 

@@ -33,6 +33,7 @@
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
+#include "spanprof/internal/hex_id.h"
 #include "spanprof/internal/parse_int.h"
 #include "status_macros.h"
 #include "summary/process_resources.h"
@@ -53,11 +54,17 @@ constexpr std::array<FieldSpec, kMetadataKeys.size()> kMetadataFields = [] {
   // Added with the multi-process anchors (issue 15): older traces have none.
   specs[kMetaWallClockUncertaintyNs].required = false;
   specs[kMetaHost].required = false;
+  // Added with cross-process parents (issue 15): older traces have none.
+  for (size_t f : {kMetaTraceId, kMetaRemoteParentSpanId, kMetaSpanIdSeed,
+                   kMetaExportedSpanIds}) {
+    specs[f].required = false;
+  }
   return specs;
 }();
 constexpr auto kThreadFields = RequiredFields(kThreadKeys);
 constexpr auto kSiteFields = RequiredFields(kSiteKeys);
 constexpr auto kDropFields = RequiredFields(kDropKeys);
+constexpr auto kExportedSpanIdFields = RequiredFields(kExportedSpanIdKeys);
 
 constexpr auto kRootFields = RequiredFields(kRootKeys);
 constexpr auto kMetaEventFields = RequiredFields(kMetaEventKeys);
@@ -923,6 +930,14 @@ class TraceReader {
         return Assign(json_.NonNegative(fv, fp), c.wall_clock_uncertainty_ns);
       case kMetaHost:
         return ReadString(fv, fp, c.host);
+      case kMetaTraceId:
+        return ReadTraceId(fv, fp, c.trace_id);
+      case kMetaRemoteParentSpanId:
+        return ReadHexId(fv, fp, /*allow_zero=*/true, c.remote_parent_span_id);
+      case kMetaSpanIdSeed:
+        return ReadHexId(fv, fp, /*allow_zero=*/true, c.span_id_seed);
+      case kMetaExportedSpanIds:
+        return ReadExportedSpanIds(fv, fp);
       case kMetaWindowNs:
         return Assign(json_.NonNegative(fv, fp), c.window_ns);
       case kMetaEventLimit:
@@ -1029,6 +1044,61 @@ class TraceReader {
     SPANPROF_ASSIGN_OR_RETURN(std::string_view s, json_.String(v, p));
     out.assign(s.data(), s.size());
     return absl::OkStatus();
+  }
+
+  // A W3C trace id (32 lowercase hex digits, not all zero), or "".
+  absl::Status ReadTraceId(value& v, const JsonPath& p, std::string& out) {
+    SPANPROF_ASSIGN_OR_RETURN(std::string_view s, json_.String(v, p));
+    if (!s.empty() && !spanprof::internal::IsTraceId(s)) {
+      return json_.Error(p, Cat("expected a trace id (32 lowercase hex "
+                                "digits, not all zero) or \"\", got ",
+                                Quote(s)));
+    }
+    out = std::string(s);
+    return absl::OkStatus();
+  }
+
+  // A 64-bit id as 16 lowercase hex digits.
+  absl::Status ReadHexId(value& v, const JsonPath& p, bool allow_zero,
+                         uint64_t& out) {
+    SPANPROF_ASSIGN_OR_RETURN(std::string_view s, json_.String(v, p));
+    if (!spanprof::internal::ParseHexId(s, &out) || (!allow_zero && out == 0)) {
+      return json_.Error(
+          p, Cat(allow_zero ? "expected 16 lowercase hex digits, got "
+                            : "expected 16 lowercase hex digits, not all "
+                              "zero, got ",
+                 Quote(s)));
+    }
+    return absl::OkStatus();
+  }
+
+  // metadata.exported_span_ids: sorted by span (entries of one span keep
+  // their export order).
+  absl::Status ReadExportedSpanIds(value& v, const JsonPath& p) {
+    SPANPROF_ASSIGN_OR_RETURN(array a, json_.Array(v, p));
+    auto& out = capture_.exported_span_ids;
+    return json_.ForEachElement(
+        a, p, [&](size_t, value& ev, const JsonPath& ep) -> absl::Status {
+          SPANPROF_ASSIGN_OR_RETURN(object o, json_.Object(ev, ep));
+          ExportedSpanId& e = out.emplace_back();
+          if (absl::Status read = json_.ReadObject(
+                  o, ep, kExportedSpanIdFields,
+                  [&](size_t field, value& fv, const JsonPath& fp) {
+                    if (field == 0) {
+                      return Assign(json_.Int(fv, fp, 1, INT64_MAX), e.span);
+                    }
+                    return ReadHexId(fv, fp, /*allow_zero=*/false,
+                                     e.external_id);
+                  });
+              !read.ok()) {
+            return read;
+          }
+          if (out.size() > 1 && out[out.size() - 2].span > e.span) {
+            return json_.Error(ep.Field(kExportedSpanIdKeys[0]),
+                               "entries must be sorted by span");
+          }
+          return absl::OkStatus();
+        });
   }
 
   absl::Status ReadThreads(value& v, const JsonPath& p) {

@@ -17,6 +17,7 @@
 #include "spanprof/analysis/forest.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
+#include "spanprof/internal/hex_id.h"
 #include "status_macros.h"
 #include "summary/process_resources.h"
 #include "trace/trace_format.h"
@@ -281,6 +282,23 @@ void WriteMetadata(JsonWriter& w, const Capture& capture) {
   w.Int(c.wall_clock_uncertainty_ns);
   key(internal::kMetaHost);
   w.String(c.host);
+  key(internal::kMetaTraceId);
+  w.String(c.trace_id);
+  key(internal::kMetaRemoteParentSpanId);
+  w.String(spanprof::internal::HexId(c.remote_parent_span_id));
+  key(internal::kMetaSpanIdSeed);
+  w.String(spanprof::internal::HexId(c.span_id_seed));
+  key(internal::kMetaExportedSpanIds);
+  w.BeginArray();
+  for (const ExportedSpanId& e : c.exported_span_ids) {
+    w.BeginObject();
+    w.Key(internal::kExportedSpanIdKeys[0]);
+    w.Uint(e.span);
+    w.Key(internal::kExportedSpanIdKeys[1]);
+    w.String(spanprof::internal::HexId(e.external_id));
+    w.EndObject();
+  }
+  w.EndArray();
   key(internal::kMetaWindowNs);
   w.Int(c.window_ns);
   key(internal::kMetaEventLimit);

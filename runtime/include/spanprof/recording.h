@@ -42,6 +42,12 @@ struct RecordingOptions {
   OverflowPolicy overflow = OverflowPolicy::kDropNewest;
   ClockKind clock = ClockKind::kAuto;
   std::string process_name;  // empty: the executable's name
+  // A W3C `traceparent` naming a span of another process
+  // (`Context::Traceparent()` there): the session adopts its trace id and
+  // its root spans become that span's children
+  // (`Capture::remote_parent_span_id`). Empty: a new random trace id.
+  // Malformed: `StartRecording()` fails (see `ContextFromTraceparent`).
+  std::string traceparent;
 };
 
 // `StartRecording()` claims the process-wide capture and enables recording.

@@ -70,7 +70,8 @@ struct Config {
 
 // `ConfigFromEnvironment()` reads SPANPROF, SPANPROF_OUT,
 // SPANPROF_SUMMARY_OUT, SPANPROF_MAX_EVENTS, SPANPROF_OVERFLOW,
-// SPANPROF_PROCESS_NAME, SPANPROF_CLOCK and SPANPROF_QUIET strictly: a bad
+// SPANPROF_PROCESS_NAME, SPANPROF_CLOCK, SPANPROF_QUIET and
+// SPANPROF_TRACEPARENT (empty: none) strictly: a bad
 // value is an error that names the variable and the value.
 absl::StatusOr<Config> ConfigFromEnvironment();
 

@@ -14,6 +14,7 @@
 #include "collector/ring_parser.h"
 #include "collector/ring_snapshot.h"
 #include "recorder/recorder_internal.h"
+#include "spanprof/internal/hex_id.h"
 #include "spanprof/recording.h"
 
 #ifndef SPANPROF_VERSION_STRING
@@ -194,6 +195,10 @@ void DescribeSession(const SessionState& session, const ClockPair& stop,
   capture.wall_clock_anchor_ns = session.start_wall_ns;
   capture.wall_clock_uncertainty_ns = session.start_wall_uncertainty_ns;
   capture.host = HostName();
+  capture.trace_id =
+      internal::HexId(session.trace_high) + internal::HexId(session.trace_low);
+  capture.remote_parent_span_id = session.remote_parent_span_id;
+  capture.span_id_seed = session.span_id_seed;
   capture.window_ns =
       stop.mono_ns > session.start_mono_ns
           ? static_cast<int64_t>(stop.mono_ns - session.start_mono_ns)
@@ -238,6 +243,27 @@ void AttachArgs(std::vector<PendingArg>& args,
   }
 }
 
+// The exported points' spans (`exported[k]`, parse-time index, -1: none)
+// as `exported_span_ids`, sorted by span, each span's entries in export
+// order. A point whose span was not retained names nothing in the capture.
+void AttachExports(const std::vector<internal::ExportPoint>& points,
+                   const std::vector<int64_t>& exported,
+                   const std::vector<size_t>& new_index, Capture& capture) {
+  for (size_t k = 0; k < points.size(); ++k) {
+    if (exported[k] < 0) continue;
+    const auto parsed = static_cast<size_t>(exported[k]);
+    const size_t index = new_index.empty() ? parsed : new_index[parsed];
+    if (index == kNoSpan) continue;
+    capture.exported_span_ids.push_back(
+        ExportedSpanId{capture.spans[index].id, points[k].external_id});
+  }
+  std::stable_sort(capture.exported_span_ids.begin(),
+                   capture.exported_span_ids.end(),
+                   [](const ExportedSpanId& a, const ExportedSpanId& b) {
+                     return a.span < b.span;
+                   });
+}
+
 // Drops, in total and per site (sites seen only in drops join the capture).
 void AttachDrops(const std::vector<uint64_t>& drops_by_site,
                  Collector& collector, Capture& capture) {
@@ -269,10 +295,14 @@ Capture StopRecording() {
 
   Capture capture;
   capture.spans.reserve(internal::CountBegins(snaps));
-  Collector collector(capture, sites, time, stop_raw,
-                      internal::NeedPositions(snaps));
+  Collector collector(
+      capture, sites, time, stop_raw,
+      internal::NeedPositions(snaps) || !session.exports.empty());
   collector.set_counter_names(internal::SnapshotCounterNames());
   const std::vector<uint32_t> slot_to_thread = ParseRings(collector, snaps);
+  // Before the cross-thread links: resolving walks same-thread parents.
+  std::vector<int64_t> exported =
+      collector.ResolvePoints(slot_to_thread, session.exports);
   bool depths_changed = collector.ResolveContexts(slot_to_thread);
 
   size_t removed = collector.removed();
@@ -289,6 +319,7 @@ Capture StopRecording() {
   if (depths_changed) RecomputeDepths(capture.spans);
 
   DescribeSession(session, stop, capture);
+  AttachExports(session.exports, exported, new_index, capture);
   AttachArgs(collector.args(), new_index, capture);
   AttachDrops(drops_by_site, collector, capture);
   capture.dropped_args = collector.unattached_counts();

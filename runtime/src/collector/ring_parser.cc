@@ -323,6 +323,24 @@ bool Collector::ResolveContexts(const std::vector<uint32_t>& slot_to_thread) {
   return changed;
 }
 
+std::vector<int64_t> Collector::ResolvePoints(
+    const std::vector<uint32_t>& slot_to_thread,
+    const std::vector<ExportPoint>& points) const {
+  std::vector<int64_t> spans(points.size(), -1);
+  for (size_t k = 0; k < points.size(); ++k) {
+    bool lost = false;
+    uint32_t thread = UINT32_MAX;
+    const int64_t span =
+        Resolve(slot_to_thread, points[k].slot, points[k].position,
+                points[k].side, &lost, &thread);
+    if (span >= 0 &&
+        !(spans_[static_cast<size_t>(span)].flags & kRemovedFlag)) {
+      spans[k] = span;
+    }
+  }
+  return spans;
+}
+
 int64_t Collector::InnermostSpan(const ThreadStreams& ts, uint64_t pos) const {
   // The last span of the thread that began before `pos`...
   size_t lo = ts.first_span;

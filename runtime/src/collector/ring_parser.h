@@ -173,6 +173,12 @@ class Collector {
   // Returns whether any parent changed.
   bool ResolveContexts(const std::vector<uint32_t>& slot_to_thread);
 
+  // The span (parse-time index) each exported point names, -1 for none:
+  // the innermost span open there, through hand-off scopes as for contexts.
+  std::vector<int64_t> ResolvePoints(
+      const std::vector<uint32_t>& slot_to_thread,
+      const std::vector<ExportPoint>& points) const;
+
   std::vector<PendingArg>& args() { return args_; }
   // The process's counter names (by id - 1), for counter side records.
   void set_counter_names(std::vector<std::string> names) {

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "spanprof/internal/recorder.h"
 #include "spanprof/recording.h"
 
@@ -169,6 +170,16 @@ struct ThreadRing : ThreadState {
   uint64_t Position() const noexcept;
 };
 
+// A point of a thread's stream whose span id left the process
+// (`Context::Traceparent()`); the collector resolves it to a span like a
+// context scope's push.
+struct ExportPoint {
+  uint32_t slot;
+  uint64_t position;
+  uint64_t side;
+  uint64_t external_id;
+};
+
 // Per-process recorder state for one session.
 struct SessionState {
   std::mutex mu;  // guards rings and the site table changes below
@@ -188,7 +199,33 @@ struct SessionState {
   int64_t start_wall_ns = 0;
   int64_t start_wall_uncertainty_ns = 0;
   int64_t pid = 0;
+  // The W3C trace id (random, or adopted from the traceparent), the remote
+  // parent's span id (0: none) and the seed of derived span ids.
+  uint64_t trace_high = 0;
+  uint64_t trace_low = 0;
+  uint64_t remote_parent_span_id = 0;
+  uint64_t span_id_seed = 0;
+  // Under `mu`: the exported points, in export order.
+  std::vector<ExportPoint> exports;
 };
+
+// `ExportContext()` returns the external span id of the span open at
+// (`slot`, `position`, `side`) in session `epoch`, registering the point for
+// the collector; 0 when that session is not the active one. A point in the
+// same span as the thread's previous export (checked by reading the records
+// between them) gets the same id.
+uint64_t ExportContext(uint32_t epoch, uint32_t slot, uint64_t position,
+                       uint64_t side);
+
+// `ParseTraceparent()` reads a W3C traceparent (ContextFromTraceparent's
+// rules) into its trace id halves and parent span id.
+absl::Status ParseTraceparent(std::string_view header, uint64_t* trace_high,
+                              uint64_t* trace_low, uint64_t* span);
+// `RenderTraceparent()` writes `00-<trace>-<span>-01`.
+std::string RenderTraceparent(uint64_t trace_high, uint64_t trace_low,
+                              uint64_t span);
+// 64 random bits (getrandom; the clock and pid when it fails), never 0.
+uint64_t RandomU64() noexcept;
 
 SessionState& Session();
 

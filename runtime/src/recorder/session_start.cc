@@ -175,6 +175,19 @@ absl::Status StartRecording(const RecordingOptions& options) {
     return absl::InvalidArgumentError(
         CapTooLargeMessage(options.max_events, worst));
   }
+  uint64_t trace_high = 0;
+  uint64_t trace_low = 0;
+  uint64_t remote_parent = 0;
+  if (!options.traceparent.empty()) {
+    if (absl::Status parsed = internal::ParseTraceparent(
+            options.traceparent, &trace_high, &trace_low, &remote_parent);
+        !parsed.ok()) {
+      return parsed;
+    }
+  } else {
+    trace_high = internal::RandomU64();
+    trace_low = internal::RandomU64();
+  }
   const bool invariant = internal::TscIsInvariant();
   if (options.clock == ClockKind::kTsc && !invariant) {
     return absl::FailedPreconditionError(
@@ -213,6 +226,11 @@ absl::Status StartRecording(const RecordingOptions& options) {
           (options.overflow == OverflowPolicy::kRing ? 3 : 1),
       std::memory_order_relaxed);
   session.pid = getpid();
+  session.trace_high = trace_high;
+  session.trace_low = trace_low;
+  session.remote_parent_span_id = remote_parent;
+  session.span_id_seed = internal::RandomU64();
+  session.exports.clear();
   // Epochs: bit 0 = monotonic clock, the rest counts sessions. Never 0 and
   // never internal::kDroppedEpoch.
   static uint32_t session_counter = 0;

@@ -510,6 +510,59 @@ TEST(TraceReaderTest, ReadsATraceWithoutDroppedArgs) {
   EXPECT_EQ(ParseTrace(with_drops, kSource)->dropped_args, 7u);
 }
 
+// Traces written before cross-process parents (issue 15) have no trace id,
+// remote parent, seed or exported ids: they read as "" and 0.
+TEST(TraceReaderTest, ReadsATraceWithoutTraceIds) {
+  Capture capture = RichCapture();
+  capture.trace_id = "4bf92f3577b34da6a3ce929d0e0e4736";
+  capture.remote_parent_span_id = 7;
+  capture.span_id_seed = 9;
+  capture.exported_span_ids = {{1, 5}, {1, 6}};
+  const std::string json = TraceToJson(capture);
+  absl::StatusOr<Capture> full = ParseTrace(json, kSource);
+  ASSERT_TRUE(full.ok()) << full.status();
+  EXPECT_EQ(*full, capture);
+  const std::string old = Replace(
+      Replace(
+          Replace(
+              Replace(json,
+                      "\"trace_id\":\"4bf92f3577b34da6a3ce929d0e0e4736\",", ""),
+              "\"remote_parent_span_id\":\"0000000000000007\",", ""),
+          "\"span_id_seed\":\"0000000000000009\",", ""),
+      "\"exported_span_ids\":[{\"span\":1,\"external_id\":\"0000000000000005\"}"
+      ","
+      "{\"span\":1,\"external_id\":\"0000000000000006\"}],",
+      "");
+  ASSERT_EQ(old.find("span_id_seed"), std::string::npos);
+  ASSERT_EQ(old.find("exported_span_ids"), std::string::npos);
+  absl::StatusOr<Capture> back = ParseTrace(old, kSource);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->trace_id, "");
+  EXPECT_EQ(back->remote_parent_span_id, 0u);
+  EXPECT_TRUE(back->exported_span_ids.empty());
+}
+
+TEST(TraceReaderRejectsTest, MalformedTraceIds) {
+  Capture capture = RichCapture();
+  capture.trace_id = "4bf92f3577b34da6a3ce929d0e0e4736";
+  capture.exported_span_ids = {{1, 5}, {2, 6}};
+  const std::string json = TraceToJson(capture);
+  ExpectRejected(Replace(json, "4bf92f3577b34da6a3ce929d0e0e4736",
+                         "4BF92F3577B34DA6A3CE929D0E0E4736"),
+                 "$.metadata.trace_id: expected a trace id");
+  ExpectRejected(Replace(json, "4bf92f3577b34da6a3ce929d0e0e4736",
+                         "00000000000000000000000000000000"),
+                 "$.metadata.trace_id: expected a trace id");
+  ExpectRejected(Replace(json, "\"external_id\":\"0000000000000005\"",
+                         "\"external_id\":\"0000000000000000\""),
+                 "external_id: expected 16 lowercase hex digits, not all zero");
+  ExpectRejected(Replace(json, "\"span_id_seed\":\"0000000000000000\"",
+                         "\"span_id_seed\":\"0x0\""),
+                 "$.metadata.span_id_seed: expected 16 lowercase hex digits");
+  ExpectRejected(Replace(json, "{\"span\":2,", "{\"span\":0,"),
+                 "exported_span_ids[1].span");
+}
+
 TEST(ParseMicrosTest, ParsesExactly) {
   int64_t ns = -1;
   EXPECT_TRUE(internal::ParseMicros("0.000", &ns));

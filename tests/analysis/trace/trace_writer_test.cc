@@ -358,6 +358,10 @@ TEST(TraceWriterTest, MetadataCarriesEverythingToRebuildTheCapture) {
   c.process_resources = {1, 2, 3, 4, 5, 6, 7};
   c.wall_clock_uncertainty_ns = 120;
   c.host = "build-7";
+  c.trace_id = "4bf92f3577b34da6a3ce929d0e0e4736";
+  c.remote_parent_span_id = 0x00f067aa0ba902b7u;
+  c.span_id_seed = 0xabcdef;
+  c.exported_span_ids = {{1, 0x1234}};
   ParsedTrace trace;
   Parse(TraceToJson(b.Build()), trace);
   simdjson::dom::object metadata = trace.root["metadata"].get_object().value();
@@ -372,6 +376,10 @@ TEST(TraceWriterTest, MetadataCarriesEverythingToRebuildTheCapture) {
                                                  "wall_clock_anchor_ns",
                                                  "wall_clock_uncertainty_ns",
                                                  "host",
+                                                 "trace_id",
+                                                 "remote_parent_span_id",
+                                                 "span_id_seed",
+                                                 "exported_span_ids",
                                                  "window_ns",
                                                  "event_limit",
                                                  "overflow_policy",
@@ -391,6 +399,13 @@ TEST(TraceWriterTest, MetadataCarriesEverythingToRebuildTheCapture) {
             c.wall_clock_anchor_ns);
   EXPECT_EQ(metadata["wall_clock_uncertainty_ns"].get_int64().value(), 120);
   EXPECT_EQ(metadata["host"].get_string().value(), "build-7");
+  EXPECT_EQ(metadata["trace_id"].get_string().value(),
+            "4bf92f3577b34da6a3ce929d0e0e4736");
+  EXPECT_EQ(metadata["remote_parent_span_id"].get_string().value(),
+            "00f067aa0ba902b7");
+  EXPECT_EQ(metadata["span_id_seed"].get_string().value(), "0000000000abcdef");
+  EXPECT_EQ(simdjson::minify(metadata["exported_span_ids"].value()),
+            "[{\"span\":1,\"external_id\":\"0000000000001234\"}]");
   EXPECT_EQ(metadata["finished_normally"].get_bool().value(), false);
   EXPECT_EQ(metadata["dropped_args"].get_uint64().value(), 4u);
   EXPECT_EQ(simdjson::minify(metadata["dropped_by_site"].value()),
