@@ -72,6 +72,14 @@ TEST(FuzzRegressionTest, CompareArgs) {
   }
 }
 
+TEST(FuzzRegressionTest, Traceparent) {
+  const std::vector<std::filesystem::path> files = Inputs("traceparent_fuzzer");
+  ASSERT_GE(files.size(), 5u);
+  for (const auto& file : files) {
+    EXPECT_TRUE(TraceparentHolds(testing::ReadText(file.string()))) << file;
+  }
+}
+
 // The seeds are real outputs: the readers accept them (so the fuzzers start
 // from deep inside the accepted language, not at the first error).
 TEST(FuzzRegressionTest, SeedsAreAccepted) {

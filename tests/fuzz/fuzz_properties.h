@@ -17,8 +17,29 @@
 #include "spanprof/analysis/trace.h"
 #include "spanprof/analysis/validate.h"
 #include "spanprof/cli/compare_args.h"
+#include "spanprof/context.h"
 
 namespace spanprof::fuzzing {
+
+// `ContextFromTraceparent()` never crashes; what it accepts renders as
+// `00-<the same trace id>-<the same parent id>-01`, which parses again to
+// the same rendering; what it refuses is an InvalidArgument naming the
+// header.
+inline bool TraceparentHolds(std::string_view data) {
+  absl::StatusOr<Context> ctx = ContextFromTraceparent(data);
+  if (!ctx.ok()) {
+    return ctx.status().code() == absl::StatusCode::kInvalidArgument &&
+           ctx.status().message().rfind("malformed traceparent '", 0) == 0;
+  }
+  const std::string rendered = ctx->Traceparent();
+  if (!ctx->remote() || rendered.size() != 55 ||
+      rendered.substr(0, 3) != "00-" || rendered.substr(52) != "-01" ||
+      data.size() < 55 || rendered.substr(3, 49) != data.substr(3, 49)) {
+    return false;
+  }
+  absl::StatusOr<Context> again = ContextFromTraceparent(rendered);
+  return again.ok() && again->Traceparent() == rendered;
+}
 
 // The strict summary reader never crashes; whatever it accepts survives a
 // round trip through the writer unchanged.
