@@ -158,6 +158,40 @@ Example:
   spanprof folded build/spanprof-trace.json | flamegraph.pl > flame.svg
 )",
      RunFolded},
+    {"export", "export otlp TRACE... [-o OUT.json]",
+     "traces as OpenTelemetry OTLP/JSON, for a Collector or a backend",
+     R"(Writes the spans of one or more traces (.json, .json.gz or .pftrace, as
+the session wrote them) as one OTLP/JSON ExportTraceServiceRequest: the body
+of an OTLP/HTTP request (POST /v1/traces, Content-Type: application/json) or
+a file for the OpenTelemetry Collector's otlpjsonfile receiver. Each trace
+is one resource (service.name = process name, host.name, process.pid); each
+span keeps the trace id and span id spanprof gave it (the ids a traceparent
+handed to another process), its parent (on another thread too; a root's
+parent is the session's remote parent, SPANPROF_TRACEPARENT), its wall-clock
+start and end (the trace's wall-clock anchor plus its session time), its
+tags, arguments and counters as attributes, and status ERROR when an
+exception left it. docs/formats.md ("OTLP/JSON export") lists every field;
+docs/distributed.md says how to send the file.
+
+Several traces make one request. Traces of different trace ids are exported
+with a note (each span keeps its own). A trace without a trace id (written
+by an older spanprof) gets one derived from its host, pid and anchor, with a
+note. A trace without a wall-clock anchor (a foreign Chrome trace) is an
+error, as is the same capture given twice.
+
+Options:
+  -o, --output OUT.json   write atomically, creating parent directories
+                          (default: stdout)
+
+Exit: 0 written, 2 usage error (a FORMAT other than otlp), unreadable or
+unexportable trace, or write error.
+
+Example:
+  spanprof export otlp build/spanprof-trace.json -o build/otlp.json
+  curl -X POST -H 'Content-Type: application/json' \
+      --data-binary @build/otlp.json http://localhost:4318/v1/traces
+)",
+     RunExport},
     {"plot",
      "plot timeline TRACE | breakdown SUMMARY | compare BASE CAND | "
      "scaling TRACE... [options] [-o OUT.svg]",

@@ -1,0 +1,455 @@
+// The OTLP/JSON writer: captures → one ExportTraceServiceRequest.
+#include <cmath>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "json/cat.h"
+#include "json/json_writer.h"
+#include "otlp/otlp_format.h"
+#include "spanprof/analysis/otlp.h"
+#include "spanprof/capture.h"
+#include "status_macros.h"
+
+namespace spanprof::analysis {
+namespace {
+
+using internal::Cat;
+
+constexpr char kHexDigits[] = "0123456789abcdef";
+
+uint64_t Mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+// FNV-1a over `bytes`, continuing from `hash`.
+uint64_t Fnv1a(uint64_t hash, std::string_view bytes) {
+  for (const char c : bytes) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
+// One input, checked, with what every span of it needs.
+struct PreparedCapture {
+  const OtlpInput* input = nullptr;
+  std::string trace_id;  // the capture's, or derived
+  // The remote parent of the capture's roots after alias rewriting; 0: none.
+  uint64_t remote_parent = 0;
+  // Span::id → index into capture.spans.
+  absl::flat_hash_map<uint64_t, size_t> index_of;
+};
+
+// (trace id, alias external id) → the aliased span's primary external id.
+using AliasMap =
+    absl::flat_hash_map<std::pair<std::string, uint64_t>, uint64_t>;
+
+absl::Status CheckInput(const OtlpInput& input) {
+  if (input.capture == nullptr) {
+    return absl::InvalidArgumentError(Cat(input.path, ": no capture"));
+  }
+  const Capture& capture = *input.capture;
+  if (capture.wall_clock_anchor_ns <= 0) {
+    return absl::FailedPreconditionError(
+        Cat(input.path,
+            ": the capture has no wall-clock anchor (a foreign trace, or one "
+            "written before spanprof recorded the anchor); OTLP times are "
+            "wall-clock times, so it cannot be exported"));
+  }
+  if (!capture.trace_id.empty() && !IsOtlpTraceId(capture.trace_id)) {
+    return absl::InvalidArgumentError(
+        Cat(input.path, ": malformed trace id \"", capture.trace_id,
+            "\" (expected 32 lowercase hex digits, not all zero)"));
+  }
+  return absl::OkStatus();
+}
+
+bool SameCapture(const PreparedCapture& a, const PreparedCapture& b) {
+  const Capture& x = *a.input->capture;
+  const Capture& y = *b.input->capture;
+  return a.trace_id == b.trace_id && x.span_id_seed == y.span_id_seed &&
+         x.pid == y.pid && x.host == y.host &&
+         x.wall_clock_anchor_ns == y.wall_clock_anchor_ns;
+}
+
+absl::StatusOr<std::vector<PreparedCapture>> Prepare(
+    std::span<const OtlpInput> inputs, std::vector<std::string>& notes) {
+  if (inputs.empty()) return absl::InvalidArgumentError("no capture to export");
+  std::vector<PreparedCapture> prepared;
+  prepared.reserve(inputs.size());
+  for (const OtlpInput& input : inputs) {
+    SPANPROF_RETURN_IF_ERROR(CheckInput(input));
+    PreparedCapture p;
+    p.input = &input;
+    p.trace_id = input.capture->trace_id;
+    if (p.trace_id.empty()) {
+      p.trace_id = DerivedTraceId(*input.capture);
+      notes.push_back(Cat(input.path,
+                          ": no trace id (written before spanprof recorded "
+                          "one); exported under trace id ",
+                          p.trace_id,
+                          ", derived from its host, pid and "
+                          "wall-clock anchor"));
+    }
+    for (const PreparedCapture& earlier : prepared) {
+      if (SameCapture(earlier, p)) {
+        return absl::InvalidArgumentError(
+            Cat(input.path, ": the same capture as ", earlier.input->path,
+                " (same trace id, span id seed, host, pid and wall-clock "
+                "anchor); give each capture once"));
+      }
+    }
+    p.remote_parent = input.capture->remote_parent_span_id;
+    const std::vector<Span>& spans = input.capture->spans;
+    p.index_of.reserve(spans.size());
+    for (size_t i = 0; i < spans.size(); ++i) p.index_of[spans[i].id] = i;
+    prepared.push_back(std::move(p));
+  }
+  return prepared;
+}
+
+// Every later `exported_span_ids` entry of a span is an alias of its first.
+AliasMap CollectAliases(const std::vector<PreparedCapture>& prepared) {
+  AliasMap aliases;
+  for (const PreparedCapture& p : prepared) {
+    const std::vector<ExportedSpanId>& exported =
+        p.input->capture->exported_span_ids;
+    size_t first = 0;  // the first entry of the current span
+    for (size_t i = 1; i < exported.size(); ++i) {
+      if (exported[i].span != exported[first].span) {
+        first = i;
+        continue;
+      }
+      aliases.emplace(std::make_pair(p.trace_id, exported[i].external_id),
+                      exported[first].external_id);
+    }
+  }
+  return aliases;
+}
+
+// Roots whose remote parent is an alias name the span's primary id instead.
+uint64_t RewriteAliasedRemoteParents(std::vector<PreparedCapture>& prepared,
+                                     const AliasMap& aliases) {
+  uint64_t rewritten = 0;
+  for (PreparedCapture& p : prepared) {
+    if (p.remote_parent == 0) continue;
+    auto it = aliases.find(std::make_pair(p.trace_id, p.remote_parent));
+    if (it == aliases.end()) continue;
+    p.remote_parent = it->second;
+    ++rewritten;
+  }
+  return rewritten;
+}
+
+void NoteTraceIds(const std::vector<PreparedCapture>& prepared,
+                  OtlpExport& out) {
+  std::string listing;
+  for (const PreparedCapture& p : prepared) {
+    bool seen = false;
+    for (const std::string& id : out.trace_ids) seen = seen || id == p.trace_id;
+    if (!seen) out.trace_ids.push_back(p.trace_id);
+    if (!listing.empty()) listing += ", ";
+    listing += Cat(p.trace_id, " in ", p.input->path);
+  }
+  if (out.trace_ids.size() > 1) {
+    out.notes.push_back(Cat("the captures belong to ", out.trace_ids.size(),
+                            " different traces (", listing,
+                            "); each span keeps its capture's trace id"));
+  }
+}
+
+// --- JSON -----------------------------------------------------------------
+
+void BeginAttribute(JsonWriter& w, std::string_view key) {
+  w.BeginObject();
+  w.Key("key");
+  w.String(key);
+  w.Key("value");
+  w.BeginObject();
+}
+
+void EndAttribute(JsonWriter& w) {
+  w.EndObject();
+  w.EndObject();
+}
+
+void StringAttribute(JsonWriter& w, std::string_view key,
+                     std::string_view value) {
+  BeginAttribute(w, key);
+  w.Key("stringValue");
+  w.String(value);
+  EndAttribute(w);
+}
+
+// int64 values are decimal strings in OTLP/JSON (the proto3 JSON rule).
+void IntAttribute(JsonWriter& w, std::string_view key, int64_t value) {
+  BeginAttribute(w, key);
+  w.Key("intValue");
+  w.String(std::to_string(value));
+  EndAttribute(w);
+}
+
+void BoolAttribute(JsonWriter& w, std::string_view key, bool value) {
+  BeginAttribute(w, key);
+  w.Key("boolValue");
+  w.Bool(value);
+  EndAttribute(w);
+}
+
+// Non-finite doubles are the proto3 JSON strings "NaN", "Infinity",
+// "-Infinity" (JSON has no such numbers).
+void DoubleAttribute(JsonWriter& w, std::string_view key, double value) {
+  BeginAttribute(w, key);
+  w.Key("doubleValue");
+  if (std::isnan(value)) {
+    w.String("NaN");
+  } else if (std::isinf(value)) {
+    w.String(value > 0 ? "Infinity" : "-Infinity");
+  } else {
+    w.Double(value);
+  }
+  EndAttribute(w);
+}
+
+void WriteResource(JsonWriter& w, const Capture& capture) {
+  w.Key("resource");
+  w.BeginObject();
+  w.Key("attributes");
+  w.BeginArray();
+  StringAttribute(w, otlp::kServiceName,
+                  capture.process_name.empty() ? otlp::kUnknownService
+                                               : capture.process_name);
+  if (!capture.host.empty()) StringAttribute(w, otlp::kHostName, capture.host);
+  IntAttribute(w, otlp::kProcessPid, capture.pid);
+  StringAttribute(w, otlp::kSdkName, otlp::kScopeName);
+  StringAttribute(w, otlp::kSdkLanguage, otlp::kSdkLanguageCpp);
+  if (!capture.spanprof_version.empty()) {
+    StringAttribute(w, otlp::kSdkVersion, capture.spanprof_version);
+  }
+  if (!capture.clock.empty()) StringAttribute(w, otlp::kClock, capture.clock);
+  IntAttribute(w, otlp::kDroppedEvents,
+               static_cast<int64_t>(capture.dropped_events));
+  BoolAttribute(w, otlp::kComplete, capture.finished_normally);
+  w.EndArray();
+  w.EndObject();
+}
+
+void WriteSpanAttributes(JsonWriter& w, const Capture& capture,
+                         const Span& span) {
+  w.Key("attributes");
+  w.BeginArray();
+  if (span.thread < capture.threads.size()) {
+    const ThreadInfo& thread = capture.threads[span.thread];
+    IntAttribute(w, otlp::kThreadId, static_cast<int64_t>(thread.os_tid));
+    if (!thread.name.empty()) {
+      StringAttribute(w, otlp::kThreadName, thread.name);
+    }
+  }
+  if (span.site < capture.sites.size()) {
+    const Site& site = capture.sites[span.site];
+    if (!site.phase.empty()) StringAttribute(w, otlp::kPhase, site.phase);
+    if (!site.module.empty()) StringAttribute(w, otlp::kModule, site.module);
+    if (!site.activity.empty()) {
+      StringAttribute(w, otlp::kActivity, site.activity);
+    }
+  }
+  if (span.heartbeats != 0) {
+    IntAttribute(w, otlp::kHeartbeats, static_cast<int64_t>(span.heartbeats));
+  }
+  if (capture.alloc_measured) {
+    IntAttribute(w, otlp::kAllocCount, span.alloc_count);
+    IntAttribute(w, otlp::kAllocBytes, span.alloc_bytes);
+  }
+  if ((span.flags & kSpanUnfinished) != 0) {
+    BoolAttribute(w, otlp::kUnfinished, true);
+  }
+  if ((span.flags & kSpanRerooted) != 0)
+    BoolAttribute(w, otlp::kRerooted, true);
+  if ((span.flags & kSpanException) != 0) {
+    BoolAttribute(w, otlp::kException, true);
+  }
+  const size_t end = static_cast<size_t>(span.first_arg) + span.arg_count;
+  for (size_t i = span.first_arg; i < end && i < capture.args.size(); ++i) {
+    const SpanArg& arg = capture.args[i];
+    const std::string key =
+        Cat(arg.is_counter ? otlp::kCountPrefix : otlp::kArgPrefix, arg.key);
+    if (arg.is_double) {
+      DoubleAttribute(w, key, arg.double_value);
+    } else {
+      IntAttribute(w, key, arg.int_value);
+    }
+  }
+  w.EndArray();
+}
+
+// `anchor + ns` as OTLP's fixed64 Unix nanoseconds, a decimal string.
+absl::StatusOr<std::string> UnixNanos(const OtlpInput& input, const Span& span,
+                                      int64_t ns) {
+  int64_t absolute = 0;
+  if (__builtin_add_overflow(input.capture->wall_clock_anchor_ns, ns,
+                             &absolute) ||
+      absolute < 0) {
+    return absl::InvalidArgumentError(
+        Cat(input.path, ": span ", span.id, " has time ", ns,
+            " ns, which with the wall-clock anchor ",
+            input.capture->wall_clock_anchor_ns,
+            " ns is outside the Unix-epoch nanoseconds OTLP can carry"));
+  }
+  return std::to_string(absolute);
+}
+
+absl::Status WriteSpan(JsonWriter& w, const PreparedCapture& p,
+                       const Span& span, uint64_t& orphans) {
+  const Capture& capture = *p.input->capture;
+  SPANPROF_ASSIGN_OR_RETURN(std::string start,
+                            UnixNanos(*p.input, span, span.start_ns));
+  SPANPROF_ASSIGN_OR_RETURN(std::string end,
+                            UnixNanos(*p.input, span, span.end_ns));
+  uint64_t parent = p.remote_parent;
+  if (span.parent_id != 0) {
+    auto it = p.index_of.find(span.parent_id);
+    if (it != p.index_of.end()) {
+      parent = ExternalSpanId(capture, capture.spans[it->second]);
+    } else {
+      ++orphans;
+    }
+  }
+  w.BeginObject();
+  w.Key("traceId");
+  w.String(p.trace_id);
+  w.Key("spanId");
+  w.String(OtlpSpanIdHex(ExternalSpanId(capture, span)));
+  if (parent != 0) {
+    w.Key("parentSpanId");
+    w.String(OtlpSpanIdHex(parent));
+  }
+  w.Key("name");
+  w.String(span.site < capture.sites.size() ? capture.sites[span.site].name
+                                            : std::string());
+  w.Key("kind");
+  w.Int(otlp::kSpanKindInternal);
+  w.Key("startTimeUnixNano");
+  w.String(start);
+  w.Key("endTimeUnixNano");
+  w.String(end);
+  WriteSpanAttributes(w, capture, span);
+  if ((span.flags & kSpanException) != 0) {
+    w.Key("status");
+    w.BeginObject();
+    w.Key("code");
+    w.Int(otlp::kStatusCodeError);
+    w.Key("message");
+    w.String(otlp::kExceptionStatusMessage);
+    w.EndObject();
+  }
+  w.EndObject();
+  return absl::OkStatus();
+}
+
+absl::Status WriteResourceSpans(JsonWriter& w, const PreparedCapture& p,
+                                OtlpExport& out) {
+  const Capture& capture = *p.input->capture;
+  w.BeginObject();
+  WriteResource(w, capture);
+  w.Key("scopeSpans");
+  w.BeginArray();
+  w.BeginObject();
+  w.Key("scope");
+  w.BeginObject();
+  w.Key("name");
+  w.String(otlp::kScopeName);
+  if (!capture.spanprof_version.empty()) {
+    w.Key("version");
+    w.String(capture.spanprof_version);
+  }
+  w.EndObject();
+  w.Key("spans");
+  w.BeginArray();
+  uint64_t orphans = 0;
+  for (const Span& span : capture.spans) {
+    SPANPROF_RETURN_IF_ERROR(WriteSpan(w, p, span, orphans));
+  }
+  out.span_count += capture.spans.size();
+  w.EndArray();
+  w.EndObject();
+  w.EndArray();
+  w.EndObject();
+  if (orphans != 0) {
+    out.notes.push_back(Cat(p.input->path, ": ", orphans,
+                            " span(s) name a parent that is not in the "
+                            "capture (see `spanprof validate`); exported as "
+                            "roots"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::string OtlpSpanIdHex(uint64_t id) {
+  std::string hex(16, '0');
+  for (int i = 15; i >= 0; --i) {
+    hex[static_cast<size_t>(i)] = kHexDigits[id & 0xf];
+    id >>= 4;
+  }
+  return hex;
+}
+
+bool IsOtlpTraceId(std::string_view id) {
+  if (id.size() != 32) return false;
+  bool nonzero = false;
+  for (const char c : id) {
+    const bool digit = c >= '0' && c <= '9';
+    const bool lower = c >= 'a' && c <= 'f';
+    if (!digit && !lower) return false;
+    nonzero = nonzero || c != '0';
+  }
+  return nonzero;
+}
+
+std::string DerivedTraceId(const Capture& capture) {
+  uint64_t hash = Fnv1a(0xcbf29ce484222325ull, capture.host);
+  hash = Fnv1a(hash, std::string_view("\0", 1));
+  hash = Fnv1a(hash, std::to_string(capture.pid));
+  hash = Fnv1a(hash, std::string_view("\0", 1));
+  hash = Fnv1a(hash, std::to_string(capture.wall_clock_anchor_ns));
+  const uint64_t high = Mix64(hash);
+  const uint64_t low = Mix64(hash ^ 0x9e3779b97f4a7c15ull);
+  // Mix64 is a bijection: at most one of the halves can be 0 for a given
+  // hash, so the id is never all zero.
+  return OtlpSpanIdHex(high) + OtlpSpanIdHex(low);
+}
+
+absl::StatusOr<OtlpExport> ExportOtlp(std::span<const OtlpInput> inputs) {
+  OtlpExport out;
+  SPANPROF_ASSIGN_OR_RETURN(std::vector<PreparedCapture> prepared,
+                            Prepare(inputs, out.notes));
+  out.rewritten_remote_parents =
+      RewriteAliasedRemoteParents(prepared, CollectAliases(prepared));
+  NoteTraceIds(prepared, out);
+
+  size_t spans = 0;
+  for (const OtlpInput& input : inputs) spans += input.capture->spans.size();
+  out.json.reserve(256 + spans * 480);
+  JsonWriter w(&out.json);
+  w.BeginObject();
+  w.Key("resourceSpans");
+  w.BeginArray();
+  for (const PreparedCapture& p : prepared) {
+    SPANPROF_RETURN_IF_ERROR(WriteResourceSpans(w, p, out));
+  }
+  w.EndArray();
+  w.EndObject();
+  w.Newline();
+  return out;
+}
+
+}  // namespace spanprof::analysis
