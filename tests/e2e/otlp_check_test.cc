@@ -142,6 +142,41 @@ TEST_F(OtlpCheckTest, AsyncExampleExportPassesTheProtobufCheck) {
   EXPECT_THAT(check.out, HasSubstr("ok " + otlp));
 }
 
+// issue 15's multiprocess example: a coordinator and three worker processes
+// it started with its spans' traceparents. Their four captures export as one
+// trace whose three workers hang under the coordinator's spawn spans.
+TEST_F(OtlpCheckTest, MultiprocessExampleExportsOneTraceAcrossFourProcesses) {
+  const std::string example = SPANPROF_TEST_BIN_DIR "/multiprocess_example";
+  const ProcessResult run = RunProcess(
+      {example}, {{"SPANPROF", "1"},
+                  {"SPANPROF_OUT", dir_.File("mp/trace-%p.json")},
+                  {"SPANPROF_SUMMARY_OUT", dir_.File("mp/s-%p.json")},
+                  {"SPANPROF_QUIET", "1"}});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  std::vector<std::string> traces;
+  for (const auto& entry : fs::directory_iterator(dir_.File("mp"))) {
+    if (entry.path().filename().string().rfind("trace-", 0) == 0) {
+      traces.push_back(entry.path().string());
+    }
+  }
+  ASSERT_EQ(traces.size(), 4u);
+  const std::string otlp = dir_.File("mp.otlp.json");
+  const ProcessResult exported = Export(traces, otlp);
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  EXPECT_THAT(exported.err, ::testing::Not(HasSubstr("different traces")));
+  const ProcessResult check =
+      Verify({"--min-spans", "20", "--expect-cross-process", "3", otlp});
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+  EXPECT_THAT(check.out, HasSubstr("4 resource(s)"));
+  EXPECT_THAT(check.out, HasSubstr("3 cross-process"));
+  EXPECT_THAT(check.out, HasSubstr("0 to a remote parent"));
+  // One trace id for all four processes.
+  const size_t ids = check.out.find("trace id(s) ");
+  ASSERT_NE(ids, std::string::npos);
+  EXPECT_EQ(check.out.find_first_of(" ;", ids + 12), ids + 12 + 32)
+      << check.out;
+}
+
 // Two processes' captures, one read from the Perfetto protobuf trace, in one
 // request: one resource each, both pass.
 TEST_F(OtlpCheckTest, SeveralCapturesAndAPerfettoTraceInOneRequestPass) {

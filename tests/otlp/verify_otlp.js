@@ -11,6 +11,8 @@
 //                          file (repeatable); any other must resolve inside
 //     --min-spans N        fail with fewer spans in a file
 //     --expect-cross-thread  fail unless a span's parent ran on another thread
+//     --expect-cross-process N  fail with fewer than N parents in another
+//                          resource (process) of the file
 //     --expect-error-status  fail unless a span has status ERROR
 //
 // Per file: JSON.parse; a strict walk of the JSON against the proto types
@@ -35,7 +37,8 @@ function usage(message) {
 }
 
 function parseArgs(argv) {
-  const options = {remoteParents: new Set(), minSpans: 0, files: []};
+  const options =
+      {remoteParents: new Set(), minSpans: 0, crossProcess: 0, files: []};
   for (let i = 0; i < argv.length; ++i) {
     const arg = argv[i];
     const value = () => {
@@ -47,6 +50,9 @@ function parseArgs(argv) {
     else if (arg === '--remote-parent') options.remoteParents.add(value());
     else if (arg === '--min-spans') options.minSpans = Number(value());
     else if (arg === '--expect-cross-thread') options.crossThread = true;
+    else if (arg === '--expect-cross-process') {
+      options.crossProcess = Number(value());
+    }
     else if (arg === '--expect-error-status') options.errorStatus = true;
     else if (arg.startsWith('--')) usage(`unknown option ${arg}`);
     else options.files.push(arg);
@@ -265,6 +271,7 @@ function checkFile(file, Request, options) {
 
   let linked = 0;
   let crossThread = 0;
+  let crossProcess = 0;
   let remote = 0;
   let errors = 0;
   for (const entry of spans) {
@@ -281,11 +288,16 @@ function checkFile(file, Request, options) {
       continue;
     }
     ++linked;
+    if (parent.resource !== entry.resource) ++crossProcess;
     if (parent.resource === entry.resource) {
       const mine = attribute(span, 'thread.id');
       const theirs = attribute(parent.span, 'thread.id');
       if (mine && theirs && mine.intValue !== theirs.intValue) ++crossThread;
     }
+  }
+  if (crossProcess < options.crossProcess) {
+    fail(where, `${crossProcess} cross-process parent links, expected at ` +
+                `least ${options.crossProcess}`);
   }
   if (options.crossThread && crossThread === 0) {
     fail(where, 'no span has a parent on another thread');
@@ -296,7 +308,8 @@ function checkFile(file, Request, options) {
   process.stdout.write(
       `ok ${file}: ${resources.length} resource(s), ${spans.length} spans, ` +
       `${wire.length} protobuf bytes, trace id(s) ${[...traceIds].join(' ')}; ` +
-      `${linked} parent links resolved (${crossThread} cross-thread), ` +
+      `${linked} parent links resolved (${crossThread} cross-thread, ` +
+      `${crossProcess} cross-process), ` +
       `${remote} to a remote parent, ${errors} with status ERROR\n`);
 }
 
