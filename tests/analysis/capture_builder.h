@@ -103,6 +103,15 @@ inline SpanArg IntArg(std::string key, int64_t value) {
   arg.int_value = value;
   return arg;
 }
+inline SpanArg StringArg(std::string key, std::string text,
+                         bool truncated = false) {
+  SpanArg arg;
+  arg.key = std::move(key);
+  arg.is_string = true;
+  arg.text = std::move(text);
+  arg.truncated = truncated;
+  return arg;
+}
 inline SpanArg DoubleArg(std::string key, double value) {
   SpanArg arg;
   arg.key = std::move(key);

@@ -20,6 +20,8 @@ struct RichOptions {
   bool unfinished = false;    // one span flagged unfinished
   bool broken = false;        // overlapping siblings: validation issues
   bool counters = false;      // named counters on two spans, dropped_args
+  bool strings = false;       // string arguments (one truncated), a span
+                              // whose hook failed, failed prepares
   int64_t scale = 1;          // multiplies every time (for compare tests)
   int64_t forward_ns = 4000;  // duration of the first model.forward span
 };
@@ -98,10 +100,23 @@ inline Capture RichCapture(const RichOptions& o = {}) {
       args.push_back(DoubleArg("big", 1e20));
       args.push_back(IntArg("min", INT64_MIN));
       span.arg_count = 2;
+      if (o.strings) {
+        args.push_back(StringArg("file", "src/caf\xc3\xa9 \"q\".cc"));
+        args.push_back(StringArg("shape", std::string(64, 'x'), true));
+        args.push_back(StringArg("empty", ""));
+        span.arg_count = 5;
+      }
+    }
+    if (span.id == 6 && o.strings) {
+      span.flags |= kSpanHookFailed;
+      span.first_arg = static_cast<uint32_t>(args.size());
+      args.push_back(StringArg("hook_error", "complete: device lost"));
+      span.arg_count = 1;
     }
   }
   capture.args = args;
   if (o.counters) capture.dropped_args = 7;
+  if (o.strings) capture.failed_prepares = 2;
   return capture;
 }
 

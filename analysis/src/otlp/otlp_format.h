@@ -48,6 +48,9 @@ inline constexpr std::string_view kAllocBytes = "spanprof.alloc_bytes";
 inline constexpr std::string_view kUnfinished = "spanprof.unfinished";
 inline constexpr std::string_view kRerooted = "spanprof.rerooted";
 inline constexpr std::string_view kException = "spanprof.exception";
+// A complete or enrich hook of the span threw (its message: the string
+// argument spanprof.arg.hook_error).
+inline constexpr std::string_view kHookFailed = "spanprof.hook_failed";
 // Prefixes of a span's numeric arguments (`SPANPROF_ARG`) and named
 // counters' self counts (`SPANPROF_COUNT`): `spanprof.arg.size`,
 // `spanprof.count.bytes_copied`.

@@ -282,11 +282,17 @@ void WriteSpanAttributes(JsonWriter& w, const Capture& capture,
     const SpanArg& arg = capture.args[i];
     const std::string key =
         Cat(arg.is_counter ? otlp::kCountPrefix : otlp::kArgPrefix, arg.key);
-    if (arg.is_double) {
+    if (arg.is_string && !arg.is_counter) {
+      StringAttribute(w, key, arg.text);
+      if (arg.truncated) BoolAttribute(w, Cat(key, ".truncated"), true);
+    } else if (arg.is_double) {
       DoubleAttribute(w, key, arg.double_value);
     } else {
       IntAttribute(w, key, arg.int_value);
     }
+  }
+  if ((span.flags & kSpanHookFailed) != 0) {
+    BoolAttribute(w, otlp::kHookFailed, true);
   }
   w.EndArray();
 }

@@ -124,6 +124,8 @@ inline constexpr uint64_t ThreadTrackUuid(int64_t pid, uint32_t thread) {
 // argument can never pass for one of them.
 inline constexpr std::string_view kArgPrefix = "args.";
 inline constexpr std::string_view kCounterPrefix = "counters.";
+// A string argument cut at kMaxArgTextBytes (SpanArg::truncated).
+inline constexpr std::string_view kTruncatedArgPrefix = "truncated_args.";
 inline constexpr std::string_view kAnnotationHeartbeats = "heartbeats";
 inline constexpr std::string_view kAnnotationAllocCount = "alloc_count";
 inline constexpr std::string_view kAnnotationAllocBytes = "alloc_bytes";

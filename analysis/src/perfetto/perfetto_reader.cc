@@ -27,6 +27,7 @@
 #include "json/cat.h"
 #include "perfetto/perfetto_format.h"
 #include "perfetto/proto_decoder.h"
+#include "simdjson.h"
 #include "spanprof/capture.h"
 #include "status_macros.h"
 #include "trace/trace_format.h"
@@ -128,6 +129,7 @@ struct AnnotationValue {
   WireType type = kWireVarint;
   uint32_t field = 0;  // the value's field number; 0 when none
   uint64_t value = 0;
+  std::string_view text;  // string_value
   size_t offset = 0;
 };
 
@@ -839,10 +841,15 @@ absl::Status PerfettoReader::ReadAnnotation(const ProtoField& field,
           Expect(f, "DebugAnnotation.double_value", kWireFixed64));
       a.field = f.number;
       a.value = f.value;
+    } else if (f.number == kAnnotationString) {
+      SPANPROF_RETURN_IF_ERROR(
+          Expect(f, "DebugAnnotation.string_value", kWireLengthDelimited));
+      a.field = f.number;
+      a.text = f.bytes;
     } else if (f.number >= 3 && f.number <= 10) {
       return Error(f.offset, Cat("DebugAnnotation field ", f.number,
-                                 " (spanprof writes name_iid and bool, int "
-                                 "or double values)"));
+                                 " (spanprof writes name_iid and bool, int, "
+                                 "double or string values)"));
     }
   }
   if (d.error() != nullptr) return DecodeError(d, "DebugAnnotation");
@@ -864,13 +871,38 @@ absl::Status PerfettoReader::ApplyAnnotation(const AnnotationValue& a,
   const bool is_arg = name.substr(0, kArgPrefix.size()) == kArgPrefix;
   const bool is_counter =
       name.substr(0, kCounterPrefix.size()) == kCounterPrefix;
-  if (!is_arg && !is_counter) return ApplyOwnAnnotation(a, name, span, own);
+  const bool is_truncated =
+      name.substr(0, kTruncatedArgPrefix.size()) == kTruncatedArgPrefix;
+  if (!is_arg && !is_counter && !is_truncated) {
+    return ApplyOwnAnnotation(a, name, span, own);
+  }
   SpanArg arg;
   arg.is_counter = is_counter;
-  arg.key = std::string(
-      name.substr(is_arg ? kArgPrefix.size() : kCounterPrefix.size()));
+  arg.key = std::string(name.substr(is_arg       ? kArgPrefix.size()
+                                    : is_counter ? kCounterPrefix.size()
+                                                 : kTruncatedArgPrefix.size()));
   if (is_counter && arg.key.empty()) {
     return Error(a.offset, "empty counter name");
+  }
+  if (a.field == kAnnotationString && !is_counter) {
+    if (a.text.size() > kMaxArgTextBytes) {
+      return Error(a.offset, Cat("annotation \"", name, "\": a string ",
+                                 "argument has at most ", kMaxArgTextBytes,
+                                 " bytes, got ", a.text.size()));
+    }
+    if (!simdjson::validate_utf8(a.text.data(), a.text.size())) {
+      return Error(a.offset,
+                   Cat("annotation \"", name, "\": text is not UTF-8"));
+    }
+    arg.is_string = true;
+    arg.truncated = is_truncated;
+    arg.text = std::string(a.text);
+    args_.push_back(std::move(arg));
+    return absl::OkStatus();
+  }
+  if (is_truncated) {
+    return Error(a.offset,
+                 Cat("annotation \"", name, "\": expected a string value"));
   }
   if (a.field == kAnnotationInt) {
     arg.int_value = static_cast<int64_t>(a.value);
@@ -880,7 +912,7 @@ absl::Status PerfettoReader::ApplyAnnotation(const AnnotationValue& a,
   } else {
     return Error(a.offset,
                  Cat("annotation \"", name, "\": expected ",
-                     is_arg ? "an int or double" : "an int", " value"));
+                     is_arg ? "an int, double or string" : "an int", " value"));
   }
   args_.push_back(std::move(arg));
   return absl::OkStatus();

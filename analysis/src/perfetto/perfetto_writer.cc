@@ -248,11 +248,12 @@ constexpr char ShortKey(uint32_t field, internal::WireType type) {
 
 // One debug annotation of a slice.
 struct Annotation {
-  enum Kind : uint8_t { kInt, kDouble, kBool };
+  enum Kind : uint8_t { kInt, kDouble, kBool, kString };
   uint64_t name_iid;
   Kind kind;
   int64_t int_value;
   double double_value;
+  const std::string* text = nullptr;  // kString
 };
 
 // A packet of at most 62 bytes built on the stack and then appended whole
@@ -433,6 +434,7 @@ Capture MetadataOf(const Capture& capture) {
   out.dropped_events = capture.dropped_events;
   out.dropped_by_site = capture.dropped_by_site;
   out.dropped_args = capture.dropped_args;
+  out.failed_prepares = capture.failed_prepares;
   out.finished_normally = capture.finished_normally;
   out.overhead_ns_per_span = capture.overhead_ns_per_span;
   out.alloc_measured = capture.alloc_measured;
@@ -606,6 +608,8 @@ char* WriteSmallAnnotation(char* p, const Annotation& a) {
       *p++ = ShortKey(pf::kAnnotationBool, internal::kWireVarint);
       *p++ = 1;
       break;
+    case Annotation::kString:  // never small (TryWriteSmallBegin)
+      break;
   }
   *length = static_cast<char>(p - length - 1);
   return p;
@@ -623,6 +627,7 @@ bool PerfettoRenderer::TryWriteSmallBegin(uint32_t index, size_t site,
     return false;
   }
   for (const Annotation& a : annotations_) {
+    if (a.kind == Annotation::kString) return false;
     if (!Seen(annotation_seen_, a.name_iid)) return false;
   }
   // Head 22 + event key, length, type 4 + name and category 22 + two
@@ -663,9 +668,16 @@ void PerfettoRenderer::CollectAnnotations(const Span& span) {
   std::string counter_name;  // the annotation's name
   for (size_t a = begin; a < end; ++a) {
     const SpanArg& arg = capture_.args[a];
-    counter_name.assign(arg.is_counter ? pf::kCounterPrefix : pf::kArgPrefix);
+    counter_name.assign(arg.is_counter ? pf::kCounterPrefix
+                        : arg.is_string && arg.truncated
+                            ? pf::kTruncatedArgPrefix
+                            : pf::kArgPrefix);
     counter_name.append(arg.key);
     const uint64_t iid = interning_.AnnotationIid(counter_name);
+    if (arg.is_string && !arg.is_counter) {
+      annotations_.push_back({iid, Annotation::kString, 0, 0.0, &arg.text});
+      continue;
+    }
     const bool is_double = arg.is_double && !arg.is_counter;
     annotations_.push_back({iid,
                             is_double ? Annotation::kDouble : Annotation::kInt,
@@ -782,6 +794,9 @@ void PerfettoRenderer::WriteTrackEvent(uint32_t index, size_t site,
         break;
       case Annotation::kBool:
         e.Varint(pf::kAnnotationBool, 1);
+        break;
+      case Annotation::kString:
+        e.Bytes(pf::kAnnotationString, *a.text);
         break;
     }
     e.EndNested(mark);

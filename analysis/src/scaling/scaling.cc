@@ -594,8 +594,9 @@ Gathered Gather(std::span<const NamedCapture> captures,
           std::min<size_t>(begin + span.arg_count, capture.args.size());
       for (size_t a = begin; a < end; ++a) {
         const SpanArg& arg = capture.args[a];
-        // A named counter's count is work done, not the span's size.
-        if (arg.is_counter) continue;
+        // A named counter's count is work done, not the span's size; a
+        // string argument is no size.
+        if (arg.is_counter || arg.is_string) continue;
         if (!options.size_arg.empty() && arg.key != options.size_arg) continue;
         const double size = arg.is_double ? arg.double_value
                                           : static_cast<double>(arg.int_value);

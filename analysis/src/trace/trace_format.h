@@ -117,6 +117,7 @@ enum MetadataField : size_t {
   kMetaDroppedEvents,
   kMetaDroppedBySite,
   kMetaDroppedArgs,
+  kMetaFailedPrepares,
   kMetaFinishedNormally,
   kMetaOverheadNsPerSpan,
   kMetaAllocMeasured,
@@ -124,7 +125,7 @@ enum MetadataField : size_t {
   kMetaThreads,
   kMetaSites,
 };
-inline constexpr std::array<std::string_view, 25> kMetadataKeys = {
+inline constexpr std::array<std::string_view, 26> kMetadataKeys = {
     "schema",
     "schema_version",
     "spanprof_version",
@@ -144,6 +145,7 @@ inline constexpr std::array<std::string_view, 25> kMetadataKeys = {
     "dropped_events",
     "dropped_by_site",
     "dropped_args",
+    "failed_prepares",
     "finished_normally",
     "overhead_ns_per_span",
     "alloc_measured",
@@ -157,6 +159,9 @@ inline constexpr std::array<std::string_view, 3> kThreadKeys = {"tid", "name",
                                                                 "sort_index"};
 inline constexpr std::array<std::string_view, 4> kSiteKeys = {
     "name", "phase", "module", "activity"};
+// A truncated string argument's object in an event's "args".
+inline constexpr std::array<std::string_view, 2> kTruncatedTextKeys = {
+    "text", "truncated"};
 // The objects of metadata.exported_span_ids.
 inline constexpr std::array<std::string_view, 2> kExportedSpanIdKeys = {
     "span", "external_id"};
@@ -172,9 +177,10 @@ inline constexpr FlagName kFlagNames[] = {
     {kSpanUnfinished, "unfinished"},
     {kSpanException, "exception"},
     {kSpanRerooted, "rerooted"},
+    {kSpanHookFailed, "hook_failed"},
 };
 inline constexpr uint32_t kKnownFlags =
-    kSpanUnfinished | kSpanException | kSpanRerooted;
+    kSpanUnfinished | kSpanException | kSpanRerooted | kSpanHookFailed;
 
 // An X event's line, in order:
 //

@@ -54,9 +54,10 @@ constexpr std::array<FieldSpec, kMetadataKeys.size()> kMetadataFields = [] {
   // Added with the multi-process anchors (issue 15): older traces have none.
   specs[kMetaWallClockUncertaintyNs].required = false;
   specs[kMetaHost].required = false;
-  // Added with cross-process parents (issue 15): older traces have none.
-  for (size_t f : {kMetaTraceId, kMetaRemoteParentSpanId, kMetaSpanIdSeed,
-                   kMetaExportedSpanIds}) {
+  // Added with span hooks (issue 16) and cross-process parents (issue 15):
+  // older traces have none.
+  for (size_t f : {kMetaFailedPrepares, kMetaTraceId, kMetaRemoteParentSpanId,
+                   kMetaSpanIdSeed, kMetaExportedSpanIds}) {
     specs[f].required = false;
   }
   return specs;
@@ -65,6 +66,7 @@ constexpr auto kThreadFields = RequiredFields(kThreadKeys);
 constexpr auto kSiteFields = RequiredFields(kSiteKeys);
 constexpr auto kDropFields = RequiredFields(kDropKeys);
 constexpr auto kExportedSpanIdFields = RequiredFields(kExportedSpanIdKeys);
+constexpr auto kTruncatedTextFields = RequiredFields(kTruncatedTextKeys);
 
 constexpr auto kRootFields = RequiredFields(kRootKeys);
 constexpr auto kMetaEventFields = RequiredFields(kMetaEventKeys);
@@ -516,6 +518,22 @@ class TraceReader {
     return ascii || simdjson::validate_utf8(key_text->data(), key_text->size());
   }
 
+  // `"text"` without escapes or control characters, valid UTF-8.
+  static bool ReadPlainString(LineCursor& in, std::string_view* text) {
+    if (!in.Literal("\"")) return false;
+    const char* start = in.p;
+    bool ascii = true;
+    while (in.p != in.end && *in.p != '"') {
+      const auto c = static_cast<unsigned char>(*in.p);
+      if (c < 0x20 || c == '\\') return false;
+      ascii &= c < 0x80;
+      ++in.p;
+    }
+    *text = std::string_view(start, static_cast<size_t>(in.p - start));
+    if (!in.Literal("\"")) return false;
+    return ascii || simdjson::validate_utf8(text->data(), text->size());
+  }
+
   // After the user `"args":{`: keys and values as `ReadUserArgs()` reads
   // them, and `}`.
   bool ReadArgList(LineCursor& in) {
@@ -528,6 +546,16 @@ class TraceReader {
       if (in.Literal("null")) {
         arg.is_double = true;
         arg.double_value = std::numeric_limits<double>::quiet_NaN();
+        continue;
+      }
+      if (in.p != in.end && *in.p == '"') {
+        // A string without escapes (others go to the strict reader).
+        std::string_view text;
+        if (!ReadPlainString(in, &text) || text.size() > kMaxArgTextBytes) {
+          return false;
+        }
+        arg.is_string = true;
+        arg.text.assign(text.data(), text.size());
         continue;
       }
       const char* start = in.p;
@@ -950,6 +978,8 @@ class TraceReader {
         return ReadDrops(fv, fp, drops);
       case kMetaDroppedArgs:
         return Assign(json_.Unsigned(fv, fp), c.dropped_args);
+      case kMetaFailedPrepares:
+        return Assign(json_.Unsigned(fv, fp), c.failed_prepares);
       case kMetaFinishedNormally:
         return Assign(json_.Bool(fv, fp), c.finished_normally);
       case kMetaOverheadNsPerSpan:
@@ -1407,8 +1437,21 @@ class TraceReader {
         arg.double_value = std::numeric_limits<double>::quiet_NaN();
         continue;
       }
+      if (type == simdjson::ondemand::json_type::string) {
+        std::string_view text;
+        if (av.get_string().get(text) != simdjson::SUCCESS) {
+          return json_.Expected(av, ap, "a string");
+        }
+        SPANPROF_RETURN_IF_ERROR(SetStringArg(text, false, ap, arg));
+        continue;
+      }
+      if (type == simdjson::ondemand::json_type::object) {
+        SPANPROF_RETURN_IF_ERROR(ReadTruncatedText(av, ap, arg));
+        continue;
+      }
       if (type != simdjson::ondemand::json_type::number) {
-        return json_.Expected(av, ap, "a number or null");
+        return json_.Expected(
+            av, ap, "a number, null, a string or {\"text\", \"truncated\"}");
       }
       const std::string_view raw = StrictJson::TrimRight(av.raw_json_token());
       if (!StrictJson::IsJsonNumber(raw)) {
@@ -1432,6 +1475,36 @@ class TraceReader {
       }
     }
     return absl::OkStatus();
+  }
+
+  // A string argument's text: at most kMaxArgTextBytes bytes.
+  absl::Status SetStringArg(std::string_view text, bool truncated,
+                            const JsonPath& p, SpanArg& arg) {
+    if (text.size() > kMaxArgTextBytes) {
+      return json_.Error(p, Cat("a string argument has at most ",
+                                kMaxArgTextBytes, " bytes, got ", text.size()));
+    }
+    arg.is_string = true;
+    arg.text = std::string(text);
+    arg.truncated = truncated;
+    return absl::OkStatus();
+  }
+
+  // A truncated string argument: {"text": "...", "truncated": true}.
+  absl::Status ReadTruncatedText(value& v, const JsonPath& p, SpanArg& arg) {
+    SPANPROF_ASSIGN_OR_RETURN(object o, json_.Object(v, p));
+    std::string text;
+    return json_.ReadObject(
+        o, p, kTruncatedTextFields,
+        [&](size_t field, value& fv, const JsonPath& fp) -> absl::Status {
+          if (field == 0) {
+            SPANPROF_ASSIGN_OR_RETURN(std::string_view t, json_.String(fv, fp));
+            return SetStringArg(t, true, fp, arg);
+          }
+          SPANPROF_ASSIGN_OR_RETURN(bool truncated, json_.Bool(fv, fp));
+          if (!truncated) return json_.Error(fp, "expected true");
+          return absl::OkStatus();
+        });
   }
 
   // Counters: name → integer self count (never a double or null), names

@@ -311,6 +311,8 @@ void WriteMetadata(JsonWriter& w, const Capture& capture) {
   WriteDroppedBySite(w, c);
   key(internal::kMetaDroppedArgs);
   w.Uint(c.dropped_args);
+  key(internal::kMetaFailedPrepares);
+  w.Uint(c.failed_prepares);
   key(internal::kMetaFinishedNormally);
   w.Bool(c.finished_normally);
   key(internal::kMetaOverheadNsPerSpan);
@@ -439,7 +441,15 @@ void AppendArgEntries(std::string* o, const Capture& capture, size_t begin,
     first = false;
     AppendJsonString(o, arg.key);
     o->push_back(':');
-    if (arg.is_double && !counters) {
+    if (arg.is_string && !counters) {
+      if (arg.truncated) {
+        o->append("{\"text\":");
+        AppendJsonString(o, arg.text);
+        o->append(",\"truncated\":true}");
+      } else {
+        AppendJsonString(o, arg.text);
+      }
+    } else if (arg.is_double && !counters) {
       AppendDouble(o, arg.double_value);
     } else {
       AppendInt(o, arg.int_value);

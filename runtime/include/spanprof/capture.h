@@ -19,6 +19,7 @@
 #define SPANPROF_CAPTURE_H_
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -45,10 +46,19 @@ enum SpanFlag : uint32_t {
   kSpanException = 1u << 1,
   // The span's parent was lost (ring overwrite); it was made a root.
   kSpanRerooted = 1u << 2,
+  // A `complete` or `enrich` hook of the span threw (spanprof::Hooks); its
+  // message is the span's string argument `hook_error`.
+  kSpanHookFailed = 1u << 3,
 };
 
-// `SpanArg` is one numeric argument attached to a span (`SPANPROF_ARG`), or
-// one named counter's self count (`SPANPROF_COUNT`, `is_counter`).
+// The longest string argument (`SPANPROF_ARG_STR`), in bytes: longer text is
+// cut at a UTF-8 boundary and marked `SpanArg::truncated`.
+inline constexpr size_t kMaxArgTextBytes = 64;
+
+// `SpanArg` is one numeric argument attached to a span (`SPANPROF_ARG`), one
+// string argument (`SPANPROF_ARG_STR`, `is_string`: `text`, at most
+// kMaxArgTextBytes bytes of valid UTF-8), or one named counter's self count
+// (`SPANPROF_COUNT`, `is_counter`).
 //
 // A counter entry's `int_value` is the sum of the increments of counter `key`
 // made while this span was the innermost open span of its thread (its self
@@ -62,6 +72,11 @@ struct SpanArg {
   int64_t int_value = 0;
   double double_value = 0.0;
   bool is_counter = false;
+  bool is_string = false;
+  // A string argument's text; `truncated` when the program's text was longer
+  // than kMaxArgTextBytes.
+  std::string text;
+  bool truncated = false;
 
   friend bool operator==(const SpanArg&, const SpanArg&) = default;
 };
@@ -196,6 +211,9 @@ struct Capture {
   // (the same cap) refused, and counter increments made on a thread with no
   // span open (nothing to attribute them to).
   uint64_t dropped_args = 0;
+  // Spans not recorded because their `prepare` hook failed (threw or
+  // returned false): the body ran without a span.
+  uint64_t failed_prepares = 0;
   // False when the session did not end normally (exit() inside the body).
   bool finished_normally = true;
   // Measured cost of one span at session start, rounded to whole ns.

@@ -21,7 +21,10 @@
 #define SPANPROF_SPAN_H_
 
 #include <cstdint>
+#include <cstring>
+#include <exception>
 #include <functional>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
@@ -95,6 +98,32 @@ class ScopedSpan {
     ::spanprof::internal::AddArgValue(spanprof_arg_key_, (value));       \
   } while (false)
 
+// `SPANPROF_ARG_STR(key, text)` attaches a string argument to the innermost
+// open span of this thread (a file name, a tensor shape). `key` is a
+// literal; `text` a `std::string_view` (or anything convertible: a
+// `std::string`, a C string; nullptr is ""). Up to kMaxArgTextBytes (64)
+// bytes are copied into the thread's side buffer — no allocation — and
+// longer text is cut at a UTF-8 boundary and marked truncated; bytes that
+// are not UTF-8 show as U+FFFD. Counted against the cap like numeric
+// arguments (1 to 4 side records). `report`/`summarize --group-by-arg KEY`
+// split rows by its value.
+#define SPANPROF_ARG_STR(key, text)                                      \
+  do {                                                                   \
+    static constinit ::spanprof::internal::SiteStatic spanprof_arg_key_{ \
+        (key), ::spanprof::internal::MakeTags()};                        \
+    ::spanprof::internal::AddStringArgValue(spanprof_arg_key_, (text));  \
+  } while (false)
+
+// `SPANPROF_SCOPE_WITH_HOOKS(hooks, name[, tags])` is `SPANPROF_SCOPE` with
+// hooks (`spanprof::Hooks`, a named variable): `prepare` before the span
+// begins, `complete` at the end of the scope before the end timestamp,
+// `enrich` after it. See `spanprof::Hooks`.
+#define SPANPROF_SCOPE_WITH_HOOKS(hooks, name, ...)                         \
+  static constinit ::spanprof::internal::SiteStatic SPANPROF_UNIQUE_(       \
+      spanprof_site_){(name), ::spanprof::internal::MakeTags(__VA_ARGS__)}; \
+  const ::spanprof::HookedScope SPANPROF_UNIQUE_(spanprof_span_)(           \
+      &SPANPROF_UNIQUE_(spanprof_site_), (hooks))
+
 // `SPANPROF_COUNT(name[, n])` adds `n` (default 1) to the named counter
 // `name` (a literal) of the innermost open span of this thread: that span's
 // self count; analysis adds the counts of a span's same-thread descendants
@@ -125,7 +154,11 @@ class ScopedSpan {
 #define SPANPROF_SCOPE(name, ...) static_cast<void>(0)
 #define SPANPROF_FUNCTION(...) static_cast<void>(0)
 #define SPANPROF_ARG(key, value) static_cast<void>(0)
+#define SPANPROF_ARG_STR(key, text) static_cast<void>(0)
 #define SPANPROF_COUNT(name, ...) static_cast<void>(0)
+// Hooks still run: a program may rely on them (a device synchronize).
+#define SPANPROF_SCOPE_WITH_HOOKS(hooks, name, ...) \
+  const ::spanprof::HookedScope SPANPROF_UNIQUE_(spanprof_span_)((hooks))
 
 #endif  // SPANPROF_ENABLED
 
@@ -143,6 +176,15 @@ inline void AddArgValue(SiteStatic& key, T value) noexcept {
 }
 
 SiteStatic* InternArgKey(const char* key) noexcept;
+
+inline void AddStringArgValue(SiteStatic& key, std::string_view text) noexcept {
+  if (SPANPROF_LIKELY(g_epoch.load(std::memory_order_relaxed) == 0)) return;
+  AddStringArg(key, text.data(), text.size());
+}
+inline void AddStringArgValue(SiteStatic& key, const char* text) noexcept {
+  if (SPANPROF_LIKELY(g_epoch.load(std::memory_order_relaxed) == 0)) return;
+  AddStringArg(key, text, text == nullptr ? 0 : std::strlen(text));
+}
 
 // `SPANPROF_COUNT`'s increment: 1 when the macro has no `n`.
 constexpr uint64_t CountValue() noexcept { return 1; }
@@ -173,6 +215,128 @@ inline SiteStatic* CachedDynamicSite(const char* name, const char* phase,
 }
 
 }  // namespace internal
+
+// `NoHook` is an absent hook: `Hooks` members default to it, and it costs
+// nothing (no call, no branch).
+struct NoHook {
+  void operator()() const noexcept {}
+};
+
+// `Hooks` are three optional callables of a span (`Run`, `HookedScope`,
+// `SPANPROF_SCOPE_WITH_HOOKS`), written with designated initializers:
+//
+//   spanprof::Run("kernel.matmul", {.phase = "compute"},
+//                 spanprof::Hooks{.complete = [&] { stream.Synchronize(); }},
+//                 [&] { LaunchMatmul(stream); });
+//
+// - `prepare` runs before the span begins. When it throws or returns false,
+//   no span is recorded (the body still runs) and the failure is counted
+//   (`Capture::failed_prepares`, the summary's `failed_prepares`).
+// - `complete` runs after the body and before the end timestamp: its time
+//   belongs to the span (wait for a device, a future).
+// - `enrich` runs after the end timestamp: the arguments and counts it adds
+//   (`SPANPROF_ARG`, `SPANPROF_ARG_STR`, `SPANPROF_COUNT`) belong to the span
+//   and its time is not charged to it.
+// A `complete` or `enrich` hook that throws does not lose the span: the span
+// is flagged `hook_failed` with the message as its string argument
+// `hook_error`, and the summary counts it per row (`hook_failures`). Hooks
+// never throw out, and the body's own exception still wins (`complete` and
+// `enrich` run during its unwinding too). Hooks run whether or not a session
+// records (the program may rely on them), and only when `prepare` succeeded.
+template <typename Prepare = NoHook, typename Complete = NoHook,
+          typename Enrich = NoHook>
+struct Hooks {
+  Prepare prepare{};
+  Complete complete{};
+  Enrich enrich{};
+};
+
+namespace internal {
+
+template <typename H>
+inline constexpr bool kIsHook = !std::is_same_v<std::decay_t<H>, NoHook>;
+
+// Runs hook `h`; false when it threw or returned false, which is reported
+// (`prepare`: counted; the others: the span is flagged).
+template <typename H>
+bool RunHook(H& h, const char* what) noexcept {
+  const bool prepare = std::strcmp(what, "prepare") == 0;
+  const char* failure = nullptr;
+  try {
+    if constexpr (std::is_same_v<std::invoke_result_t<H&>, bool>) {
+      if (std::invoke(h)) return true;
+      failure = "returned false";
+    } else {
+      std::invoke(h);
+      return true;
+    }
+  } catch (const std::exception& e) {
+    if (prepare) {
+      CountFailedPrepare();
+    } else {
+      MarkHookFailed(what, e.what());
+    }
+    return false;
+  } catch (...) {
+    failure = "threw a non-std::exception";
+  }
+  if (prepare) {
+    CountFailedPrepare();
+  } else {
+    MarkHookFailed(what, failure);
+  }
+  return false;
+}
+
+}  // namespace internal
+
+// `HookedScope` records a span over its lifetime with hooks (see `Hooks`);
+// `SPANPROF_SCOPE_WITH_HOOKS` declares one with a static site.
+template <typename Prepare, typename Complete, typename Enrich>
+class HookedScope {
+ public:
+  // `site` null: no span (no session), the hooks still run.
+  HookedScope(internal::SiteStatic* site,
+              const Hooks<Prepare, Complete, Enrich>& hooks)
+      : hooks_(hooks) {
+    if constexpr (internal::kIsHook<Prepare>) {
+      if (!internal::RunHook(hooks_.prepare, "prepare")) {
+        prepared_ = false;
+        return;
+      }
+    }
+#if SPANPROF_ENABLED
+    if (site != nullptr) epoch_ = internal::BeginSpan(*site);
+#else
+    static_cast<void>(site);
+#endif
+  }
+  explicit HookedScope(const Hooks<Prepare, Complete, Enrich>& hooks)
+      : hooks_(hooks) {
+    if constexpr (internal::kIsHook<Prepare>) {
+      prepared_ = internal::RunHook(hooks_.prepare, "prepare");
+    }
+  }
+  ~HookedScope() {
+    if (!prepared_) return;
+    if constexpr (internal::kIsHook<Complete>) {
+      internal::RunHook(hooks_.complete, "complete");
+    }
+    internal::EndSpan(epoch_);
+    if constexpr (internal::kIsHook<Enrich>) {
+      if (epoch_ != 0) internal::BeginEnrich(epoch_);
+      internal::RunHook(hooks_.enrich, "enrich");
+      if (epoch_ != 0) internal::EndEnrich(epoch_);
+    }
+  }
+  HookedScope(const HookedScope&) = delete;
+  HookedScope& operator=(const HookedScope&) = delete;
+
+ private:
+  Hooks<Prepare, Complete, Enrich> hooks_;
+  uint32_t epoch_ = 0;
+  bool prepared_ = true;
+};
 
 inline namespace SPANPROF_SETTING_NAMESPACE_ {
 
@@ -240,6 +404,34 @@ decltype(auto) Run(const char* name, const Tags& tags, Fn&& fn) {
 template <typename Fn>
 decltype(auto) Run(const char* name, Fn&& fn) {
   return Run(name, Tags{}, std::forward<Fn>(fn));
+}
+
+// `Run(name[, tags], hooks, fn)` is `Run` with hooks (see `Hooks`): `prepare`
+// before the span, `complete` after `fn` and before the end timestamp,
+// `enrich` after it. A span without hooks costs what `Run` costs.
+template <typename Prepare, typename Complete, typename Enrich, typename Fn>
+decltype(auto) Run(const char* name, const Tags& tags,
+                   const Hooks<Prepare, Complete, Enrich>& hooks, Fn&& fn) {
+#if SPANPROF_ENABLED
+  // Like `Run`: the site is looked up only while a session records.
+  const HookedScope<Prepare, Complete, Enrich> scope(
+      internal::g_epoch.load(std::memory_order_relaxed) == 0
+          ? nullptr
+          : internal::CachedDynamicSite<std::decay_t<Fn>>(
+                name, tags.phase, tags.module, tags.activity),
+      hooks);
+#else
+  static_cast<void>(name);
+  static_cast<void>(tags);
+  const HookedScope<Prepare, Complete, Enrich> scope(hooks);
+#endif
+  return std::invoke(std::forward<Fn>(fn));
+}
+
+template <typename Prepare, typename Complete, typename Enrich, typename Fn>
+decltype(auto) Run(const char* name,
+                   const Hooks<Prepare, Complete, Enrich>& hooks, Fn&& fn) {
+  return Run(name, Tags{}, hooks, std::forward<Fn>(fn));
 }
 
 }  // namespace SPANPROF_SETTING_NAMESPACE_

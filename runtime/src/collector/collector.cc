@@ -323,6 +323,8 @@ Capture StopRecording() {
   AttachArgs(collector.args(), new_index, capture);
   AttachDrops(drops_by_site, collector, capture);
   capture.dropped_args = collector.unattached_counts();
+  capture.failed_prepares =
+      session.failed_prepares.load(std::memory_order_relaxed);
   for (const RingSnapshot& snap : snaps) {
     capture.dropped_args += snap.dropped_args;
   }

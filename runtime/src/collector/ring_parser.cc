@@ -4,10 +4,62 @@
 #include <algorithm>
 #include <cstring>
 #include <mutex>
+#include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 namespace spanprof::internal {
+
+std::string ValidUtf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  size_t i = 0;
+  while (i < text.size()) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    size_t n = 0;  // continuation bytes
+    uint32_t min = 0;
+    if (c < 0x80) {
+      out.push_back(static_cast<char>(c));
+      ++i;
+      continue;
+    }
+    if ((c & 0xE0u) == 0xC0u) {
+      n = 1;
+      min = 0x80;
+    } else if ((c & 0xF0u) == 0xE0u) {
+      n = 2;
+      min = 0x800;
+    } else if ((c & 0xF8u) == 0xF0u) {
+      n = 3;
+      min = 0x10000;
+    }
+    uint32_t code = n == 0 ? 0 : (c & (0x3Fu >> n));
+    bool ok = n > 0;
+    for (size_t k = 1; ok && k <= n; ++k) {
+      if (i + k >= text.size()) {
+        ok = false;
+        break;
+      }
+      const auto cc = static_cast<unsigned char>(text[i + k]);
+      if ((cc & 0xC0u) != 0x80u) {
+        ok = false;
+        break;
+      }
+      code = (code << 6) | (cc & 0x3Fu);
+    }
+    ok = ok && code >= min && code <= 0x10FFFF &&
+         !(code >= 0xD800 && code <= 0xDFFF);
+    if (ok) {
+      out.append(text.data() + i, n + 1);
+      i += n + 1;
+    } else {
+      out.append("\xEF\xBF\xBD");  // U+FFFD
+      ++i;
+    }
+  }
+  return out;
+}
 
 struct Collector::ThreadParse {
   ThreadParse(uint32_t snapshot_index, uint32_t thread_index,
@@ -31,6 +83,9 @@ struct Collector::ThreadParse {
   uint32_t last_hb = 0;
   // The span an alloc record belongs to (the last begin or end).
   size_t last_span = kNoSpan;
+  // Inside an enrich bracket: the span the side records attach to.
+  size_t enrich = kNoSpan;
+  bool enriching = false;
   bool last_was_begin = false;
   // The position of the first record written after the stop, if any.
   uint64_t cut_position = UINT64_MAX;
@@ -121,10 +176,26 @@ void Collector::ApplySide(ThreadParse& p, uint64_t position) {
     switch (s.kind) {
       case kSideArgInt:
       case kSideArgDouble:
-        ApplyArg(s);
+        ApplyArg(s, Target(p));
+        break;
+      case kSideArgString:
+        ApplyString(p, s, index);
         break;
       case kSideCounter:
-        ApplyCounter(s);
+        ApplyCounter(s, Target(p));
+        break;
+      case kSideEnrichBegin:
+        p.enriching = true;
+        p.enrich = !p.last_was_begin ? p.last_span : kNoSpan;
+        break;
+      case kSideEnrichEnd:
+        p.enriching = false;
+        p.enrich = kNoSpan;
+        break;
+      case kSideHookFailed:
+        if (const size_t target = Target(p); target != kNoSpan) {
+          spans_[target].flags |= kSpanHookFailed;
+        }
         break;
       case kSideContextPush:
         PushScope(p, s, index);
@@ -140,9 +211,49 @@ void Collector::ApplySide(ThreadParse& p, uint64_t position) {
       p.side_i < snap.side.size() ? snap.side[p.side_i].position : UINT64_MAX;
 }
 
-// An argument of the innermost open span.
-void Collector::ApplyArg(const SideRecord& s) {
-  if (open_.empty() || s.key >= sites_.size()) return;
+// The span side records attach to now: the one being enriched, else the
+// innermost open span; kNoSpan when none.
+size_t Collector::Target(const ThreadParse& p) const {
+  if (p.enriching) return p.enrich;
+  return open_.empty() ? kNoSpan : open_.back();
+}
+
+// A string argument: the string record at side index `index` (already
+// consumed) and the text records right after it, which this consumes. One
+// whose text records are missing (refused by the side budget, which counted
+// it, or overwritten) is dropped.
+void Collector::ApplyString(ThreadParse& p, const SideRecord& s,
+                            uint64_t index) {
+  const RingSnapshot& snap = p.snap;
+  const size_t size = static_cast<size_t>(s.value & ~kTextTruncatedBit);
+  if (size > kMaxArgTextBytes) return;
+  char bytes[kTextBytesInString + 3 * kTextBytesInText] = {};
+  std::memcpy(bytes, &s.side, sizeof(s.side));
+  size_t at = kTextBytesInString;
+  for (uint64_t next = index + 1; at < size; ++next) {
+    if (p.side_i >= snap.side.size() || snap.side_index[p.side_i] != next ||
+        snap.side[p.side_i].kind != kSideArgText) {
+      return;
+    }
+    const SideRecord& t = snap.side[p.side_i++];
+    std::memcpy(bytes + at, &t.key, sizeof(t.key));
+    std::memcpy(bytes + at + 4, &t.value, sizeof(t.value));
+    std::memcpy(bytes + at + 12, &t.side, sizeof(t.side));
+    at += kTextBytesInText;
+  }
+  const size_t target = Target(p);
+  if (target == kNoSpan || s.key >= sites_.size()) return;
+  SpanArg arg;
+  arg.key = sites_[s.key].name;
+  arg.is_string = true;
+  arg.text = ValidUtf8(std::string_view(bytes, size));
+  arg.truncated = (s.value & kTextTruncatedBit) != 0;
+  args_.push_back(PendingArg{target, std::move(arg)});
+}
+
+// An argument of the innermost open span (or the span being enriched).
+void Collector::ApplyArg(const SideRecord& s, size_t target) {
+  if (target == kNoSpan || s.key >= sites_.size()) return;
   SpanArg arg;
   arg.key = sites_[s.key].name;
   arg.is_double = s.kind == kSideArgDouble;
@@ -151,12 +262,12 @@ void Collector::ApplyArg(const SideRecord& s) {
   } else {
     arg.int_value = static_cast<int64_t>(s.value);
   }
-  args_.push_back(PendingArg{open_.back(), std::move(arg)});
+  args_.push_back(PendingArg{target, std::move(arg)});
 }
 
 // A named counter's counts, made while the innermost open span was innermost.
-void Collector::ApplyCounter(const SideRecord& s) {
-  if (open_.empty() || s.key == 0 || s.key > counter_names_.size()) {
+void Collector::ApplyCounter(const SideRecord& s, size_t target) {
+  if (target == kNoSpan || s.key == 0 || s.key > counter_names_.size()) {
     ++unattached_counts_;
     return;
   }
@@ -164,7 +275,7 @@ void Collector::ApplyCounter(const SideRecord& s) {
   arg.key = counter_names_[s.key - 1];
   arg.int_value = static_cast<int64_t>(s.value);
   arg.is_counter = true;
-  args_.push_back(PendingArg{open_.back(), std::move(arg)});
+  args_.push_back(PendingArg{target, std::move(arg)});
 }
 
 void Collector::PushScope(ThreadParse& p, const SideRecord& s, uint64_t index) {
@@ -289,7 +400,7 @@ void Collector::DiscardBeforeSideHorizon(const ThreadStreams& ts) {
 void Collector::AddThread(uint32_t thread, const RingSnapshot& snap) {
   ThreadInfo info;
   info.os_tid = snap.os_tid & 0xFFFFFFFFu;
-  info.name = snap.name;
+  info.name = ValidUtf8(snap.name);
   info.sort_index = thread;
   capture_.threads.push_back(std::move(info));
 }

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -131,6 +132,12 @@ class TimeBase {
   uint64_t mult_ = 0;
 };
 
+// `ValidUtf8(text)` is `text` with every byte that does not start a valid
+// UTF-8 sequence replaced by U+FFFD: what the program wrote (string
+// arguments, thread names) may be cut or not be UTF-8, and the trace must be
+// valid JSON.
+std::string ValidUtf8(std::string_view text);
+
 // `Collector` turns ring snapshots into the capture's spans, threads and
 // sites, one thread at a time, then links cross-thread parents. Spans it had
 // to discard are flagged `kRemovedFlag`; collector.cc trims and compacts.
@@ -201,8 +208,10 @@ class Collector {
   void ApplySide(ThreadParse& p, uint64_t position);
   static void PushScope(ThreadParse& p, const SideRecord& s, uint64_t index);
   static void PopScope(ThreadParse& p, const SideRecord& s, uint64_t index);
-  void ApplyArg(const SideRecord& s);
-  void ApplyCounter(const SideRecord& s);
+  size_t Target(const ThreadParse& p) const;
+  void ApplyArg(const SideRecord& s, size_t target);
+  void ApplyString(ThreadParse& p, const SideRecord& s, uint64_t index);
+  void ApplyCounter(const SideRecord& s, size_t target);
   inline void OnAlloc(ThreadParse& p, const Record& rec);
   inline void OnBegin(ThreadParse& p, const Record& rec, uint64_t position,
                       uint64_t raw);

@@ -844,6 +844,109 @@ void AddDoubleArg(SiteStatic& key, double value) noexcept {
   AddArgRecord(key, kSideArgDouble, bits);
 }
 
+void AddStringArg(SiteStatic& key, const char* text, size_t size) noexcept {
+  ThreadRing* r = ActiveRing();
+  if (r == nullptr || r->dropped_open > 0 || r->enrich_discard) return;
+  const UncountedAllocations uncounted;
+  const uint32_t key_id = InternStatic(key);
+  if (text == nullptr) size = 0;
+  uint64_t flags = 0;
+  if (size > kMaxArgTextBytes) {
+    // Cut at a UTF-8 boundary: never inside a character.
+    size = kMaxArgTextBytes;
+    while (size > 0 &&
+           (static_cast<unsigned char>(text[size]) & 0xC0u) == 0x80u) {
+      --size;
+    }
+    flags = kTextTruncatedBit;
+  }
+  // The text in 8 + 20k bytes: the string record, then text records. A
+  // record the side budget refuses ends the argument (counted once); the
+  // collector drops an argument whose text records are missing.
+  char bytes[kTextBytesInString + 3 * kTextBytesInText] = {};
+  static_assert(sizeof(bytes) >= kMaxArgTextBytes);
+  if (size > 0) std::memcpy(bytes, text, size);
+  const uint64_t position = r->Position();
+  uint64_t head = 0;
+  std::memcpy(&head, bytes, sizeof(head));
+  if (!AppendSide(*r, position, kSideArgString, key_id, size | flags, head)) {
+    r->CountDroppedArg();
+    return;
+  }
+  for (size_t at = kTextBytesInString; at < size; at += kTextBytesInText) {
+    uint32_t k = 0;
+    uint64_t v = 0;
+    uint64_t w = 0;
+    std::memcpy(&k, bytes + at, sizeof(k));
+    std::memcpy(&v, bytes + at + 4, sizeof(v));
+    std::memcpy(&w, bytes + at + 12, sizeof(w));
+    if (!AppendSide(*r, position, kSideArgText, k, v, w)) {
+      r->CountDroppedArg();
+      return;
+    }
+  }
+}
+
+void BeginEnrich(uint32_t span_epoch) noexcept {
+  ThreadRing* r = ActiveRing();
+  if (r == nullptr) return;
+  // Counts made before the hook belong to the enclosing span.
+  if (r->pending_count != 0) FlushCounts(*r);
+  if (span_epoch != r->epoch) {  // the span was dropped (or not recorded)
+    r->enrich_discard = true;
+    return;
+  }
+  const UncountedAllocations uncounted;
+  // Not budgeted like arguments: the bracket must stay balanced.
+  AppendSide(*r, r->Position(), kSideEnrichBegin, 0, 0);
+}
+
+void EndEnrich(uint32_t span_epoch) noexcept {
+  ThreadRing* r = ActiveRing();
+  if (r == nullptr) return;
+  if (r->enrich_discard || span_epoch != r->epoch) {
+    DiscardCounts(*r);
+    r->enrich_discard = false;
+    return;
+  }
+  const UncountedAllocations uncounted;
+  if (r->pending_count != 0) FlushCounts(*r);
+  AppendSide(*r, r->Position(), kSideEnrichEnd, 0, 0);
+}
+
+void MarkHookFailed(const char* hook, const char* message) noexcept {
+  ThreadRing* r = ActiveRing();
+  if (r == nullptr || r->dropped_open > 0 || r->enrich_discard) return;
+  {
+    const UncountedAllocations uncounted;
+    if (!AppendSide(*r, r->Position(), kSideHookFailed, 0, 0)) {
+      r->CountDroppedArg();
+      return;
+    }
+  }
+  static constinit SiteStatic key{"hook_error", Tags{}};
+  char text[kMaxArgTextBytes + 1] = {};
+  const size_t hook_size = std::strlen(hook);
+  const size_t message_size = message == nullptr ? 0 : std::strlen(message);
+  // "<hook>: <message>", cut like any string argument.
+  size_t n = 0;
+  auto put = [&](const char* s, size_t size) {
+    const size_t take = std::min(size, sizeof(text) - n);
+    std::memcpy(text + n, s, take);
+    n += take;
+  };
+  put(hook, hook_size);
+  put(": ", 2);
+  put(message == nullptr ? "" : message, message_size);
+  const bool longer = hook_size + 2 + message_size > n;
+  AddStringArg(key, text, longer ? kMaxArgTextBytes + 1 : n);
+}
+
+void CountFailedPrepare() noexcept {
+  if (g_epoch.load(std::memory_order_relaxed) == 0) return;
+  Session().failed_prepares.fetch_add(1, std::memory_order_relaxed);
+}
+
 bool PushContext(uint32_t parent_epoch, uint32_t parent_slot,
                  uint64_t parent_position, uint64_t parent_side) noexcept {
   const uint32_t epoch = g_epoch.load(std::memory_order_relaxed);

@@ -40,7 +40,18 @@ enum SideKind : uint32_t {
   kSideContextPop = 4,   // value = side index of the matching push
   kSideCounter = 5,      // key = counter id, value = the count (named
                          // counters pending at a begin or end)
+  kSideArgString = 6,    // key = arg key site id, value = text size
+                         // (bit 63: truncated), side = text bytes 0-7;
+                         // the rest in the kSideArgText records that follow
+  kSideArgText = 7,      // 20 more text bytes: key, value, side in order
+  kSideEnrichBegin = 8,  // the records up to kSideEnrichEnd belong to the
+                         // span that ended just before (an enrich hook)
+  kSideEnrichEnd = 9,
+  kSideHookFailed = 10,  // flags the span the next records attach to
 };
+inline constexpr uint64_t kTextTruncatedBit = uint64_t{1} << 63;
+inline constexpr size_t kTextBytesInString = 8;  // in a kSideArgString
+inline constexpr size_t kTextBytesInText = 20;   // in a kSideArgText
 
 struct SideRecord {
   uint64_t position;
@@ -164,6 +175,9 @@ struct ThreadRing : ThreadState {
   uint64_t next_chunk_spans = 0;
 
   bool in_session = false;  // registered in the active session's list
+  // Inside the enrich hook of a span the cap dropped: its arguments and
+  // counts are dropped with it.
+  bool enrich_discard = false;
   bool owner_exited = false;
 
   // Position in the stream of the record at `cursor`.
@@ -194,6 +208,8 @@ struct SessionState {
   // Ring mode: spans of chunk memory not yet handed to any thread.
   std::atomic<int64_t> ring_budget{0};
   std::atomic<uint64_t> side_budget{0};
+  // Spans whose prepare hook failed (rare: a read-modify-write is fine).
+  std::atomic<uint64_t> failed_prepares{0};
   uint64_t start_tsc = 0;
   uint64_t start_mono_ns = 0;
   int64_t start_wall_ns = 0;

@@ -221,6 +221,7 @@ absl::Status StartRecording(const RecordingOptions& options) {
   // Side records (arguments, counts, context scopes): one per span of the
   // cap in drop mode, where context records are not budgeted (see
   // AppendSide); three in ring mode, where all share the wrapping buffer.
+  session.failed_prepares.store(0, std::memory_order_relaxed);
   session.side_budget.store(
       static_cast<uint64_t>(cap) *
           (options.overflow == OverflowPolicy::kRing ? 3 : 1),

@@ -77,7 +77,21 @@ TEST(PerfettoReaderTest, RoundTripsLikeTheJsonTrace) {
   ExpectSameAsJson(RichCapture(
       {.alloc = true, .drops = true, .unfinished = true, .counters = true}));
   ExpectSameAsJson(RichCapture({.broken = true}));
+  ExpectSameAsJson(RichCapture({.counters = true, .strings = true}));
   ExpectSameAsJson(CaptureBuilder().Build());
+}
+
+// String arguments, hook failures and failed prepares survive both formats
+// exactly (the JSON trace and the protobuf one).
+TEST(PerfettoReaderTest, KeepsStringArgumentsAndHookFailures) {
+  const Capture capture = RichCapture({.counters = true, .strings = true});
+  const absl::StatusOr<Capture> pf =
+      ParseTrace(CaptureToPerfetto(capture), "t.pftrace");
+  ASSERT_TRUE(pf.ok()) << pf.status();
+  EXPECT_EQ(*pf, capture);
+  const absl::StatusOr<Capture> json = ParseTrace(TraceToJson(capture), "j");
+  ASSERT_TRUE(json.ok()) << json.status();
+  EXPECT_EQ(*json, capture);
 }
 
 TEST(PerfettoReaderTest, RoundTripsRandomCaptures) {

@@ -698,9 +698,42 @@ TEST(TraceReaderRejectsTest, AllocationsWhenNotMeasured) {
                  "alloc_count and alloc_bytes must be left out");
 }
 
-TEST(TraceReaderRejectsTest, UserArgumentThatIsNotANumber) {
-  ExpectRejected(Replace(CleanJson(), "\"size\":4096", "\"size\":\"4096\""),
-                 ".args.args.size: expected a number or null, got \"4096\"");
+TEST(TraceReaderRejectsTest, UserArgumentOfAnotherType) {
+  ExpectRejected(Replace(CleanJson(), "\"size\":4096", "\"size\":[4096]"),
+                 ".args.args.size: expected a number, null, a string or");
+  ExpectRejected(Replace(CleanJson(), "\"size\":4096", "\"size\":true"),
+                 ".args.args.size: expected a number, null, a string or");
+}
+
+// String arguments (SPANPROF_ARG_STR): a string, or a truncated one as
+// {"text", "truncated": true}; at most kMaxArgTextBytes bytes.
+TEST(TraceReaderTest, ReadsStringArguments) {
+  const std::string json = Replace(CleanJson(), "\"size\":4096",
+                                   "\"size\":\"4096\",\"file\":{\"text\":"
+                                   "\"a\\u00e9\",\"truncated\":true}");
+  absl::StatusOr<Capture> c = ParseTrace(json, kSource);
+  ASSERT_TRUE(c.ok()) << c.status();
+  std::vector<SpanArg> strings;
+  for (const SpanArg& arg : c->args) {
+    if (arg.is_string) strings.push_back(arg);
+  }
+  ASSERT_EQ(strings.size(), 2u);
+  EXPECT_EQ(strings[0].key, "size");
+  EXPECT_EQ(strings[0].text, "4096");
+  EXPECT_FALSE(strings[0].truncated);
+  EXPECT_EQ(strings[1].key, "file");
+  EXPECT_EQ(strings[1].text, "a\xC3\xA9");
+  EXPECT_TRUE(strings[1].truncated);
+  // Written back the same way.
+  EXPECT_THAT(TraceToJson(*c), HasSubstr("\"size\":\"4096\",\"file\":{"
+                                         "\"text\":\"a\xC3\xA9\",\"truncated\":"
+                                         "true}"));
+  ExpectRejected(Replace(CleanJson(), "\"size\":4096",
+                         "\"size\":\"" + std::string(65, 'x') + "\""),
+                 ".args.args.size: a string argument has at most 64 bytes");
+  ExpectRejected(Replace(CleanJson(), "\"size\":4096",
+                         "\"size\":{\"text\":\"x\",\"truncated\":false}"),
+                 ".args.args.size.truncated: expected true");
 }
 
 std::string CountersJson() {

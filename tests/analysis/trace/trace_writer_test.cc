@@ -386,6 +386,7 @@ TEST(TraceWriterTest, MetadataCarriesEverythingToRebuildTheCapture) {
                                                  "dropped_events",
                                                  "dropped_by_site",
                                                  "dropped_args",
+                                                 "failed_prepares",
                                                  "finished_normally",
                                                  "overhead_ns_per_span",
                                                  "alloc_measured",

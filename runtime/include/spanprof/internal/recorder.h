@@ -17,6 +17,7 @@
 #define SPANPROF_INTERNAL_RECORDER_H_
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <ctime>
 
@@ -205,6 +206,21 @@ SiteStatic* FindOrInternDynamicSite(const char* name,
 
 void AddIntArg(SiteStatic& key, int64_t value) noexcept;
 void AddDoubleArg(SiteStatic& key, double value) noexcept;
+// A string argument of the innermost open span: up to kMaxArgTextBytes
+// bytes (capture.h) are copied into the thread's side buffer.
+void AddStringArg(SiteStatic& key, const char* text, size_t size) noexcept;
+
+// Hooks (spanprof::Hooks). `BeginEnrich(span_epoch)` / `EndEnrich` bracket
+// an enrich hook run after the end of the span `span_epoch` (what its begin
+// returned): arguments and counts made between them belong to that span.
+void BeginEnrich(uint32_t span_epoch) noexcept;
+void EndEnrich(uint32_t span_epoch) noexcept;
+// Flags the span that arguments would attach to now (the innermost open
+// span, or the span being enriched) as kSpanHookFailed and gives it the
+// string argument `hook_error` = "<hook>: <message>".
+void MarkHookFailed(const char* hook, const char* message) noexcept;
+// Counts a span not recorded because its prepare hook failed.
+void CountFailedPrepare() noexcept;
 
 // The first increment of a site's count since the thread's last begin or end
 // (`slot` is 0): binds the thread, interns the counter and registers the slot
