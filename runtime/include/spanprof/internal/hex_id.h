@@ -36,7 +36,7 @@ inline bool ParseHexId(std::string_view text, uint64_t* out) {
     if (c >= '0' && c <= '9') {
       digit = static_cast<uint64_t>(c - '0');
     } else if (c >= 'a' && c <= 'f') {
-      digit = static_cast<uint64_t>(c - 'a' + 10);
+      digit = static_cast<uint64_t>(c - 'a') + 10;
     } else {
       return false;
     }

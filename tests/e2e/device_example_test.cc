@@ -1,0 +1,92 @@
+// The real device_example: spans with device hooks cover the completion of
+// the work they launched, a failing synchronize is recorded on its span, a
+// failed prepare is counted.
+#include <map>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "spanprof/analysis/trace.h"
+#include "tests/testing/test_support.h"
+
+namespace spanprof {
+namespace {
+
+using spanprof::testing::RunProcess;
+using spanprof::testing::TempDir;
+
+class DeviceExampleTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto result =
+        RunProcess({SPANPROF_TEST_BIN_DIR "/device_example"},
+                   {{"SPANPROF", "1"},
+                    {"SPANPROF_OUT", dir_.File("t.json")},
+                    {"SPANPROF_SUMMARY_OUT", dir_.File("s.json")},
+                    {"SPANPROF_QUIET", "1"}},
+                   dir_.path().string());
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    absl::StatusOr<Capture> c = analysis::ReadTrace(dir_.File("t.json"));
+    ASSERT_TRUE(c.ok()) << c.status();
+    capture_ = *std::move(c);
+  }
+  std::string Name(const Span& s) const { return capture_.sites[s.site].name; }
+  const SpanArg* Arg(const Span& s, const std::string& key) const {
+    for (uint32_t a = s.first_arg; a < s.first_arg + s.arg_count; ++a) {
+      if (capture_.args[a].key == key) return &capture_.args[a];
+    }
+    return nullptr;
+  }
+
+  TempDir dir_;
+  Capture capture_;
+};
+
+TEST_F(DeviceExampleTest, HookedSpansCoverTheWorkTheyLaunched) {
+  std::map<uint64_t, const Span*> by_id;
+  for (const Span& s : capture_.spans) by_id[s.id] = &s;
+  int covered = 0;
+  int launch_only = 0;
+  for (const Span& s : capture_.spans) {
+    if (Name(s) != "device.execute") continue;
+    ASSERT_NE(s.parent_id, 0u);
+    const Span& parent = *by_id.at(s.parent_id);
+    EXPECT_NE(parent.thread, s.thread);  // launched onto the device thread
+    const SpanArg* kernel = Arg(s, "kernel");
+    ASSERT_NE(kernel, nullptr);
+    ASSERT_TRUE(kernel->is_string);
+    if (Name(parent) == "kernel.matmul") {
+      EXPECT_EQ(kernel->text, "matmul");
+      // The hooked span ends after the device finished the work.
+      EXPECT_GE(parent.end_ns, s.end_ns);
+      ++covered;
+      const SpanArg* peak = Arg(parent, "device_peak_bytes");
+      ASSERT_NE(peak, nullptr);  // enrich's argument, on the span
+      EXPECT_GE(peak->int_value, 256 << 20);
+      EXPECT_EQ(parent.flags, 0u);
+    } else if (Name(parent) == "kernel.launch_only") {
+      EXPECT_EQ(kernel->text, "relu");
+      // A plain span around a launch ends before the work does.
+      EXPECT_LT(parent.end_ns, s.end_ns);
+      ++launch_only;
+    }
+  }
+  EXPECT_EQ(covered, 4);
+  EXPECT_EQ(launch_only, 4);
+}
+
+TEST_F(DeviceExampleTest, HookFailuresAreRecordedNotLost) {
+  const Span* faulty = nullptr;
+  for (const Span& s : capture_.spans) {
+    if (Name(s) == "kernel.faulty") faulty = &s;
+    EXPECT_NE(Name(s), "kernel.too_big");  // its prepare refused it
+  }
+  ASSERT_NE(faulty, nullptr);
+  EXPECT_TRUE(faulty->flags & kSpanHookFailed);
+  const SpanArg* error = Arg(*faulty, "hook_error");
+  ASSERT_NE(error, nullptr);
+  EXPECT_EQ(error->text, "complete: illegal address");
+  EXPECT_EQ(capture_.failed_prepares, 1u);
+}
+
+}  // namespace
+}  // namespace spanprof
