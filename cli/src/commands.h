@@ -59,6 +59,7 @@ int RunValidate(const std::vector<std::string>& args, const CommandIo& io);
 int RunSummarize(const std::vector<std::string>& args, const CommandIo& io);
 int RunFolded(const std::vector<std::string>& args, const CommandIo& io);
 int RunExport(const std::vector<std::string>& args, const CommandIo& io);
+int RunMerge(const std::vector<std::string>& args, const CommandIo& io);
 int RunPlot(const std::vector<std::string>& args, const CommandIo& io);
 int RunScaling(const std::vector<std::string>& args, const CommandIo& io);
 int RunRun(const std::vector<std::string>& args, const CommandIo& io);

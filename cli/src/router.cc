@@ -192,6 +192,42 @@ Example:
       --data-binary @build/otlp.json http://localhost:4318/v1/traces
 )",
      RunExport},
+    {"merge", "merge CAPTURE... -o OUT [--summary SUMMARY]",
+     "captures of several processes into one trace on one timeline",
+     R"(Merges the traces of cooperating processes (a coordinator and its
+workers, each writing its own capture, e.g. with SPANPROF_OUT=trace-%p.json)
+into one trace: one process per capture with its real pid and name, on one
+timeline through the captures' wall-clock anchors (time 0 is the earliest
+anchor). A capture started with SPANPROF_TRACEPARENT has its root spans made
+children of the span that started it when that span's capture is merged too:
+the link is drawn as a flow (an arrow) between the processes. `summarize`,
+`report` and the other commands read the merged trace; its summary's rows
+group across processes and say in how many processes each ran.
+
+CAPTURE... are at least two traces (.json, .json.gz or .pftrace) recorded by
+spanprof with a wall-clock anchor; OUT ends in .json, .json.gz, .pftrace or
+.perfetto-trace (optionally .gz). Printed: the largest anchor uncertainty
+("timeline aligned to ±X µs"); warnings on stderr when the captures belong to
+different trace ids, when a child process seems to start before the span that
+started it (the anchors disagree: a clock jump or a skew between hosts), or
+when two processes share a pid; a note when a remote parent is in none of the
+captures (its roots stay roots).
+
+Refused (exit 2, nothing written): fewer than two captures, a capture without
+an anchor (older traces, foreign Chrome traces), a merged trace (merge the
+original captures), the same capture twice (same pid, host and anchor, or the
+same span id seed), anchors more than a day apart.
+
+Options:
+  -o, --output OUT      the merged trace, written atomically (required)
+  --summary SUMMARY     also write its summary (as `spanprof summarize OUT`)
+
+Exit: 0 written, 2 usage error, unreadable or refused input, or write error.
+
+Example:
+  spanprof merge build/trace-*.json -o build/merged.pftrace
+)",
+     RunMerge},
     {"plot",
      "plot timeline TRACE | breakdown SUMMARY | compare BASE CAND | "
      "scaling TRACE... [options] [-o OUT.svg]",

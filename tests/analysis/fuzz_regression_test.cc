@@ -63,6 +63,34 @@ TEST(FuzzRegressionTest, ChromeTraceReader) {
   }
 }
 
+TEST(FuzzRegressionTest, Merge) {
+  const std::vector<std::filesystem::path> files = Inputs("merge_fuzzer");
+  ASSERT_GE(files.size(), 5u);
+  for (const auto& file : files) {
+    EXPECT_TRUE(MergeHolds(testing::ReadText(file.string()))) << file;
+  }
+}
+
+// The merge seeds hold two traces each, and the real parent-and-child pairs
+// merge into one capture with the link between them.
+TEST(FuzzRegressionTest, MergeSeedsMerge) {
+  size_t linked = 0;
+  for (const auto& file : Inputs("merge_fuzzer")) {
+    if (file.string().find("/corpus/") == std::string::npos) continue;
+    const std::string text = testing::ReadText(file.string());
+    const size_t cut = text.find(kMergeInputSeparator);
+    ASSERT_NE(cut, std::string::npos) << file;
+    absl::StatusOr<Capture> a = analysis::ParseTrace(text.substr(0, cut), "a");
+    absl::StatusOr<Capture> b = analysis::ParseTrace(
+        text.substr(cut + kMergeInputSeparator.size()), "b");
+    ASSERT_TRUE(a.ok() && b.ok()) << file;
+    absl::StatusOr<analysis::MergeResult> merged =
+        analysis::MergeCaptures({{"a", *a}, {"b", *b}});
+    if (merged.ok() && merged->linked_roots == 1) ++linked;
+  }
+  EXPECT_GE(linked, 3u);
+}
+
 TEST(FuzzRegressionTest, CompareArgs) {
   const std::vector<std::filesystem::path> files =
       Inputs("compare_args_fuzzer");

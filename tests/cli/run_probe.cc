@@ -14,7 +14,13 @@
 //   --interrupt-at K  the K-th call sends SIGINT to its parent and itself,
 //                   as Ctrl-C in a terminal does to the foreground group
 //   --no-session    exit 0 without a spanprof session (no summary)
+//   --spawn-child   inside the session, in a span "probe.spawn", run this
+//                   program again as role "child" with SPANPROF_TRACEPARENT
+//                   naming that span (spanprof::SpawnWithTraceparent), and
+//                   wait for it: two processes, one a child of the other's
+//                   span (the merge tests; give SPANPROF_OUT a %p)
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -24,6 +30,7 @@
 #include <iostream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "spanprof/spanprof.h"
 
@@ -36,6 +43,7 @@ struct ProbeArgs {
   long abort_at = 0;
   long interrupt_at = 0;
   bool session = true;
+  bool spawn_child = false;
 };
 
 ProbeArgs Parse(int argc, char** argv) {
@@ -60,6 +68,8 @@ ProbeArgs Parse(int argc, char** argv) {
       ++i;
     } else if (word == "--no-session") {
       args.session = false;
+    } else if (word == "--spawn-child") {
+      args.spawn_child = true;
     }
   }
   return args;
@@ -86,6 +96,30 @@ long AppendToLog(const ProbeArgs& args) {
   return calls;
 }
 
+// Runs this program again as role "child", a child of the span
+// "probe.spawn"; 0 when it ran and exited 0.
+int SpawnChild(const ProbeArgs& args) {
+  SPANPROF_SCOPE("probe.spawn");
+  char self[4096];
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (n <= 0) return 4;
+  self[n] = '\0';
+  std::vector<std::string> child = {self, "--role", "child"};
+  if (!args.log.empty()) {
+    child.push_back("--log");
+    child.push_back(args.log);
+  }
+  const auto pid =
+      spanprof::SpawnWithTraceparent(child, spanprof::CurrentContext());
+  if (!pid.ok()) {
+    std::cerr << "probe: " << pid.status() << "\n";
+    return 4;
+  }
+  int status = 0;
+  if (waitpid(*pid, &status, 0) != *pid) return 4;
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 5;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -103,9 +137,12 @@ int main(int argc, char** argv) {
     raise(SIGINT);
   }
   if (!args.session) return 0;
-  return spanprof::ProfileFromEnvironment("probe.run", [] {
-    SPANPROF_SCOPE("probe.work", {.phase = "work"});
-    spanprof::Heartbeat(3);
+  return spanprof::ProfileFromEnvironment("probe.run", [&] {
+    {
+      SPANPROF_SCOPE("probe.work", {.phase = "work"});
+      spanprof::Heartbeat(3);
+    }
+    if (args.spawn_child) return SpawnChild(args);
     return 0;
   });
 }

@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "spanprof/analysis/compare.h"
 #include "spanprof/analysis/folded.h"
+#include "spanprof/analysis/merge.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/analysis/validate.h"
@@ -117,6 +118,48 @@ inline bool PerfettoReaderHolds(std::string_view data) {
   }
   analysis::FoldedStacks(*capture);
   return true;
+}
+
+// `kMergeInputSeparator` splits a merge_fuzzer input into its two traces
+// (the first occurrence; a trace of either format).
+inline constexpr std::string_view kMergeInputSeparator =
+    "\n--spanprof-merge-input--\n";
+
+// The merge never crashes: two traces (each read as every command reads
+// one) that it accepts give a merged capture of two processes with every
+// span of both, which survives a round trip through both trace formats
+// (compared as the JSON trace) and whose summary reads back; what it
+// refuses is an InvalidArgument error with a message.
+inline bool MergeHolds(std::string_view data) {
+  const size_t cut = data.find(kMergeInputSeparator);
+  if (cut == std::string_view::npos) return true;
+  absl::StatusOr<Capture> a = analysis::ParseTrace(data.substr(0, cut), "a");
+  absl::StatusOr<Capture> b =
+      analysis::ParseTrace(data.substr(cut + kMergeInputSeparator.size()), "b");
+  if (!a.ok() || !b.ok()) return true;
+  const size_t spans = a->spans.size() + b->spans.size();
+  std::vector<analysis::MergeInput> inputs;
+  inputs.push_back({"a", *std::move(a)});
+  inputs.push_back({"b", *std::move(b)});
+  absl::StatusOr<analysis::MergeResult> merged =
+      analysis::MergeCaptures(inputs);
+  if (!merged.ok()) {
+    return merged.status().code() == absl::StatusCode::kInvalidArgument &&
+           !merged.status().message().empty();
+  }
+  const Capture& capture = merged->capture;
+  if (capture.processes.size() != 2 || capture.spans.size() != spans) {
+    return false;
+  }
+  const std::string json = analysis::TraceToJson(capture);
+  absl::StatusOr<Capture> from_json = analysis::ParseTrace(json, "m.json");
+  if (!from_json.ok() || analysis::TraceToJson(*from_json) != json) {
+    return false;
+  }
+  absl::StatusOr<Capture> from_pf =
+      analysis::ParseTrace(analysis::CaptureToPerfetto(capture), "m.pftrace");
+  if (!from_pf.ok() || analysis::TraceToJson(*from_pf) != json) return false;
+  return CaptureConsumersHold(capture);
 }
 
 // The foreign Chrome trace reader never crashes; what it accepts is a

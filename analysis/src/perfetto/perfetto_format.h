@@ -117,6 +117,19 @@ inline constexpr uint64_t ProcessTrackUuid(int64_t pid) {
 inline constexpr uint64_t ThreadTrackUuid(int64_t pid, uint32_t thread) {
   return ProcessTrackUuid(pid) + thread + 1;
 }
+// A merged capture (Capture::processes) has one process track per process:
+// process k's is 2^63 + k + 1, apart from every thread track (whose pid is
+// below 2^31) and unique even when two processes (of two hosts) share a pid.
+// Its threads keep ThreadTrackUuid(capture.pid, thread) and name their own
+// process's track as parent and its pid in their ThreadDescriptor.
+inline constexpr uint64_t MergedProcessTrackUuid(uint32_t process) {
+  return (uint64_t{1} << 63) + process + 1;
+}
+// The track of a capture's process `process` (ignored when not merged).
+inline uint64_t ProcessTrackUuidOf(const Capture& capture, uint32_t process) {
+  return capture.processes.empty() ? ProcessTrackUuid(capture.pid)
+                                   : MergedProcessTrackUuid(process);
+}
 
 // Debug annotation names. The user's arguments are kArgPrefix + key and
 // named counters kCounterPrefix + name (as the JSON trace nests them in

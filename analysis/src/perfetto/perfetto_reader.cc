@@ -689,12 +689,13 @@ absl::Status PerfettoReader::ResolveThread(const ProtoField& event,
   }
   const Track& track = it->second;
   const ThreadInfo& thread = capture_.threads[index];
-  if (track.tid != thread.os_tid ||
-      track.pid != static_cast<uint64_t>(capture_.pid)) {
+  // A merged capture's thread is under its own process's pid.
+  const int64_t pid = ThreadPid(capture_, static_cast<uint32_t>(index));
+  if (track.tid != thread.os_tid || track.pid != static_cast<uint64_t>(pid)) {
     return Error(event.offset,
                  Cat("track uuid ", s.track, ": pid ", track.pid, " tid ",
-                     track.tid, " != metadata's ", capture_.pid, " and ",
-                     thread.os_tid, " (threads[", index, "])"));
+                     track.tid, " != metadata's ", pid, " and ", thread.os_tid,
+                     " (threads[", index, "])"));
   }
   s.thread = static_cast<uint32_t>(index);
   return absl::OkStatus();

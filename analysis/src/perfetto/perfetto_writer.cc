@@ -286,6 +286,8 @@ class PerfettoRenderer {
     return static_cast<uint32_t>(capture_.threads.size());
   }
   [[gnu::noinline]] void WriteDescriptorSequence(bool invalid_thread);
+  void WriteProcessDescriptor(uint64_t uuid, int64_t pid,
+                              const std::string& name);
   void WriteThreadDescriptor(uint32_t thread);
   absl::Status WriteTrace(const std::vector<uint32_t>& order, bool check);
   absl::StatusOr<size_t> WriteThread(uint32_t thread,
@@ -398,19 +400,34 @@ void PerfettoRenderer::WriteDescriptorSequence(bool invalid_thread) {
   e.EndNested(snapshot);
   FinishPacket();
 
-  e.Varint(pf::kPacketSequenceId, pf::kDescriptorSequenceId);
-  const size_t track = e.BeginNested(pf::kPacketTrackDescriptor);
-  e.Varint(pf::kTrackUuid, pf::ProcessTrackUuid(capture_.pid));
-  const size_t process = e.BeginNested(pf::kTrackProcess);
-  e.Int(pf::kProcessPid, capture_.pid);
-  e.Bytes(pf::kProcessName, capture_.process_name);
-  e.EndNested(process);
-  e.EndNested(track);
-  FinishPacket();
+  if (capture_.processes.empty()) {
+    WriteProcessDescriptor(pf::ProcessTrackUuid(capture_.pid), capture_.pid,
+                           capture_.process_name);
+  }
+  for (uint32_t k = 0; k < capture_.processes.size(); ++k) {
+    WriteProcessDescriptor(pf::MergedProcessTrackUuid(k),
+                           capture_.processes[k].pid,
+                           capture_.processes[k].process_name);
+  }
   WriteMetadata();
 
   for (uint32_t t = 0; t < thread_count(); ++t) WriteThreadDescriptor(t);
   if (invalid_thread) WriteThreadDescriptor(thread_count());
+}
+
+// A process's track.
+void PerfettoRenderer::WriteProcessDescriptor(uint64_t uuid, int64_t pid,
+                                              const std::string& name) {
+  ProtoEncoder& e = packet_encoder_;
+  e.Varint(pf::kPacketSequenceId, pf::kDescriptorSequenceId);
+  const size_t track = e.BeginNested(pf::kPacketTrackDescriptor);
+  e.Varint(pf::kTrackUuid, uuid);
+  const size_t process = e.BeginNested(pf::kTrackProcess);
+  e.Int(pf::kProcessPid, pid);
+  e.Bytes(pf::kProcessName, name);
+  e.EndNested(process);
+  e.EndNested(track);
+  FinishPacket();
 }
 
 // The capture without its spans and arguments: what the metadata packet
@@ -439,6 +456,7 @@ Capture MetadataOf(const Capture& capture) {
   out.overhead_ns_per_span = capture.overhead_ns_per_span;
   out.alloc_measured = capture.alloc_measured;
   out.process_resources = capture.process_resources;
+  out.processes = capture.processes;
   out.threads = capture.threads;
   out.sites = capture.sites;
   return out;
@@ -454,7 +472,7 @@ void PerfettoRenderer::WriteMetadata() {
   e.Varint(pf::kPacketSequenceId, pf::kDescriptorSequenceId);
   const size_t event = e.BeginNested(pf::kPacketTrackEvent);
   e.Varint(pf::kEventType, pf::kTypeInstant);
-  e.Varint(pf::kEventTrackUuid, pf::ProcessTrackUuid(capture_.pid));
+  e.Varint(pf::kEventTrackUuid, pf::ProcessTrackUuidOf(capture_, 0));
   e.Bytes(pf::kEventName, pf::kMetadataEventName);
   const size_t annotation = e.BeginNested(pf::kEventDebugAnnotations);
   e.Bytes(pf::kAnnotationName, pf::kMetadataAnnotation);
@@ -473,10 +491,12 @@ void PerfettoRenderer::WriteThreadDescriptor(uint32_t thread) {
   ProtoEncoder& e = packet_encoder_;
   e.Varint(pf::kPacketSequenceId, pf::kDescriptorSequenceId);
   const size_t track = e.BeginNested(pf::kPacketTrackDescriptor);
+  // An out-of-range thread (index thread_count()) goes under process 0.
+  const uint32_t process = thread < thread_count() ? info.process : 0;
   e.Varint(pf::kTrackUuid, pf::ThreadTrackUuid(capture_.pid, thread));
-  e.Varint(pf::kTrackParentUuid, pf::ProcessTrackUuid(capture_.pid));
+  e.Varint(pf::kTrackParentUuid, pf::ProcessTrackUuidOf(capture_, process));
   const size_t descriptor = e.BeginNested(pf::kTrackThread);
-  e.Int(pf::kThreadPid, capture_.pid);
+  e.Int(pf::kThreadPid, ThreadPid(capture_, thread));
   e.Int(pf::kThreadTid, static_cast<int64_t>(info.os_tid));
   e.Bytes(pf::kThreadName, ThreadLabel(info));
   e.EndNested(descriptor);

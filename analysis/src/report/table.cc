@@ -186,7 +186,10 @@ struct ExtraColumns {
   std::vector<size_t> widths;         // of each counter column
   std::vector<std::string> hidden;    // counters not shown
   bool tail = false;                  // some row is heavy-tailed
+  bool processes = false;             // a merged capture: in how many processes
 };
+// The column of a merged capture's rows: in how many processes each ran.
+constexpr std::string_view kProcessesHeader = "  Procs";
 
 // A counter column is as wide as its name (cut) or its widest total, plus
 // two spaces, and at least kCounterColumns.
@@ -204,6 +207,7 @@ size_t CounterColumnWidth(const Summary& summary, const std::string& name) {
 
 ExtraColumns ChooseExtraColumns(const Summary& summary) {
   ExtraColumns extra;
+  extra.processes = summary.process_count > 1;
   std::vector<std::string> names = CounterNamesByCount(summary);
   for (size_t i = 0; i < names.size(); ++i) {
     if (i < kMaxCounterColumns) {
@@ -220,6 +224,7 @@ ExtraColumns ChooseExtraColumns(const Summary& summary) {
 
 void AppendHeader(std::string* out, const ExtraColumns& extra) {
   out->append(kHeader.data(), kHeader.size());
+  if (extra.processes) out->append(kProcessesHeader);
   for (size_t i = 0; i < extra.counters.size(); ++i) {
     const std::string& name = extra.counters[i];
     const size_t points = std::min(kCounterNameColumns, DisplayWidth(name));
@@ -244,6 +249,9 @@ void AppendRow(std::string* out, const Row& row, const ExtraColumns& extra) {
       absl::StrCat(permille / 10, ".",
                    permille % 10 < 0 ? -(permille % 10) : permille % 10, "%"),
       kShareColumns);
+  if (extra.processes) {
+    AppendRight(out, absl::StrCat(row.processes), kProcessesHeader.size());
+  }
   for (size_t i = 0; i < extra.counters.size(); ++i) {
     std::string cell = "-";
     for (const RowCounter& counter : row.counters) {
@@ -325,8 +333,12 @@ void AppendInstrumentationNote(std::string* out, const Summary& summary) {
 // for a foreign trace, where it came from).
 void AppendTotals(std::string* out, const Summary& summary) {
   const ProcessResources& res = summary.process_resources;
+  const std::string processes =
+      summary.process_count > 1
+          ? absl::StrCat(" in ", summary.process_count, " processes")
+          : "";
   absl::StrAppend(out, "spanprof: ", summary.event_count, " events, ",
-                  summary.thread_count, " threads, window ",
+                  summary.thread_count, " threads", processes, ", window ",
                   FormatDuration(summary.window_ns), ", recorded thread time ",
                   FormatDuration(summary.recorded_thread_time_ns), ", ",
                   summary.recorded_heartbeats, " heartbeats\n");
@@ -336,9 +348,11 @@ void AppendTotals(std::string* out, const Summary& summary) {
                     Printable(summary.process_name), ")\n");
   } else {
     absl::StrAppend(
-        out, "Process resources: user CPU ", res.user_cpu_ns / 1'000'000,
-        " ms, system CPU ", res.system_cpu_ns / 1'000'000, " ms, peak RSS ",
-        res.peak_rss_kib, " KiB, context switches ",
+        out, "Process resources",
+        summary.process_count > 1 ? " (summed; peak RSS: the largest)" : "",
+        ": user CPU ", res.user_cpu_ns / 1'000'000, " ms, system CPU ",
+        res.system_cpu_ns / 1'000'000, " ms, peak RSS ", res.peak_rss_kib,
+        " KiB, context switches ",
         res.voluntary_context_switches + res.involuntary_context_switches,
         "\n");
   }

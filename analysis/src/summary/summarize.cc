@@ -205,6 +205,23 @@ class RowAccumulator {
     recorded_heartbeats_ += self_heartbeats;
   }
 
+  // The distinct processes of `threads` (sorted, unique thread indexes): 1
+  // (0 for none) in a single-process capture. A thread index or process
+  // index out of range counts as process 0.
+  uint64_t ProcessCount(const std::vector<uint32_t>& threads) const {
+    if (capture_.processes.empty()) return threads.empty() ? 0 : 1;
+    std::vector<uint32_t> processes;
+    processes.reserve(threads.size());
+    for (uint32_t t : threads) {
+      const uint32_t p =
+          t < capture_.threads.size() ? capture_.threads[t].process : 0;
+      processes.push_back(p < capture_.processes.size() ? p : 0);
+    }
+    std::sort(processes.begin(), processes.end());
+    return static_cast<uint64_t>(
+        std::unique(processes.begin(), processes.end()) - processes.begin());
+  }
+
   // Writes rows and totals into `summary` (the capture-copied fields and the
   // validation issues must already be there); `counters` may be null when the
   // capture counts nothing.
@@ -227,6 +244,7 @@ class RowAccumulator {
           std::unique(state.threads.begin(), state.threads.end()),
           state.threads.end());
       state.row.threads = state.threads.size();
+      state.row.processes = ProcessCount(state.threads);
       all_threads.insert(all_threads.end(), state.threads.begin(),
                          state.threads.end());
       FinishRow(state.row, grouped.data() + begin[r]);
@@ -657,6 +675,8 @@ void CopyCaptureFields(const Capture& capture, Summary& summary) {
   summary.pid = capture.pid;
   summary.wall_clock_anchor_ns = capture.wall_clock_anchor_ns;
   summary.wall_clock_uncertainty_ns = capture.wall_clock_uncertainty_ns;
+  summary.process_count =
+      capture.processes.empty() ? 1 : capture.processes.size();
   summary.window_ns = capture.window_ns;
   summary.event_limit = capture.event_limit;
   summary.overflow_policy = capture.overflow_policy;

@@ -1,7 +1,7 @@
 // summary_format.h — the one description of the `spanprof.summary` fields
 // (private to the analysis library): the names and order that
-// `SummaryToJson()` writes (version 3) and the strict reader expects, and
-// which of them versions 1 and 2 have.
+// `SummaryToJson()` writes (version 4) and the strict reader expects, and
+// which of them versions 1 to 3 have.
 // docs/formats.md ("Summary") explains each field.
 #ifndef SPANPROF_ANALYSIS_SRC_SUMMARY_SUMMARY_FORMAT_H_
 #define SPANPROF_ANALYSIS_SRC_SUMMARY_SUMMARY_FORMAT_H_
@@ -23,6 +23,7 @@ enum SummaryField : size_t {
   kRootPid,
   kRootWallClockAnchorNs,
   kRootWallClockUncertaintyNs,
+  kRootProcessCount,
   kRootEventCount,
   kRootThreadCount,
   kRootMaxDepth,
@@ -40,7 +41,7 @@ enum SummaryField : size_t {
   kRootValidationIssues,
   kRootRows,
 };
-inline constexpr std::array<std::string_view, 25> kSummaryKeys = {
+inline constexpr std::array<std::string_view, 26> kSummaryKeys = {
     "schema",
     "schema_version",
     "source",
@@ -50,6 +51,7 @@ inline constexpr std::array<std::string_view, 25> kSummaryKeys = {
     "pid",
     "wall_clock_anchor_ns",
     "wall_clock_uncertainty_ns",
+    "process_count",
     "event_count",
     "thread_count",
     "max_depth",
@@ -97,12 +99,13 @@ enum RowField : size_t {
   kRowSharePermille,
   kRowInstrumentationPermille,
   kRowThreads,
+  kRowProcesses,
   kRowExceptions,
   kRowUnfinished,
   kRowDropped,
   kRowCounters,
 };
-inline constexpr std::array<std::string_view, 25> kRowKeys = {
+inline constexpr std::array<std::string_view, 26> kRowKeys = {
     "key",
     "label",
     "calls",
@@ -124,6 +127,7 @@ inline constexpr std::array<std::string_view, 25> kRowKeys = {
     "share_permille",
     "instrumentation_permille",
     "threads",
+    "processes",
     "exceptions",
     "unfinished",
     "dropped",
@@ -142,8 +146,66 @@ inline constexpr std::string_view kSourceSpanprof = "spanprof";
 inline constexpr std::string_view kSourceChromeTrace = "chrome-trace";
 inline constexpr std::string_view kClockUnknown = "unknown";
 
-// The fields of version 2: every field but `source`, `host`, `pid` and the
-// wall-clock anchor.
+// The fields of version 3: every field but `process_count` (version 4).
+inline constexpr std::array<size_t, 25> kSummaryV3Fields = {
+    kRootSchema,
+    kRootSchemaVersion,
+    kRootSource,
+    kRootClock,
+    kRootProcessName,
+    kRootHost,
+    kRootPid,
+    kRootWallClockAnchorNs,
+    kRootWallClockUncertaintyNs,
+    kRootEventCount,
+    kRootThreadCount,
+    kRootMaxDepth,
+    kRootWindowNs,
+    kRootRecordedThreadTimeNs,
+    kRootRecordedHeartbeats,
+    kRootEventLimit,
+    kRootOverflowPolicy,
+    kRootDroppedEvents,
+    kRootDroppedArgs,
+    kRootUnfinishedEvents,
+    kRootComplete,
+    kRootOverheadNsPerSpan,
+    kRootProcessResources,
+    kRootValidationIssues,
+    kRootRows,
+};
+
+// The row fields of version 3: every row field but `processes` (version 4).
+inline constexpr std::array<size_t, 25> kRowV3Fields = {
+    kRowKey,
+    kRowLabel,
+    kRowCalls,
+    kRowTotalNs,
+    kRowSelfNs,
+    kRowMinNs,
+    kRowMeanNs,
+    kRowMedianNs,
+    kRowP95Ns,
+    kRowP99Ns,
+    kRowMaxNs,
+    kRowTailRatio,
+    kRowLogSigma,
+    kRowHeavyTail,
+    kRowTotalHeartbeats,
+    kRowSelfHeartbeats,
+    kRowAllocCount,
+    kRowAllocBytes,
+    kRowSharePermille,
+    kRowInstrumentationPermille,
+    kRowThreads,
+    kRowExceptions,
+    kRowUnfinished,
+    kRowDropped,
+    kRowCounters,
+};
+
+// The fields of version 2: every field of version 3 but `source`, `host`,
+// `pid` and the wall-clock anchor.
 inline constexpr std::array<size_t, 20> kSummaryV2Fields = {
     kRootSchema,
     kRootSchemaVersion,
@@ -167,8 +229,8 @@ inline constexpr std::array<size_t, 20> kSummaryV2Fields = {
     kRootRows,
 };
 
-// The row fields of version 2: every row field but
-// `instrumentation_permille` (version 3).
+// The row fields of version 2: every row field of version 3 but
+// `instrumentation_permille`.
 inline constexpr std::array<size_t, 24> kRowV2Fields = {
     kRowKey,        kRowLabel,      kRowCalls,           kRowTotalNs,
     kRowSelfNs,     kRowMinNs,      kRowMeanNs,          kRowMedianNs,

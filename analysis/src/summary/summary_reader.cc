@@ -1,5 +1,6 @@
-// The strict `spanprof.summary` reader: version 3 (the writer's), version 2
-// (without `source`) and version 1 (also without the tail shape, counters and
+// The strict `spanprof.summary` reader: version 4 (the writer's), version 3
+// (without `process_count` and the rows' `processes`), version 2 (also
+// without `source`) and version 1 (also without the tail shape, counters and
 // `dropped_args`).
 //
 // Reading happens in two passes over one parsed document: first the root's
@@ -48,11 +49,13 @@ constexpr std::array<FieldSpec, M> SelectedFields(
 }
 
 constexpr auto kRootFields = RequiredFields(kSummaryKeys);
+constexpr auto kRootFieldsV3 = SelectedFields(kSummaryKeys, kSummaryV3Fields);
 constexpr auto kRootFieldsV2 = SelectedFields(kSummaryKeys, kSummaryV2Fields);
 constexpr auto kRootFieldsV1 = SelectedFields(kSummaryKeys, kSummaryV1Fields);
 constexpr auto kIssueFields = RequiredFields(kIssueKeys);
 constexpr auto kKeyFields = RequiredFields(kRowKeyKeys);
 constexpr auto kRowFields = RequiredFields(kRowKeys);
+constexpr auto kRowFieldsV3 = SelectedFields(kRowKeys, kRowV3Fields);
 constexpr auto kRowFieldsV2 = SelectedFields(kRowKeys, kRowV2Fields);
 constexpr auto kRowFieldsV1 = SelectedFields(kRowKeys, kRowV1Fields);
 constexpr auto kCounterFields = RequiredFields(kRowCounterKeys);
@@ -87,6 +90,7 @@ class SummaryReader {
     SPANPROF_RETURN_IF_ERROR(document.Finish(json_));
     if (version_ == 1) DeriveTailRatios(summary);
     if (version_ < 3) DeriveInstrumentation(summary);
+    if (version_ < 4) DeriveProcesses(summary);
     SPANPROF_RETURN_IF_ERROR(CheckInvariants(summary));
     return summary;
   }
@@ -108,7 +112,19 @@ class SummaryReader {
                                 return on_field(kSummaryV2Fields[i], v, p);
                               });
     }
+    if (version_ == 3) {
+      return json_.ReadObject(root, JsonPath::Root(), kRootFieldsV3,
+                              [&](size_t i, value& v, const JsonPath& p) {
+                                return on_field(kSummaryV3Fields[i], v, p);
+                              });
+    }
     return json_.ReadObject(root, JsonPath::Root(), kRootFields, on_field);
+  }
+
+  // Versions 1 to 3 are of one process: each row that ran, ran in it.
+  static void DeriveProcesses(Summary& summary) {
+    summary.process_count = 1;
+    for (Row& row : summary.rows) row.processes = row.threads > 0 ? 1 : 0;
   }
 
   // Versions 1 and 2 have no `instrumentation_permille`; the row's calls and
@@ -233,6 +249,12 @@ class SummaryReader {
                       s.wall_clock_anchor_ns);
       case kRootWallClockUncertaintyNs:
         return Assign(json_.NonNegative(v, p), s.wall_clock_uncertainty_ns);
+      case kRootProcessCount:
+        SPANPROF_RETURN_IF_ERROR(Assign(json_.Unsigned(v, p), s.process_count));
+        if (s.process_count == 0) {
+          return json_.Error(p, "a capture has at least one process");
+        }
+        return absl::OkStatus();
       case kRootEventCount:
         return Assign(json_.Unsigned(v, p), s.event_count);
       case kRootThreadCount:
@@ -341,6 +363,13 @@ class SummaryReader {
                   return on_field(kRowV2Fields[i], fv, fp);
                 });
           }
+          if (version_ == 3) {
+            return json_.ReadObject(
+                o, ep, kRowFieldsV3,
+                [&](size_t i, value& fv, const JsonPath& fp) {
+                  return on_field(kRowV3Fields[i], fv, fp);
+                });
+          }
           return json_.ReadObject(o, ep, kRowFields, on_field);
         });
   }
@@ -393,6 +422,8 @@ class SummaryReader {
         return Assign(json_.Int(v, p, 0, 1000), row.instrumentation_permille);
       case kRowThreads:
         return Assign(json_.Unsigned(v, p), row.threads);
+      case kRowProcesses:
+        return Assign(json_.Unsigned(v, p), row.processes);
       case kRowExceptions:
         return Assign(json_.Unsigned(v, p), row.exceptions);
       case kRowUnfinished:
@@ -455,8 +486,8 @@ class SummaryReader {
         row.total_ns == 0 && row.self_ns == 0 && row.min_ns == 0 &&
         row.mean_ns == 0 && row.median_ns == 0 && row.p95_ns == 0 &&
         row.p99_ns == 0 && row.max_ns == 0 && row.total_heartbeats == 0 &&
-        row.self_heartbeats == 0 && row.threads == 0 && row.exceptions == 0 &&
-        row.unfinished == 0 && row.share_permille == 0 &&
+        row.self_heartbeats == 0 && row.threads == 0 && row.processes == 0 &&
+        row.exceptions == 0 && row.unfinished == 0 && row.share_permille == 0 &&
         !row.tail_ratio.has_value() && !row.log_sigma.has_value() &&
         !row.heavy_tail && row.counters.empty();
     if (!all_zero) {
@@ -498,6 +529,9 @@ class SummaryReader {
     }
     if (row.threads == 0) {
       return RowError(index, "threads is 0 but calls > 0");
+    }
+    if (row.processes == 0) {
+      return RowError(index, "processes is 0 but calls > 0");
     }
     SPANPROF_RETURN_IF_ERROR(CheckTailShape(index, row));
     if (row.exceptions > row.calls) {
@@ -564,6 +598,11 @@ class SummaryReader {
     if (row.threads > summary.thread_count) {
       return RowError(index, Cat("threads (", row.threads, ") > thread_count (",
                                  summary.thread_count, ")"));
+    }
+    if (row.processes > row.threads || row.processes > summary.process_count) {
+      return RowError(
+          index, Cat("processes (", row.processes, ") > threads (", row.threads,
+                     ") or process_count (", summary.process_count, ")"));
     }
     return CheckCounters(index, row);
   }

@@ -1,4 +1,4 @@
-// SummaryToJson() and WriteSummary(): the `spanprof.summary` v3 writer. (The
+// SummaryToJson() and WriteSummary(): the `spanprof.summary` v4 writer. (The
 // strict reader is summary_reader.cc.)
 #include <memory>
 #include <optional>
@@ -41,6 +41,8 @@ void WriteTotals(JsonWriter& w, const Summary& summary) {
   w.Int(summary.wall_clock_anchor_ns);
   w.Key(kSummaryKeys[kRootWallClockUncertaintyNs]);
   w.Int(summary.wall_clock_uncertainty_ns);
+  w.Key(kSummaryKeys[kRootProcessCount]);
+  w.Uint(summary.process_count);
   w.Key(kSummaryKeys[kRootEventCount]);
   w.Uint(summary.event_count);
   w.Key(kSummaryKeys[kRootThreadCount]);
@@ -149,6 +151,8 @@ void WriteRow(JsonWriter& w, const Row& row) {
   w.Int(row.instrumentation_permille);
   w.Key(kRowKeys[kRowThreads]);
   w.Uint(row.threads);
+  w.Key(kRowKeys[kRowProcesses]);
+  w.Uint(row.processes);
   w.Key(kRowKeys[kRowExceptions]);
   w.Uint(row.exceptions);
   w.Key(kRowKeys[kRowUnfinished]);

@@ -122,6 +122,7 @@ enum MetadataField : size_t {
   kMetaOverheadNsPerSpan,
   kMetaAllocMeasured,
   kMetaProcessResources,
+  kMetaProcesses,
   kMetaThreads,
   kMetaSites,
 };
@@ -150,13 +151,47 @@ inline constexpr std::array<std::string_view, 26> kMetadataKeys = {
     "overhead_ns_per_span",
     "alloc_measured",
     "process_resources",
+    "processes",
     "threads",
     "sites",
 };
 // The objects of metadata.threads, metadata.sites and
-// metadata.dropped_by_site.
-inline constexpr std::array<std::string_view, 3> kThreadKeys = {"tid", "name",
-                                                                "sort_index"};
+// metadata.dropped_by_site. A thread's "process" (the index of its process in
+// metadata.processes) is written exactly when the capture is merged.
+inline constexpr std::array<std::string_view, 4> kThreadKeys = {
+    "tid", "name", "sort_index", "process"};
+// The objects of metadata.processes (a merged capture's ProcessInfo, in the
+// order of its fields), written only for a merged capture.
+enum ProcessField : size_t {
+  kProcPid,
+  kProcProcessName,
+  kProcHost,
+  kProcClock,
+  kProcTraceId,
+  kProcWallClockAnchorNs,
+  kProcWallClockUncertaintyNs,
+  kProcTimeOffsetNs,
+  kProcWindowNs,
+  kProcRemoteParentSpanId,
+  kProcSpanIdSeed,
+  kProcSpanIdOffset,
+  kProcExportedSpanIds,
+};
+inline constexpr std::array<std::string_view, 13> kProcessKeys = {
+    "pid",
+    "process_name",
+    "host",
+    "clock",
+    "trace_id",
+    "wall_clock_anchor_ns",
+    "wall_clock_uncertainty_ns",
+    "time_offset_ns",
+    "window_ns",
+    "remote_parent_span_id",
+    "span_id_seed",
+    "span_id_offset",
+    "exported_span_ids",
+};
 inline constexpr std::array<std::string_view, 4> kSiteKeys = {
     "name", "phase", "module", "activity"};
 // A truncated string argument's object in an event's "args".

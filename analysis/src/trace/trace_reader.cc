@@ -60,9 +60,16 @@ constexpr std::array<FieldSpec, kMetadataKeys.size()> kMetadataFields = [] {
                    kMetaSpanIdSeed, kMetaExportedSpanIds}) {
     specs[f].required = false;
   }
+  // Only a merged capture has processes (and threads that name theirs).
+  specs[kMetaProcesses].required = false;
   return specs;
 }();
-constexpr auto kThreadFields = RequiredFields(kThreadKeys);
+constexpr std::array<FieldSpec, kThreadKeys.size()> kThreadFields = [] {
+  auto specs = RequiredFields(kThreadKeys);
+  specs[3].required = false;
+  return specs;
+}();
+constexpr auto kProcessFields = RequiredFields(kProcessKeys);
 constexpr auto kSiteFields = RequiredFields(kSiteKeys);
 constexpr auto kDropFields = RequiredFields(kDropKeys);
 constexpr auto kExportedSpanIdFields = RequiredFields(kExportedSpanIdKeys);
@@ -283,13 +290,21 @@ class TraceReader {
     }
   }
 
-  // `sorted_tids_`: metadata.threads' tids, sorted, for ResolveMetaEvent().
+  // `sorted_tids_`: metadata.threads' (pid, tid), sorted, and
+  // `sorted_pids_` the processes' pids, for ResolveMetaEvent().
   void SortTids() {
     sorted_tids_.clear();
-    for (const ThreadInfo& thread : capture_.threads) {
-      sorted_tids_.push_back(thread.os_tid);
+    for (uint32_t t = 0; t < capture_.threads.size(); ++t) {
+      sorted_tids_.emplace_back(ThreadPid(capture_, t),
+                                capture_.threads[t].os_tid);
     }
     std::sort(sorted_tids_.begin(), sorted_tids_.end());
+    sorted_pids_.clear();
+    for (const ProcessInfo& process : capture_.processes) {
+      sorted_pids_.push_back(process.pid);
+    }
+    if (sorted_pids_.empty()) sorted_pids_.push_back(capture_.pid);
+    std::sort(sorted_pids_.begin(), sorted_pids_.end());
   }
 
   // What `TraceToJson()` writes for metadata's sites and threads, rendered
@@ -304,8 +319,9 @@ class TraceReader {
     }
     thread_ids_.clear();
     thread_ids_.reserve(capture_.threads.size());
-    for (const ThreadInfo& thread : capture_.threads) {
-      thread_ids_.push_back(RenderThreadFragment(capture_.pid, thread.os_tid));
+    for (uint32_t t = 0; t < capture_.threads.size(); ++t) {
+      thread_ids_.push_back(RenderThreadFragment(ThreadPid(capture_, t),
+                                                 capture_.threads[t].os_tid));
     }
   }
 
@@ -473,7 +489,7 @@ class TraceReader {
   void KeepSpanEvent(TraceEvent& event, const Span& span, size_t index) {
     event.index = index;
     event.is_span = true;
-    event.pid = capture_.pid;
+    event.pid = ThreadPid(capture_, span.thread);
     event.tid = static_cast<int64_t>(capture_.threads[span.thread].os_tid);
     event.span_id = span.id;
     events_.push_back(event);
@@ -822,9 +838,15 @@ class TraceReader {
   absl::Status ResolveMetaEvent(const JsonPath& events,
                                 const TraceEvent& event) const {
     const JsonPath p = events.Index(event.index);
-    if (event.pid != capture_.pid) {
-      return json_.Error(p.Field("pid"), Cat(event.pid, " != metadata.pid (",
-                                             capture_.pid, ")"));
+    if (!std::binary_search(sorted_pids_.begin(), sorted_pids_.end(),
+                            event.pid)) {
+      return json_.Error(
+          p.Field("pid"),
+          capture_.processes.empty()
+              ? Cat(event.pid, " != metadata.pid (", capture_.pid, ")")
+              : Cat(event.pid,
+                    " is not the pid of any process in "
+                    "metadata.processes"));
     }
     if (event.is_process_name) {
       if (event.tid != event.pid) {
@@ -832,11 +854,15 @@ class TraceReader {
                                                "), got ", event.tid));
       }
     } else if (event.tid < 0 ||
-               !std::binary_search(sorted_tids_.begin(), sorted_tids_.end(),
-                                   static_cast<uint64_t>(event.tid))) {
+               !std::binary_search(
+                   sorted_tids_.begin(), sorted_tids_.end(),
+                   std::pair<int64_t, uint64_t>(
+                       event.pid, static_cast<uint64_t>(event.tid)))) {
       return json_.Error(
           p.Field("tid"),
-          Cat(event.tid, " is not the tid of any thread in metadata.threads"));
+          Cat(event.tid, " is not the tid of any thread in metadata.threads",
+              capture_.processes.empty() ? std::string()
+                                         : Cat(" of pid ", event.pid)));
     }
     return absl::OkStatus();
   }
@@ -858,9 +884,14 @@ class TraceReader {
     }
     span.site = static_cast<uint32_t>(pending.site);
     span.thread = static_cast<uint32_t>(pending.thread);
-    if (event.pid != capture_.pid) {
-      return json_.Error(p.Field("pid"), Cat(event.pid, " != metadata.pid (",
-                                             capture_.pid, ")"));
+    if (const int64_t pid = ThreadPid(capture_, span.thread);
+        event.pid != pid) {
+      return json_.Error(
+          p.Field("pid"),
+          capture_.processes.empty()
+              ? Cat(event.pid, " != metadata.pid (", pid, ")")
+              : Cat(event.pid, " != the pid of metadata.threads[", span.thread,
+                    "]'s process (", pid, ")"));
     }
     const Site& site = capture_.sites[span.site];
     if (pending.name != site.name) {
@@ -931,7 +962,34 @@ class TraceReader {
             });
         !read.ok())
       return read;
+    SPANPROF_RETURN_IF_ERROR(ResolveThreadProcesses(p));
     return ResolveDrops(p.Field(kMetadataKeys[kMetaDroppedBySite]), drops);
+  }
+
+  // A merged capture's threads each name their process; a single-process
+  // capture's name none.
+  absl::Status ResolveThreadProcesses(const JsonPath& metadata) const {
+    const JsonPath threads = metadata.Field(kMetadataKeys[kMetaThreads]);
+    const size_t processes = capture_.processes.size();
+    for (size_t t = 0; t < capture_.threads.size(); ++t) {
+      const JsonPath tp = threads.Index(t);
+      const bool has = thread_has_process_[t] != 0;
+      if (processes == 0 && has) {
+        return json_.Error(tp.Field(kThreadKeys[3]),
+                           "a thread names its process only in a merged "
+                           "trace (one with metadata.processes)");
+      }
+      if (processes != 0 && !has) {
+        return json_.Error(tp, Cat("missing field \"", kThreadKeys[3],
+                                   "\" (the trace has metadata.processes)"));
+      }
+      if (processes != 0 && capture_.threads[t].process >= processes) {
+        return json_.Error(tp.Field(kThreadKeys[3]),
+                           Cat("process index ", capture_.threads[t].process,
+                               " out of range (", processes, " processes)"));
+      }
+    }
+    return absl::OkStatus();
   }
 
   absl::Status ReadMetadataField(MetadataField field, value& fv,
@@ -965,7 +1023,9 @@ class TraceReader {
       case kMetaSpanIdSeed:
         return ReadHexId(fv, fp, /*allow_zero=*/true, c.span_id_seed);
       case kMetaExportedSpanIds:
-        return ReadExportedSpanIds(fv, fp);
+        return ReadExportedSpanIds(fv, fp, c.exported_span_ids);
+      case kMetaProcesses:
+        return ReadProcesses(fv, fp);
       case kMetaWindowNs:
         return Assign(json_.NonNegative(fv, fp), c.window_ns);
       case kMetaEventLimit:
@@ -1104,9 +1164,9 @@ class TraceReader {
 
   // metadata.exported_span_ids: sorted by span (entries of one span keep
   // their export order).
-  absl::Status ReadExportedSpanIds(value& v, const JsonPath& p) {
+  absl::Status ReadExportedSpanIds(value& v, const JsonPath& p,
+                                   std::vector<ExportedSpanId>& out) {
     SPANPROF_ASSIGN_OR_RETURN(array a, json_.Array(v, p));
-    auto& out = capture_.exported_span_ids;
     return json_.ForEachElement(
         a, p, [&](size_t, value& ev, const JsonPath& ep) -> absl::Status {
           SPANPROF_ASSIGN_OR_RETURN(object o, json_.Object(ev, ep));
@@ -1131,18 +1191,76 @@ class TraceReader {
         });
   }
 
+  // metadata.processes: a merged capture's processes (ProcessInfo).
+  absl::Status ReadProcesses(value& v, const JsonPath& p) {
+    SPANPROF_ASSIGN_OR_RETURN(array a, json_.Array(v, p));
+    return json_.ForEachElement(
+        a, p, [&](size_t, value& ev, const JsonPath& ep) -> absl::Status {
+          SPANPROF_ASSIGN_OR_RETURN(object o, json_.Object(ev, ep));
+          ProcessInfo& process = capture_.processes.emplace_back();
+          return json_.ReadObject(
+              o, ep, kProcessFields,
+              [&](size_t field, value& fv, const JsonPath& fp) {
+                return ReadProcessField(static_cast<ProcessField>(field), fv,
+                                        fp, process);
+              });
+        });
+  }
+
+  absl::Status ReadProcessField(ProcessField field, value& fv,
+                                const JsonPath& fp, ProcessInfo& process) {
+    switch (field) {
+      case kProcPid:
+        return Assign(json_.NonNegative(fv, fp), process.pid);
+      case kProcProcessName:
+        return ReadString(fv, fp, process.process_name);
+      case kProcHost:
+        return ReadString(fv, fp, process.host);
+      case kProcClock:
+        return ReadOneOf(fv, fp, "tsc", "monotonic", process.clock);
+      case kProcTraceId:
+        return ReadTraceId(fv, fp, process.trace_id);
+      case kProcWallClockAnchorNs:
+        return Assign(json_.Int(fv, fp, INT64_MIN, INT64_MAX),
+                      process.wall_clock_anchor_ns);
+      case kProcWallClockUncertaintyNs:
+        return Assign(json_.NonNegative(fv, fp),
+                      process.wall_clock_uncertainty_ns);
+      case kProcTimeOffsetNs:
+        return Assign(json_.NonNegative(fv, fp), process.time_offset_ns);
+      case kProcWindowNs:
+        return Assign(json_.NonNegative(fv, fp), process.window_ns);
+      case kProcRemoteParentSpanId:
+        return ReadHexId(fv, fp, /*allow_zero=*/true,
+                         process.remote_parent_span_id);
+      case kProcSpanIdSeed:
+        return ReadHexId(fv, fp, /*allow_zero=*/true, process.span_id_seed);
+      case kProcSpanIdOffset:
+        return Assign(json_.Unsigned(fv, fp), process.span_id_offset);
+      case kProcExportedSpanIds:
+        return ReadExportedSpanIds(fv, fp, process.exported_span_ids);
+    }
+    return absl::InternalError("unhandled process field");
+  }
+
   absl::Status ReadThreads(value& v, const JsonPath& p) {
     SPANPROF_ASSIGN_OR_RETURN(array a, json_.Array(v, p));
     return json_.ForEachElement(
         a, p, [&](size_t, value& ev, const JsonPath& ep) -> absl::Status {
           SPANPROF_ASSIGN_OR_RETURN(object o, json_.Object(ev, ep));
           ThreadInfo& thread = capture_.threads.emplace_back();
+          uint8_t& has_process = thread_has_process_.emplace_back(0);
           return json_.ReadObject(
               o, ep, kThreadFields,
               [&](size_t field, value& fv, const JsonPath& fp) {
                 if (field == 0)
                   return Assign(json_.Unsigned(fv, fp), thread.os_tid);
                 if (field == 1) return ReadString(fv, fp, thread.name);
+                if (field == 3) {
+                  has_process = 1;
+                  return Assign(json_.Int(fv, fp, 0, UINT32_MAX),
+                                thread.process);
+                }
                 return Assign(json_.Int(fv, fp, 0, UINT32_MAX),
                               thread.sort_index);
               });
@@ -1570,11 +1688,14 @@ class TraceReader {
 
   StrictJson json_;
   Capture capture_;
-  std::vector<uint64_t> sorted_tids_;  // metadata.threads' tids
-  std::vector<PendingSpan> spans_;     // the one-pass reader's
-  std::vector<Span> fast_spans_;       // the fast path's, file order
-  std::vector<SpanArg> fast_args_;     // the fast path's, file order
-  std::vector<SiteFragments> sites_;   // RenderExpectedText()'s
+  // metadata.threads' (pid, tid) and the processes' pids, sorted.
+  std::vector<std::pair<int64_t, uint64_t>> sorted_tids_;
+  std::vector<int64_t> sorted_pids_;
+  std::vector<uint8_t> thread_has_process_;  // per metadata.threads entry
+  std::vector<PendingSpan> spans_;           // the one-pass reader's
+  std::vector<Span> fast_spans_;             // the fast path's, file order
+  std::vector<SpanArg> fast_args_;           // the fast path's, file order
+  std::vector<SiteFragments> sites_;         // RenderExpectedText()'s
   std::vector<std::string> thread_ids_;
   std::vector<TraceEvent> events_;
 };

@@ -232,7 +232,60 @@ void WriteDroppedBySite(JsonWriter& w, const Capture& capture) {
   w.EndArray();
 }
 
+void WriteExportedSpanIds(JsonWriter& w,
+                          const std::vector<ExportedSpanId>& exported) {
+  w.BeginArray();
+  for (const ExportedSpanId& e : exported) {
+    w.BeginObject();
+    w.Key(internal::kExportedSpanIdKeys[0]);
+    w.Uint(e.span);
+    w.Key(internal::kExportedSpanIdKeys[1]);
+    w.String(spanprof::internal::HexId(e.external_id));
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+// A merged capture's processes (metadata.processes), in ProcessInfo's order.
+void WriteProcesses(JsonWriter& w, const Capture& capture) {
+  using internal::kProcessKeys;
+  w.BeginArray();
+  for (const ProcessInfo& p : capture.processes) {
+    w.BeginObject();
+    w.Key(kProcessKeys[internal::kProcPid]);
+    w.Int(p.pid);
+    w.Key(kProcessKeys[internal::kProcProcessName]);
+    w.String(p.process_name);
+    w.Key(kProcessKeys[internal::kProcHost]);
+    w.String(p.host);
+    w.Key(kProcessKeys[internal::kProcClock]);
+    w.String(p.clock);
+    w.Key(kProcessKeys[internal::kProcTraceId]);
+    w.String(p.trace_id);
+    w.Key(kProcessKeys[internal::kProcWallClockAnchorNs]);
+    w.Int(p.wall_clock_anchor_ns);
+    w.Key(kProcessKeys[internal::kProcWallClockUncertaintyNs]);
+    w.Int(p.wall_clock_uncertainty_ns);
+    w.Key(kProcessKeys[internal::kProcTimeOffsetNs]);
+    w.Int(p.time_offset_ns);
+    w.Key(kProcessKeys[internal::kProcWindowNs]);
+    w.Int(p.window_ns);
+    w.Key(kProcessKeys[internal::kProcRemoteParentSpanId]);
+    w.String(spanprof::internal::HexId(p.remote_parent_span_id));
+    w.Key(kProcessKeys[internal::kProcSpanIdSeed]);
+    w.String(spanprof::internal::HexId(p.span_id_seed));
+    w.Key(kProcessKeys[internal::kProcSpanIdOffset]);
+    w.Uint(p.span_id_offset);
+    w.Key(kProcessKeys[internal::kProcExportedSpanIds]);
+    WriteExportedSpanIds(w, p.exported_span_ids);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+// A thread's "process" is written exactly when the capture is merged.
 void WriteThreads(JsonWriter& w, const Capture& capture) {
+  const bool merged = !capture.processes.empty();
   w.BeginArray();
   for (const ThreadInfo& thread : capture.threads) {
     w.BeginObject();
@@ -242,6 +295,10 @@ void WriteThreads(JsonWriter& w, const Capture& capture) {
     w.String(thread.name);
     w.Key(internal::kThreadKeys[2]);
     w.Uint(thread.sort_index);
+    if (merged) {
+      w.Key(internal::kThreadKeys[3]);
+      w.Uint(thread.process);
+    }
     w.EndObject();
   }
   w.EndArray();
@@ -289,16 +346,7 @@ void WriteMetadata(JsonWriter& w, const Capture& capture) {
   key(internal::kMetaSpanIdSeed);
   w.String(spanprof::internal::HexId(c.span_id_seed));
   key(internal::kMetaExportedSpanIds);
-  w.BeginArray();
-  for (const ExportedSpanId& e : c.exported_span_ids) {
-    w.BeginObject();
-    w.Key(internal::kExportedSpanIdKeys[0]);
-    w.Uint(e.span);
-    w.Key(internal::kExportedSpanIdKeys[1]);
-    w.String(spanprof::internal::HexId(e.external_id));
-    w.EndObject();
-  }
-  w.EndArray();
+  WriteExportedSpanIds(w, c.exported_span_ids);
   key(internal::kMetaWindowNs);
   w.Int(c.window_ns);
   key(internal::kMetaEventLimit);
@@ -321,6 +369,10 @@ void WriteMetadata(JsonWriter& w, const Capture& capture) {
   w.Bool(c.alloc_measured);
   key(internal::kMetaProcessResources);
   internal::WriteProcessResources(w, c.process_resources);
+  if (!c.processes.empty()) {
+    key(internal::kMetaProcesses);
+    WriteProcesses(w, c);
+  }
   key(internal::kMetaThreads);
   WriteThreads(w, c);
   key(internal::kMetaSites);
@@ -343,9 +395,9 @@ EventFragments RenderFragments(const Capture& capture) {
   }
   out.sites.push_back(internal::RenderSiteFragments(InvalidSite()));
   out.threads.reserve(capture.threads.size() + 1);
-  for (const ThreadInfo& thread : capture.threads) {
-    out.threads.push_back(
-        internal::RenderThreadFragment(capture.pid, thread.os_tid));
+  for (uint32_t t = 0; t < capture.threads.size(); ++t) {
+    out.threads.push_back(internal::RenderThreadFragment(
+        ThreadPid(capture, t), capture.threads[t].os_tid));
   }
   out.threads.push_back(internal::RenderThreadFragment(capture.pid, 0));
   return out;
@@ -374,23 +426,34 @@ void WriteMetaEvent(JsonWriter& w, std::string_view name, int64_t pid,
   w.EndObject();
 }
 
-// The M events: the process's name, then each thread's name and sort index.
+// The M events: the process's name (each process's, in a merged capture),
+// then each thread's name and sort index, under its own process's pid.
 void WriteMetaEvents(JsonWriter& w, const Capture& capture) {
-  WriteMetaEvent(
-      w, "process_name", capture.pid, [&] { w.Int(capture.pid); },
-      [&] {
-        w.Key("name");
-        w.String(capture.process_name);
-      });
-  for (const ThreadInfo& thread : capture.threads) {
+  auto process_name = [&](int64_t pid, const std::string& name) {
     WriteMetaEvent(
-        w, "thread_name", capture.pid, [&] { w.Uint(thread.os_tid); },
+        w, "process_name", pid, [&] { w.Int(pid); },
+        [&] {
+          w.Key("name");
+          w.String(name);
+        });
+  };
+  if (capture.processes.empty()) {
+    process_name(capture.pid, capture.process_name);
+  }
+  for (const ProcessInfo& process : capture.processes) {
+    process_name(process.pid, process.process_name);
+  }
+  for (uint32_t t = 0; t < capture.threads.size(); ++t) {
+    const ThreadInfo& thread = capture.threads[t];
+    const int64_t pid = ThreadPid(capture, t);
+    WriteMetaEvent(
+        w, "thread_name", pid, [&] { w.Uint(thread.os_tid); },
         [&] {
           w.Key("name");
           w.String(ThreadLabel(thread));
         });
     WriteMetaEvent(
-        w, "thread_sort_index", capture.pid, [&] { w.Uint(thread.os_tid); },
+        w, "thread_sort_index", pid, [&] { w.Uint(thread.os_tid); },
         [&] {
           w.Key("sort_index");
           w.Uint(thread.sort_index);

@@ -110,6 +110,9 @@ struct ThreadInfo {
   uint64_t os_tid = 0;  // OS thread id (fits 32 bits on Linux)
   std::string name;     // SetThreadName(), or "" (shown as thread-<tid>)
   uint32_t sort_index = 0;
+  // Index into `Capture::processes` of the process the thread belongs to;
+  // 0, and ignored, when `processes` is empty (a single-process capture).
+  uint32_t process = 0;
 
   friend bool operator==(const ThreadInfo&, const ThreadInfo&) = default;
 };
@@ -163,7 +166,53 @@ constexpr uint64_t DerivedSpanId(uint64_t seed, uint64_t n) noexcept {
 }
 inline constexpr uint64_t kExportedSpanIdBase = uint64_t{1} << 63;
 
+// `ProcessInfo` is one process of a merged capture (`spanprof merge`,
+// spanprof/analysis/merge.h): what its own capture said about where and when
+// it ran, and how its spans were placed in the merged capture. A merged
+// capture's span times are on one timeline whose time 0 is the earliest
+// anchor; this process's spans were shifted by `time_offset_ns` and its span
+// ids by `span_id_offset`.
+struct ProcessInfo {
+  int64_t pid = 0;
+  std::string process_name;
+  std::string host;
+  std::string clock;  // "tsc" or "monotonic"
+  std::string trace_id;
+  // Its capture's anchor and uncertainty (Capture::wall_clock_anchor_ns).
+  int64_t wall_clock_anchor_ns = 0;
+  int64_t wall_clock_uncertainty_ns = 0;
+  // Where its time 0 lies on the merged timeline: its anchor minus the merged
+  // capture's anchor (>= 0).
+  int64_t time_offset_ns = 0;
+  // Its session length (Capture::window_ns).
+  int64_t window_ns = 0;
+  // Its capture's remote parent (Capture::remote_parent_span_id); the merge
+  // made its roots children of that span when another process had it.
+  uint64_t remote_parent_span_id = 0;
+  // Its capture's `span_id_seed`, and what was added to its span ids to make
+  // them unique in the merged capture: its span `s` had id
+  // `s.id - span_id_offset` there, and its id outside is still
+  // `DerivedSpanId(span_id_seed, s.id - span_id_offset)`.
+  uint64_t span_id_seed = 0;
+  uint64_t span_id_offset = 0;
+  // Its capture's `exported_span_ids`, with `span` renumbered as the merged
+  // capture's span ids (sorted by span, as Capture::exported_span_ids).
+  std::vector<ExportedSpanId> exported_span_ids;
+
+  friend bool operator==(const ProcessInfo&, const ProcessInfo&) = default;
+};
+
 // `Capture` is one finished session, or a trace read by analysis.
+//
+// A merged capture (`spanprof merge`) holds the threads of several processes:
+// `processes` lists them and each thread names its own
+// (`ThreadInfo::process`). Its links between processes are ordinary
+// cross-thread parents. Its top-level fields describe the whole: `pid`,
+// `process_name`, `host`, `clock` and `spanprof_version` are the first
+// process's (the one that started first), `wall_clock_anchor_ns` the
+// earliest anchor, `wall_clock_uncertainty_ns` the largest; docs/formats.md
+// ("Merged traces") lists the rest. A single-process capture has no
+// `processes`: everything about its process is in the top-level fields.
 struct Capture {
   // Where the capture came from: "spanprof" (the runtime, which never changes
   // it, and spanprof's own traces) or "chrome-trace" (a foreign Chrome Trace
@@ -222,6 +271,9 @@ struct Capture {
   bool alloc_measured = false;
   ProcessResources process_resources;
 
+  // The processes of a merged capture, in the order of their anchors
+  // (earliest first); empty for a single-process capture.
+  std::vector<ProcessInfo> processes;
   std::vector<ThreadInfo> threads;
   std::vector<Site> sites;
   std::vector<Span> spans;  // sorted by (thread, start_ns, depth)
@@ -235,15 +287,43 @@ struct Capture {
   friend bool operator==(const Capture&, const Capture&) = default;
 };
 
+// `ProcessOfThread()` is the process a thread of `capture` belongs to: its
+// `processes` entry, or nullptr for a single-process capture (or an index out
+// of range), whose top-level fields describe the process.
+inline const ProcessInfo* ProcessOfThread(const Capture& capture,
+                                          uint32_t thread) {
+  if (capture.processes.empty() || thread >= capture.threads.size()) {
+    return nullptr;
+  }
+  const uint32_t process = capture.threads[thread].process;
+  return process < capture.processes.size() ? &capture.processes[process]
+                                            : nullptr;
+}
+
+// `ThreadPid()` is the OS pid of a thread's process: its process's pid in a
+// merged capture, else `capture.pid`.
+inline int64_t ThreadPid(const Capture& capture, uint32_t thread) {
+  const ProcessInfo* process = ProcessOfThread(capture, thread);
+  return process != nullptr ? process->pid : capture.pid;
+}
+
 // `ExternalSpanId()` is the 64-bit id of `span` outside the capture (W3C
 // parent-id, OTLP spanId): its first `exported_span_ids` entry, else
-// `DerivedSpanId(capture.span_id_seed, span.id)`.
+// `DerivedSpanId(capture.span_id_seed, span.id)`. In a merged capture the
+// span's own process says it (`ProcessInfo::exported_span_ids`, `span_id_seed`
+// and `span_id_offset`), so the id is the one its own capture gave it.
 inline uint64_t ExternalSpanId(const Capture& capture, const Span& span) {
-  const auto& exported = capture.exported_span_ids;
+  const ProcessInfo* process = ProcessOfThread(capture, span.thread);
+  const auto& exported = process != nullptr ? process->exported_span_ids
+                                            : capture.exported_span_ids;
   auto it = std::lower_bound(
       exported.begin(), exported.end(), span.id,
       [](const ExportedSpanId& e, uint64_t id) { return e.span < id; });
   if (it != exported.end() && it->span == span.id) return it->external_id;
+  if (process != nullptr) {
+    return DerivedSpanId(process->span_id_seed,
+                         span.id - process->span_id_offset);
+  }
   return DerivedSpanId(capture.span_id_seed, span.id);
 }
 

@@ -208,9 +208,9 @@ TEST(SummaryReaderRejectsTest, WrongSchema) {
 
 TEST(SummaryReaderRejectsTest, WrongSchemaVersion) {
   ExpectRejected(
-      Replace(CleanJson(), "\"schema_version\": 3", "\"schema_version\": 4"),
-      "$.schema_version: unsupported schema_version 4 (this reader reads "
-      "versions 1 to 3)");
+      Replace(CleanJson(), "\"schema_version\": 4", "\"schema_version\": 5"),
+      "$.schema_version: unsupported schema_version 5 (this reader reads "
+      "versions 1 to 4)");
 }
 
 TEST(SummaryReaderRejectsTest, Version3NeedsASource) {
@@ -243,20 +243,21 @@ TEST(SummaryReaderRejectsTest, ClockUnknownGoesWithAForeignSource) {
 // Version 2 has no source (read as "spanprof") and no "unknown" clock.
 TEST(SummaryReaderRejectsTest, Version2HasNoSource) {
   std::string v2 = Replace(
-      Replace(CleanJson(), "\"schema_version\": 3", "\"schema_version\": 2"),
+      Replace(CleanJson(), "\"schema_version\": 4", "\"schema_version\": 2"),
       "\"source\": \"spanprof\",\n", "");
   // Nor rows' instrumentation_permille (derived on reading), nor the host,
   // pid and wall-clock anchor.
   v2 = std::regex_replace(
       v2,
       std::regex("\"(instrumentation_permille|host|pid|wall_clock_anchor_ns|"
-                 "wall_clock_uncertainty_ns)\": [^,]+,\\s*"),
+                 "wall_clock_uncertainty_ns|process_count|processes)\": "
+                 "[^,]+,\\s*"),
       "");
   absl::StatusOr<Summary> parsed = ParseSummary(v2, kSource);
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   EXPECT_EQ(parsed->schema_version, 2);
   EXPECT_EQ(parsed->source, "spanprof");
-  ExpectRejected(Replace(Replace(CleanJson(), "\"schema_version\": 3",
+  ExpectRejected(Replace(Replace(CleanJson(), "\"schema_version\": 4",
                                  "\"schema_version\": 2"),
                          "\"source\": \"spanprof\",", "\"source\": 1,"),
                  "$: unknown field \"source\"");

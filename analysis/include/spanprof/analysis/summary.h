@@ -1,4 +1,4 @@
-// spanprof/analysis/summary.h — the `spanprof.summary` v3 document.
+// spanprof/analysis/summary.h — the `spanprof.summary` v4 document.
 //
 // `Summarize()` is a pure function of a `Capture`: validation issues, timing,
 // grouped rows with exact nearest-rank percentiles, the tail shape and the
@@ -6,7 +6,7 @@
 // (`SummaryToJson`, `WriteSummary`) and read back by the strict simdjson
 // reader (`ParseSummary`, `ReadSummary`), which rejects anything that is not
 // the schema, with the file and JSON path in the error; it reads versions 1
-// and 2 too.
+// to 3 too.
 //
 // Example:
 //
@@ -31,10 +31,11 @@
 namespace spanprof::analysis {
 
 inline constexpr std::string_view kSummarySchema = "spanprof.summary";
-// The version the writer writes. The reader reads it, version 2 (which has
-// no `source`: read as "spanprof") and version 1 (which also has no tail
-// shape, counters or `dropped_args`).
-inline constexpr int64_t kSummarySchemaVersion = 3;
+// The version the writer writes. The reader reads it, version 3 (which has
+// no `process_count` and no row `processes`: read as one process), version 2
+// (which also has no `source`: read as "spanprof") and version 1 (which also
+// has no tail shape, counters or `dropped_args`).
+inline constexpr int64_t kSummarySchemaVersion = 4;
 
 // `RowKey` is the grouping key: a span name plus its tags.
 struct RowKey {
@@ -95,7 +96,11 @@ struct Row {
   // The estimated share of the row's time that its own spans' recording
   // took: InstrumentationPermille(calls, overhead_ns_per_span, total_ns).
   int64_t instrumentation_permille = 0;
-  uint64_t threads = 0;     // distinct threads that ran this key
+  uint64_t threads = 0;  // distinct threads that ran this key
+  // Distinct processes whose threads ran this key: 1 in a single-process
+  // capture, up to `Summary::process_count` in a merged one; 0 when calls is
+  // 0. Version 4; read as threads > 0 ? 1 : 0 from older versions.
+  uint64_t processes = 0;
   uint64_t exceptions = 0;  // spans flagged kSpanException
   uint64_t unfinished = 0;  // spans flagged kSpanUnfinished
   uint64_t dropped = 0;     // spans of this key the cap did not retain
@@ -127,7 +132,7 @@ struct ValidationIssue {
 };
 
 // `Summary` is the whole document. `schema_version` is the version of the
-// document it was read from (1 to 3); `SummaryToJson()` always writes the
+// document it was read from (1 to 4); `SummaryToJson()` always writes the
 // current version, `kSummarySchemaVersion`. `source` is the capture's
 // (`Capture::source`): "spanprof", or "chrome-trace" for a foreign trace,
 // whose `clock` is then "unknown".
@@ -144,6 +149,11 @@ struct Summary {
   int64_t pid = 0;
   int64_t wall_clock_anchor_ns = 0;
   int64_t wall_clock_uncertainty_ns = 0;
+  // The processes of the capture: the number of `Capture::processes` of a
+  // merged capture, else 1 (version 4; read as 1 from older versions). The
+  // fields above are then the merged capture's (its first process's pid,
+  // name and host; the earliest anchor; the largest uncertainty).
+  uint64_t process_count = 1;
   uint64_t event_count = 0;
   uint64_t thread_count = 0;
   uint64_t max_depth = 0;
