@@ -184,6 +184,8 @@ class Merger {
     if (c.overflow_policy == "ring") out_.overflow_policy = "ring";
     out_.dropped_events = SatAddUnsigned(out_.dropped_events, c.dropped_events);
     out_.dropped_args = SatAddUnsigned(out_.dropped_args, c.dropped_args);
+    out_.failed_prepares =
+        SatAddUnsigned(out_.failed_prepares, c.failed_prepares);
     out_.finished_normally = out_.finished_normally && c.finished_normally;
     out_.overhead_ns_per_span =
         std::max(out_.overhead_ns_per_span, c.overhead_ns_per_span);

@@ -126,7 +126,7 @@ enum MetadataField : size_t {
   kMetaThreads,
   kMetaSites,
 };
-inline constexpr std::array<std::string_view, 26> kMetadataKeys = {
+inline constexpr std::array<std::string_view, 27> kMetadataKeys = {
     "schema",
     "schema_version",
     "spanprof_version",
