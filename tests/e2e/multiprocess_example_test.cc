@@ -81,5 +81,38 @@ TEST_F(MultiprocessExampleTest, WorkersAreChildrenOfTheSpansThatStartedThem) {
   EXPECT_EQ(names, (std::set<std::string>{"worker-1", "worker-2", "worker-3"}));
 }
 
+// `spanprof merge` of the four captures: one timeline, four processes, and
+// the three workers' roots children of the coordinator's spawn spans.
+TEST_F(MultiprocessExampleTest, MergeDrawsTheCrossProcessLinks) {
+  std::vector<std::string> argv = {SPANPROF_TEST_BIN_DIR "/spanprof", "merge"};
+  for (const auto& path : traces_) argv.push_back(path.string());
+  const std::string merged = dir_.File("merged.pftrace");
+  argv.insert(argv.end(), {"-o", merged});
+  const auto result = RunProcess(argv);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("Merged 4 captures"), std::string::npos)
+      << result.out;
+  EXPECT_NE(result.out.find("3 cross-process links"), std::string::npos)
+      << result.out;
+  absl::StatusOr<Capture> c = analysis::ReadTrace(merged);
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_EQ(c->processes.size(), 4u);
+  std::map<uint64_t, const Span*> by_id;
+  for (const Span& s : c->spans) by_id[s.id] = &s;
+  int links = 0;
+  for (const Span& s : c->spans) {
+    if (c->sites[s.site].name != "worker.run") continue;
+    ASSERT_NE(s.parent_id, 0u);
+    const Span& parent = *by_id.at(s.parent_id);
+    EXPECT_EQ(c->sites[parent.site].name, "coordinator.spawn");
+    EXPECT_NE(ThreadPid(*c, parent.thread), ThreadPid(*c, s.thread));
+    // On the merged timeline the worker starts inside the span that
+    // started it (the anchors agree on one host).
+    EXPECT_GE(s.start_ns + 1000, parent.start_ns);
+    ++links;
+  }
+  EXPECT_EQ(links, 3);
+}
+
 }  // namespace
 }  // namespace spanprof
