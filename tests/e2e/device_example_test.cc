@@ -5,6 +5,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
 #include "tests/testing/test_support.h"
 
@@ -86,6 +87,25 @@ TEST_F(DeviceExampleTest, HookFailuresAreRecordedNotLost) {
   ASSERT_NE(error, nullptr);
   EXPECT_EQ(error->text, "complete: illegal address");
   EXPECT_EQ(capture_.failed_prepares, 1u);
+  // The summary counts both, and `spanprof report` says so.
+  absl::StatusOr<analysis::Summary> summary =
+      analysis::ReadSummary(dir_.File("s.json"));
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->failed_prepares, 1u);
+  for (const analysis::Row& row : summary->rows) {
+    EXPECT_EQ(row.hook_failures, row.key.name == "kernel.faulty" ? 1u : 0u)
+        << row.label;
+  }
+  const auto report = RunProcess(
+      {SPANPROF_TEST_BIN_DIR "/spanprof", "report", dir_.File("t.json")});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_NE(report.out.find("1 span was not recorded: a prepare hook failed"),
+            std::string::npos)
+      << report.out;
+  EXPECT_NE(report.out.find("1 span's complete or enrich hook threw (first: "
+                            "kernel.faulty [phase=compute]"),
+            std::string::npos)
+      << report.out;
 }
 
 }  // namespace

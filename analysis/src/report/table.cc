@@ -130,6 +130,24 @@ void AppendWarnings(std::string* out, const Summary& summary) {
                     "the cap, or counted with no span open), summary "
                     "incomplete\n");
   }
+  if (summary.failed_prepares > 0) {
+    absl::StrAppend(out, "note: ", summary.failed_prepares,
+                    summary.failed_prepares == 1 ? " span was" : " spans were",
+                    " not recorded: a prepare hook failed (the body ran)\n");
+  }
+  uint64_t hook_failures = 0;
+  const Row* first_failed = nullptr;
+  for (const Row& row : summary.rows) {
+    hook_failures += row.hook_failures;
+    if (row.hook_failures > 0 && first_failed == nullptr) first_failed = &row;
+  }
+  if (first_failed != nullptr) {
+    absl::StrAppend(
+        out, "note: ", hook_failures,
+        hook_failures == 1 ? " span's" : " spans'",
+        " complete or enrich hook threw (first: ", first_failed->label,
+        "; the message is the span's hook_error argument)\n");
+  }
   if (summary.unfinished_events > 0) {
     absl::StrAppend(out, "warning: ", summary.unfinished_events,
                     " spans were still open when the session stopped "

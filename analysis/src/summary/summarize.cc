@@ -192,6 +192,7 @@ class RowAccumulator {
       SatAccumulate(*r.alloc_bytes, span.alloc_bytes);
     }
     if (span.flags & kSpanException) ++r.exceptions;
+    if (span.flags & kSpanHookFailed) ++r.hook_failures;
     if (span.flags & kSpanUnfinished) {
       ++r.unfinished;
       ++unfinished_;
@@ -682,6 +683,7 @@ void CopyCaptureFields(const Capture& capture, Summary& summary) {
   summary.overflow_policy = capture.overflow_policy;
   summary.dropped_events = capture.dropped_events;
   summary.dropped_args = capture.dropped_args;
+  summary.failed_prepares = capture.failed_prepares;
   summary.overhead_ns_per_span = capture.overhead_ns_per_span;
   summary.process_resources = capture.process_resources;
   for (const std::string& issue : capture.import_issues) {

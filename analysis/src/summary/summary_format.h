@@ -34,6 +34,7 @@ enum SummaryField : size_t {
   kRootOverflowPolicy,
   kRootDroppedEvents,
   kRootDroppedArgs,
+  kRootFailedPrepares,
   kRootUnfinishedEvents,
   kRootComplete,
   kRootOverheadNsPerSpan,
@@ -41,7 +42,7 @@ enum SummaryField : size_t {
   kRootValidationIssues,
   kRootRows,
 };
-inline constexpr std::array<std::string_view, 26> kSummaryKeys = {
+inline constexpr std::array<std::string_view, 27> kSummaryKeys = {
     "schema",
     "schema_version",
     "source",
@@ -62,6 +63,7 @@ inline constexpr std::array<std::string_view, 26> kSummaryKeys = {
     "overflow_policy",
     "dropped_events",
     "dropped_args",
+    "failed_prepares",
     "unfinished_events",
     "complete",
     "overhead_ns_per_span",
@@ -101,11 +103,12 @@ enum RowField : size_t {
   kRowThreads,
   kRowProcesses,
   kRowExceptions,
+  kRowHookFailures,
   kRowUnfinished,
   kRowDropped,
   kRowCounters,
 };
-inline constexpr std::array<std::string_view, 26> kRowKeys = {
+inline constexpr std::array<std::string_view, 27> kRowKeys = {
     "key",
     "label",
     "calls",
@@ -129,6 +132,7 @@ inline constexpr std::array<std::string_view, 26> kRowKeys = {
     "threads",
     "processes",
     "exceptions",
+    "hook_failures",
     "unfinished",
     "dropped",
     "counters",
@@ -146,7 +150,8 @@ inline constexpr std::string_view kSourceSpanprof = "spanprof";
 inline constexpr std::string_view kSourceChromeTrace = "chrome-trace";
 inline constexpr std::string_view kClockUnknown = "unknown";
 
-// The fields of version 3: every field but `process_count` (version 4).
+// The fields of version 3: every field but `process_count` and
+// `failed_prepares` (version 4).
 inline constexpr std::array<size_t, 25> kSummaryV3Fields = {
     kRootSchema,
     kRootSchemaVersion,
@@ -175,7 +180,8 @@ inline constexpr std::array<size_t, 25> kSummaryV3Fields = {
     kRootRows,
 };
 
-// The row fields of version 3: every row field but `processes` (version 4).
+// The row fields of version 3: every row field but `processes` and
+// `hook_failures` (version 4).
 inline constexpr std::array<size_t, 25> kRowV3Fields = {
     kRowKey,
     kRowLabel,

@@ -282,6 +282,8 @@ class SummaryReader {
         return Assign(json_.Unsigned(v, p), s.dropped_events);
       case kRootDroppedArgs:
         return Assign(json_.Unsigned(v, p), s.dropped_args);
+      case kRootFailedPrepares:
+        return Assign(json_.Unsigned(v, p), s.failed_prepares);
       case kRootUnfinishedEvents:
         return Assign(json_.Unsigned(v, p), s.unfinished_events);
       case kRootComplete:
@@ -426,6 +428,8 @@ class SummaryReader {
         return Assign(json_.Unsigned(v, p), row.processes);
       case kRowExceptions:
         return Assign(json_.Unsigned(v, p), row.exceptions);
+      case kRowHookFailures:
+        return Assign(json_.Unsigned(v, p), row.hook_failures);
       case kRowUnfinished:
         return Assign(json_.Unsigned(v, p), row.unfinished);
       case kRowDropped:
@@ -487,9 +491,9 @@ class SummaryReader {
         row.mean_ns == 0 && row.median_ns == 0 && row.p95_ns == 0 &&
         row.p99_ns == 0 && row.max_ns == 0 && row.total_heartbeats == 0 &&
         row.self_heartbeats == 0 && row.threads == 0 && row.processes == 0 &&
-        row.exceptions == 0 && row.unfinished == 0 && row.share_permille == 0 &&
-        !row.tail_ratio.has_value() && !row.log_sigma.has_value() &&
-        !row.heavy_tail && row.counters.empty();
+        row.exceptions == 0 && row.hook_failures == 0 && row.unfinished == 0 &&
+        row.share_permille == 0 && !row.tail_ratio.has_value() &&
+        !row.log_sigma.has_value() && !row.heavy_tail && row.counters.empty();
     if (!all_zero) {
       return RowError(index,
                       "a row with calls 0 must have every timing, heartbeat "
@@ -534,6 +538,10 @@ class SummaryReader {
       return RowError(index, "processes is 0 but calls > 0");
     }
     SPANPROF_RETURN_IF_ERROR(CheckTailShape(index, row));
+    if (row.hook_failures > row.calls) {
+      return RowError(index, Cat("hook_failures (", row.hook_failures,
+                                 ") > calls (", row.calls, ")"));
+    }
     if (row.exceptions > row.calls) {
       return RowError(index, Cat("exceptions (", row.exceptions, ") > calls (",
                                  row.calls, ")"));

@@ -63,6 +63,8 @@ void WriteTotals(JsonWriter& w, const Summary& summary) {
   w.Uint(summary.dropped_events);
   w.Key(kSummaryKeys[kRootDroppedArgs]);
   w.Uint(summary.dropped_args);
+  w.Key(kSummaryKeys[kRootFailedPrepares]);
+  w.Uint(summary.failed_prepares);
   w.Key(kSummaryKeys[kRootUnfinishedEvents]);
   w.Uint(summary.unfinished_events);
   w.Key(kSummaryKeys[kRootComplete]);
@@ -155,6 +157,8 @@ void WriteRow(JsonWriter& w, const Row& row) {
   w.Uint(row.processes);
   w.Key(kRowKeys[kRowExceptions]);
   w.Uint(row.exceptions);
+  w.Key(kRowKeys[kRowHookFailures]);
+  w.Uint(row.hook_failures);
   w.Key(kRowKeys[kRowUnfinished]);
   w.Uint(row.unfinished);
   w.Key(kRowKeys[kRowDropped]);

@@ -240,6 +240,12 @@ TEST(SummaryReaderRejectsTest, ClockUnknownGoesWithAForeignSource) {
   EXPECT_EQ(parsed->clock, "unknown");
 }
 
+TEST(SummaryReaderRejectsTest, MoreHookFailuresThanCalls) {
+  ExpectRejected(Replace(CleanJson(), "\"hook_failures\": 0",
+                         "\"hook_failures\": 99"),
+                 "hook_failures (99) > calls");
+}
+
 // Version 2 has no source (read as "spanprof") and no "unknown" clock.
 TEST(SummaryReaderRejectsTest, Version2HasNoSource) {
   std::string v2 = Replace(
@@ -250,7 +256,8 @@ TEST(SummaryReaderRejectsTest, Version2HasNoSource) {
   v2 = std::regex_replace(
       v2,
       std::regex("\"(instrumentation_permille|host|pid|wall_clock_anchor_ns|"
-                 "wall_clock_uncertainty_ns|process_count|processes)\": "
+                 "wall_clock_uncertainty_ns|process_count|processes|"
+                 "failed_prepares|hook_failures)\": "
                  "[^,]+,\\s*"),
       "");
   absl::StatusOr<Summary> parsed = ParseSummary(v2, kSource);

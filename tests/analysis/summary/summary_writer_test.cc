@@ -63,6 +63,7 @@ TEST(SummaryWriterTest, MatchesTheGoldenDocument) {
   "overflow_policy": "drop",
   "dropped_events": 0,
   "dropped_args": 0,
+  "failed_prepares": 0,
   "unfinished_events": 0,
   "complete": true,
   "overhead_ns_per_span": 7,
@@ -106,6 +107,7 @@ TEST(SummaryWriterTest, MatchesTheGoldenDocument) {
       "threads": 1,
       "processes": 1,
       "exceptions": 0,
+      "hook_failures": 0,
       "unfinished": 0,
       "dropped": 0,
       "counters": {
@@ -144,6 +146,7 @@ TEST(SummaryWriterTest, MatchesTheGoldenDocument) {
       "threads": 1,
       "processes": 1,
       "exceptions": 0,
+      "hook_failures": 0,
       "unfinished": 0,
       "dropped": 0,
       "counters": {
@@ -189,6 +192,7 @@ TEST(SummaryWriterTest, FieldsAreInTheDesignOrder) {
                                                  "overflow_policy",
                                                  "dropped_events",
                                                  "dropped_args",
+                                                 "failed_prepares",
                                                  "unfinished_events",
                                                  "complete",
                                                  "overhead_ns_per_span",
@@ -230,6 +234,7 @@ TEST(SummaryWriterTest, FieldsAreInTheDesignOrder) {
                                                      "threads",
                                                      "processes",
                                                      "exceptions",
+                                                     "hook_failures",
                                                      "unfinished",
                                                      "dropped",
                                                      "counters"}));

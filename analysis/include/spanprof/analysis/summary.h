@@ -102,6 +102,9 @@ struct Row {
   // 0. Version 4; read as threads > 0 ? 1 : 0 from older versions.
   uint64_t processes = 0;
   uint64_t exceptions = 0;  // spans flagged kSpanException
+  // Spans whose `complete` or `enrich` hook threw (kSpanHookFailed); 0 in
+  // versions 1 to 3.
+  uint64_t hook_failures = 0;
   uint64_t unfinished = 0;  // spans flagged kSpanUnfinished
   uint64_t dropped = 0;     // spans of this key the cap did not retain
   // The counters with a non-zero total in this row, sorted by name.
@@ -166,6 +169,10 @@ struct Summary {
   // Arguments and counter counts the cap refused, and counts made with no
   // span open (`Capture::dropped_args`); non-zero makes `complete` false.
   uint64_t dropped_args = 0;
+  // Spans not recorded because their `prepare` hook failed
+  // (`Capture::failed_prepares`; 0 in versions 1 to 3). Reported, but not a
+  // loss of data: `complete` does not depend on it.
+  uint64_t failed_prepares = 0;
   uint64_t unfinished_events = 0;
   bool complete = true;
   int64_t overhead_ns_per_span = 0;
