@@ -33,6 +33,7 @@
 #include <ctime>
 #include <deque>
 #include <string>
+#include <string_view>
 
 #include "benchmark/benchmark.h"
 #include "spanprof/analysis/summary.h"
@@ -242,6 +243,34 @@ void BM_SpanWithArg(benchmark::State& state) {
   StopSession(state);
 }
 BENCHMARK(BM_SpanWithArg)->Iterations(kSpanIterations);
+
+// Issue 16: hooks cost nothing for spans that have none. `Hooks{}` (every
+// member NoHook) compiles to the plain `Run`.
+void BM_RunEmptyHooks(benchmark::State& state) {
+  StartSession(state, kSpanIterations);
+  for (auto _ : state) {
+    spanprof::Run("bench.run.hooks", spanprof::Hooks{},
+                  [] { benchmark::ClobberMemory(); });
+  }
+  StopSession(state);
+}
+BENCHMARK(BM_RunEmptyHooks)->Iterations(kSpanIterations);
+
+// Issue 16: a span with one short string argument (a file name: 20 bytes, a
+// string record and one text record).
+void BM_SpanWithStringArg(benchmark::State& state) {
+  // Two side records a span: a cap twice the spans keeps every argument
+  // (the side budget is one record per span of the cap).
+  StartSession(state, 2 * kSpanIterations);
+  const std::string_view file = "src/indexer/main.cc";
+  for (auto _ : state) {
+    SPANPROF_SCOPE("bench.arg_str");
+    SPANPROF_ARG_STR("file", file);
+    benchmark::ClobberMemory();
+  }
+  StopSession(state);
+}
+BENCHMARK(BM_SpanWithStringArg)->Iterations(kSpanIterations);
 
 // The floor of a counter increment: a plain thread-local add (what
 // spanprof::Heartbeat does), with the same compiler barrier per iteration.

@@ -862,13 +862,15 @@ void AddStringArg(SiteStatic& key, const char* text, size_t size) noexcept {
   }
   // The text in 8 + 20k bytes: the string record, then text records. A
   // record the side budget refuses ends the argument (counted once); the
-  // collector drops an argument whose text records are missing.
-  char bytes[kTextBytesInString + 3 * kTextBytesInText] = {};
-  static_assert(sizeof(bytes) >= kMaxArgTextBytes);
-  if (size > 0) std::memcpy(bytes, text, size);
+  // collector drops an argument whose text records are missing. Bytes past
+  // the text are zero.
+  auto take = [text, size](size_t at, void* out, size_t n) {
+    std::memset(out, 0, n);
+    if (at < size) std::memcpy(out, text + at, std::min(n, size - at));
+  };
   const uint64_t position = r->Position();
   uint64_t head = 0;
-  std::memcpy(&head, bytes, sizeof(head));
+  take(0, &head, sizeof(head));
   if (!AppendSide(*r, position, kSideArgString, key_id, size | flags, head)) {
     r->CountDroppedArg();
     return;
@@ -877,9 +879,9 @@ void AddStringArg(SiteStatic& key, const char* text, size_t size) noexcept {
     uint32_t k = 0;
     uint64_t v = 0;
     uint64_t w = 0;
-    std::memcpy(&k, bytes + at, sizeof(k));
-    std::memcpy(&v, bytes + at + 4, sizeof(v));
-    std::memcpy(&w, bytes + at + 12, sizeof(w));
+    take(at, &k, sizeof(k));
+    take(at + 4, &v, sizeof(v));
+    take(at + 12, &w, sizeof(w));
     if (!AppendSide(*r, position, kSideArgText, k, v, w)) {
       r->CountDroppedArg();
       return;
