@@ -69,10 +69,11 @@ Options:
                                 between 0.5 and 1, default 0.95
   --fail-on-unknown             repeated runs: fail on rows the runs cannot
                                 decide
-  --group-by-arg ARG            foreign Chrome traces: key spans that have a
-                                string argument ARG by "NAME [ARG=value]"
-                                (clang -ftime-trace: --group-by-arg detail
-                                gives a row per source file)
+  --group-by-arg ARG            traces: key spans that have a string
+                                argument ARG (SPANPROF_ARG_STR, or a foreign
+                                trace's) by "NAME [ARG=value]" (clang
+                                -ftime-trace: --group-by-arg detail gives a
+                                row per source file)
 
 Exit: 0 pass, 1 regression (or --fail-on-* policy failure), 2 usage error or
 unreadable, invalid or incomplete summary, or a directory with no summary.
@@ -94,10 +95,11 @@ each (the three largest; inclusive totals); heavy-tailed rows are marked
 "heavy", with a note on what to do next (a size argument, spanprof scaling).
 
 Options:
-  --group-by-arg ARG            foreign Chrome traces: key spans that have a
-                                string argument ARG by "NAME [ARG=value]"
-                                (clang -ftime-trace: --group-by-arg detail
-                                gives a row per source file)
+  --group-by-arg ARG            traces: key spans that have a string
+                                argument ARG (SPANPROF_ARG_STR, or a foreign
+                                trace's) by "NAME [ARG=value]" (clang
+                                -ftime-trace: --group-by-arg detail gives a
+                                row per source file)
 
 Exit: 0 printed, 2 usage error or unreadable or invalid file.
 

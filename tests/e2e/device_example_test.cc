@@ -108,5 +108,30 @@ TEST_F(DeviceExampleTest, HookFailuresAreRecordedNotLost) {
       << report.out;
 }
 
+// `--group-by-arg` splits rows by a string argument (SPANPROF_ARG_STR) of
+// spanprof's own traces too: one device.execute row per kernel.
+TEST_F(DeviceExampleTest, RowsSplitByAStringArgument) {
+  const auto summarized = RunProcess(
+      {SPANPROF_TEST_BIN_DIR "/spanprof", "summarize", dir_.File("t.json"),
+       "-o", dir_.File("by-kernel.json"), "--group-by-arg", "kernel"});
+  ASSERT_EQ(summarized.exit_code, 0) << summarized.err;
+  absl::StatusOr<analysis::Summary> summary =
+      analysis::ReadSummary(dir_.File("by-kernel.json"));
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  std::map<std::string, uint64_t> calls;
+  for (const analysis::Row& row : summary->rows)
+    calls[row.key.name] = row.calls;
+  EXPECT_EQ(calls["device.execute [kernel=matmul]"], 4u);
+  EXPECT_EQ(calls["device.execute [kernel=relu]"], 4u);
+  EXPECT_EQ(calls.count("device.execute"), 0u);
+  const auto missing =
+      RunProcess({SPANPROF_TEST_BIN_DIR "/spanprof", "report",
+                  dir_.File("t.json"), "--group-by-arg", "nope"});
+  EXPECT_EQ(missing.exit_code, 0);
+  EXPECT_NE(missing.err.find("no span has a string argument \"nope\""),
+            std::string::npos)
+      << missing.err;
+}
+
 }  // namespace
 }  // namespace spanprof

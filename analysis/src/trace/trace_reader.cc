@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <memory>
 #include <numeric>
 #include <optional>
@@ -1715,11 +1716,56 @@ absl::StatusOr<Capture> ParseTrace(std::string_view json,
   return ParseTrace(json, source, TraceReadOptions());
 }
 
+namespace {
+
+// spanprof's own traces with `--group-by-arg ARG`: a span with the string
+// argument ARG (SPANPROF_ARG_STR) is keyed by "NAME [ARG=value]" (its tags
+// kept), as a foreign trace's span is.
+void GroupByStringArg(Capture& capture, std::string_view source,
+                      const TraceReadOptions& options) {
+  using internal::Cat;
+  using internal::Quote;
+  if (options.group_by_arg.empty()) return;
+  std::map<std::pair<uint32_t, std::string>, uint32_t> grouped;
+  bool any = false;
+  for (Span& span : capture.spans) {
+    const size_t begin = std::min<size_t>(span.first_arg, capture.args.size());
+    const size_t end =
+        std::min<size_t>(begin + span.arg_count, capture.args.size());
+    for (size_t a = begin; a < end; ++a) {
+      const SpanArg& arg = capture.args[a];
+      if (!arg.is_string || arg.key != options.group_by_arg) continue;
+      auto [it, inserted] =
+          grouped.emplace(std::make_pair(span.site, arg.text),
+                          static_cast<uint32_t>(capture.sites.size()));
+      if (inserted) {
+        Site site = capture.sites[span.site];
+        site.name = Cat(site.name, " [", options.group_by_arg, "=", arg.text,
+                        arg.truncated ? "...]" : "]");
+        capture.sites.push_back(std::move(site));
+      }
+      span.site = it->second;
+      any = true;
+      break;
+    }
+  }
+  if (!any && options.notes != nullptr) {
+    options.notes->push_back(Cat(source, ": no span has a string argument ",
+                                 Quote(options.group_by_arg),
+                                 " (rows are not split by it)"));
+  }
+}
+
+}  // namespace
+
 absl::StatusOr<Capture> ParseTrace(std::string_view json,
                                    std::string_view source,
                                    const TraceReadOptions& options) {
   if (LooksLikePerfettoTrace(json)) {
-    return internal::perfetto::ParsePerfettoTrace(json, source);
+    SPANPROF_ASSIGN_OR_RETURN(
+        Capture capture, internal::perfetto::ParsePerfettoTrace(json, source));
+    GroupByStringArg(capture, source, options);
+    return capture;
   }
   absl::StatusOr<internal::ParsedTrace> parsed =
       internal::TraceReader(source).Read(json, /*keep_events=*/false);
@@ -1729,6 +1775,7 @@ absl::StatusOr<Capture> ParseTrace(std::string_view json,
     return internal::ReadChromeTrace(json, source, options);
   }
   if (!parsed.ok()) return std::move(parsed).status();
+  GroupByStringArg(parsed->capture, source, options);
   return std::move(parsed->capture);
 }
 

@@ -67,12 +67,13 @@ absl::Status WritePerfettoTrace(const Capture& capture,
 // ending in `.gz` is written gzip-compressed. Errors name the path.
 absl::Status WriteTrace(const Capture& capture, const std::string& path);
 
-// `TraceReadOptions` are the choices of a trace reader that apply to foreign
-// Chrome traces only (spanprof's own traces ignore them).
+// `TraceReadOptions` are the choices of a trace reader.
 struct TraceReadOptions {
-  // When not empty, a span whose event has a string argument with this name
-  // (clang's `detail`) is keyed by `name [ARG=value]` instead of `name`, so
-  // its rows split by that value (one row per source file).
+  // When not empty, a span with a string argument of this name (clang's
+  // `detail` in a foreign trace; `SPANPROF_ARG_STR` in spanprof's own) is
+  // keyed by `name [ARG=value]` instead of `name` (tags kept), so its rows
+  // split by that value (one row per source file). A truncated value ends
+  // in "...".
   std::string group_by_arg;
   // When not null, notes for a human are appended here: what was skipped
   // ("skipped 12 instant, 3 counter events ..."), a `group_by_arg` that no
