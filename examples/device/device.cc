@@ -64,8 +64,9 @@ int main() {
       // Refused before it begins: more memory than the device has.
       const int64_t wanted = 2 * kDeviceMemory;
       const auto guarded =
-          spanprof::Hooks{.prepare = [&] { return wanted <= kDeviceMemory; },
-                          .complete = [&] { device.Synchronize(); }};
+          spanprof::Hooks<>()
+              .WithPrepare([&] { return wanted <= kDeviceMemory; })
+              .WithComplete([&] { device.Synchronize(); });
       spanprof::Run("kernel.too_big", {.phase = "compute"}, guarded, [&] {
         std::fprintf(stderr, "device_example: kernel.too_big skipped\n");
       });

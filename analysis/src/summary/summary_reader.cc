@@ -215,6 +215,12 @@ class SummaryReader {
     return absl::OkStatus();
   }
 
+  absl::Status ReadText(value& v, const JsonPath& p, std::string& out) {
+    SPANPROF_ASSIGN_OR_RETURN(std::string_view text, json_.String(v, p));
+    out = std::string(text);
+    return absl::OkStatus();
+  }
+
   absl::Status ReadRootField(size_t field, value& v, const JsonPath& p,
                              Summary& s) {
     switch (static_cast<SummaryField>(field)) {
@@ -232,16 +238,10 @@ class SummaryReader {
         return ReadSource(v, p, s);
       case kRootClock:
         return ReadClock(v, p, s);
-      case kRootProcessName: {
-        SPANPROF_ASSIGN_OR_RETURN(std::string_view text, json_.String(v, p));
-        s.process_name = std::string(text);
-        return absl::OkStatus();
-      }
-      case kRootHost: {
-        SPANPROF_ASSIGN_OR_RETURN(std::string_view text, json_.String(v, p));
-        s.host = std::string(text);
-        return absl::OkStatus();
-      }
+      case kRootProcessName:
+        return ReadText(v, p, s.process_name);
+      case kRootHost:
+        return ReadText(v, p, s.host);
       case kRootPid:
         return Assign(json_.NonNegative(v, p), s.pid);
       case kRootWallClockAnchorNs:

@@ -51,13 +51,13 @@ class DeviceAdapter {
 // `device_bytes_in_use` and `device_peak_bytes` as the span's arguments.
 // `device` must outlive the span.
 inline auto DeviceHooks(DeviceAdapter& device) {
-  return Hooks{.complete = [&device] { device.Synchronize(); },
-               .enrich =
-                   [&device] {
-                     const DeviceMemory memory = device.Memory();
-                     SPANPROF_ARG("device_bytes_in_use", memory.bytes_in_use);
-                     SPANPROF_ARG("device_peak_bytes", memory.peak_bytes);
-                   }};
+  return Hooks<>()
+      .WithComplete([&device] { device.Synchronize(); })
+      .WithEnrich([&device] {
+        const DeviceMemory memory = device.Memory();
+        SPANPROF_ARG("device_bytes_in_use", memory.bytes_in_use);
+        SPANPROF_ARG("device_peak_bytes", memory.peak_bytes);
+      });
 }
 
 // `SimulatedDevice` runs launched work in order on one worker thread (named

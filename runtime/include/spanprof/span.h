@@ -223,11 +223,15 @@ struct NoHook {
 };
 
 // `Hooks` are three optional callables of a span (`Run`, `HookedScope`,
-// `SPANPROF_SCOPE_WITH_HOOKS`), written with designated initializers:
+// `SPANPROF_SCOPE_WITH_HOOKS`), set with the `With...` builders:
 //
 //   spanprof::Run("kernel.matmul", {.phase = "compute"},
-//                 spanprof::Hooks{.complete = [&] { stream.Synchronize(); }},
+//                 spanprof::Hooks<>().WithComplete(
+//                     [&] { stream.Synchronize(); }),
 //                 [&] { LaunchMatmul(stream); });
+//
+// (With GCC 11 or later, or clang 17 or later, designated initializers
+// deduce the types too: `spanprof::Hooks{.complete = ...}`.)
 //
 // - `prepare` runs before the span begins. When it throws or returns false,
 //   no span is recorded (the body still runs) and the failure is counted
@@ -249,6 +253,20 @@ struct Hooks {
   Prepare prepare{};
   Complete complete{};
   Enrich enrich{};
+
+  // These hooks with `prepare`, `complete` or `enrich` replaced by `f`.
+  template <typename F>
+  Hooks<F, Complete, Enrich> WithPrepare(F f) const {
+    return {std::move(f), complete, enrich};
+  }
+  template <typename F>
+  Hooks<Prepare, F, Enrich> WithComplete(F f) const {
+    return {prepare, std::move(f), enrich};
+  }
+  template <typename F>
+  Hooks<Prepare, Complete, F> WithEnrich(F f) const {
+    return {prepare, complete, std::move(f)};
+  }
 };
 
 namespace internal {

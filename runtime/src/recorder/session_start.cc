@@ -165,6 +165,28 @@ double MeasureSpanOverheadNs() {
   return best;
 }
 
+namespace {
+
+// A session's W3C trace id and remote parent.
+struct TraceIds {
+  uint64_t high = 0;
+  uint64_t low = 0;
+  uint64_t remote_parent = 0;  // 0: none
+};
+
+// Adopted from `options.traceparent`, else a random trace id.
+absl::Status SessionTraceIds(const RecordingOptions& options, TraceIds* ids) {
+  if (options.traceparent.empty()) {
+    ids->high = internal::RandomU64();
+    ids->low = internal::RandomU64();
+    return absl::OkStatus();
+  }
+  return internal::ParseTraceparent(options.traceparent, &ids->high, &ids->low,
+                                    &ids->remote_parent);
+}
+
+}  // namespace
+
 absl::Status StartRecording(const RecordingOptions& options) {
   if (options.max_events == 0) {
     return absl::InvalidArgumentError("max_events must be a positive integer");
@@ -175,18 +197,9 @@ absl::Status StartRecording(const RecordingOptions& options) {
     return absl::InvalidArgumentError(
         CapTooLargeMessage(options.max_events, worst));
   }
-  uint64_t trace_high = 0;
-  uint64_t trace_low = 0;
-  uint64_t remote_parent = 0;
-  if (!options.traceparent.empty()) {
-    if (absl::Status parsed = internal::ParseTraceparent(
-            options.traceparent, &trace_high, &trace_low, &remote_parent);
-        !parsed.ok()) {
-      return parsed;
-    }
-  } else {
-    trace_high = internal::RandomU64();
-    trace_low = internal::RandomU64();
+  TraceIds ids;
+  if (absl::Status parsed = SessionTraceIds(options, &ids); !parsed.ok()) {
+    return parsed;
   }
   const bool invariant = internal::TscIsInvariant();
   if (options.clock == ClockKind::kTsc && !invariant) {
@@ -227,9 +240,9 @@ absl::Status StartRecording(const RecordingOptions& options) {
           (options.overflow == OverflowPolicy::kRing ? 3 : 1),
       std::memory_order_relaxed);
   session.pid = getpid();
-  session.trace_high = trace_high;
-  session.trace_low = trace_low;
-  session.remote_parent_span_id = remote_parent;
+  session.trace_high = ids.high;
+  session.trace_low = ids.low;
+  session.remote_parent_span_id = ids.remote_parent;
   session.span_id_seed = internal::RandomU64();
   session.exports.clear();
   // Epochs: bit 0 = monotonic clock, the rest counts sessions. Never 0 and
