@@ -287,9 +287,9 @@ TEST(SummaryReaderRejectsTest, ClockUnknownGoesWithAForeignSource) {
 }
 
 TEST(SummaryReaderRejectsTest, MoreHookFailuresThanCalls) {
-  ExpectRejected(Replace(CleanJson(), "\"hook_failures\": 0",
-                         "\"hook_failures\": 99"),
-                 "hook_failures (99) > calls");
+  ExpectRejected(
+      Replace(CleanJson(), "\"hook_failures\": 0", "\"hook_failures\": 99"),
+      "hook_failures (99) > calls");
 }
 
 // Version 2 has no source (read as "spanprof") and no "unknown" clock.
