@@ -23,7 +23,7 @@ constexpr Command kCommands[] = {
      "[--fail-on-unknown] [--group-by-arg ARG]",
      "regression gate: compare two summaries (or two directories of runs)",
      R"(Compares the rows of two summaries, matched by their full key (name +
-phase + module + activity), on one metric. A row REGRESSES only when the
+phase + module + activity + backend + dtype + device), on one metric. A row REGRESSES only when the
 increase Δ = CAND − BASE exceeds both tolerances:
     Δ > NS   and   Δ × 10000 > BPS × BASE
 (integer arithmetic; a zero baseline regresses on any Δ > NS). An improvement

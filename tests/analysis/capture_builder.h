@@ -43,9 +43,16 @@ class CaptureBuilder {
 
   uint32_t Site(std::string name, std::string phase = "",
                 std::string module = "", std::string activity = "") {
-    capture_.sites.push_back(spanprof::Site{std::move(name), std::move(phase),
-                                            std::move(module),
-                                            std::move(activity)});
+    capture_.sites.push_back(spanprof::Site{.name = std::move(name),
+                                            .phase = std::move(phase),
+                                            .module = std::move(module),
+                                            .activity = std::move(activity)});
+    return static_cast<uint32_t>(capture_.sites.size() - 1);
+  }
+
+  // A site with any of its fields set (backend, dtype, device too).
+  uint32_t AddSite(spanprof::Site site) {
+    capture_.sites.push_back(std::move(site));
     return static_cast<uint32_t>(capture_.sites.size() - 1);
   }
 

@@ -15,13 +15,15 @@
 namespace spanprof::testing {
 
 struct RichOptions {
-  bool alloc = false;         // alloc_measured, with per-span deltas
-  bool drops = false;         // a site with drops and no retained span
-  bool unfinished = false;    // one span flagged unfinished
-  bool broken = false;        // overlapping siblings: validation issues
-  bool counters = false;      // named counters on two spans, dropped_args
-  bool strings = false;       // string arguments (one truncated), a span
-                              // whose hook failed, failed prepares
+  bool alloc = false;       // alloc_measured, with per-span deltas
+  bool drops = false;       // a site with drops and no retained span
+  bool unfinished = false;  // one span flagged unfinished
+  bool broken = false;      // overlapping siblings: validation issues
+  bool counters = false;    // named counters on two spans, dropped_args
+  bool strings = false;     // string arguments (one truncated), a span
+                            // whose hook failed, failed prepares
+  bool keys = false;        // two sites that differ only in dtype, both with
+                      // backend and device, a span on each (worker thread)
   int64_t scale = 1;          // multiplies every time (for compare tests)
   int64_t forward_ns = 4000;  // duration of the first model.forward span
 };
@@ -56,6 +58,20 @@ inline Capture RichCapture(const RichOptions& o = {}) {
   if (o.broken) {
     // Overlaps span 3 (same parent, same thread) without nesting.
     b.Add(7, 1, run, main, (f + 1'500) * k, (f + 2'000) * k);
+  }
+  if (o.keys) {
+    const uint32_t f16 = b.AddSite(Site{.name = "kernel.matmul",
+                                        .phase = "compute",
+                                        .backend = "cuda",
+                                        .dtype = "f16",
+                                        .device = "gpu0"});
+    const uint32_t f32 = b.AddSite(Site{.name = "kernel.matmul",
+                                        .phase = "compute",
+                                        .backend = "cuda",
+                                        .dtype = "f32",
+                                        .device = "gpu0"});
+    b.Add(8, 4, f16, worker, 400 * k, 900 * k).heartbeats = 3;
+    b.Add(9, 4, f32, worker, 1'000 * k, 2'500 * k).heartbeats = 4;
   }
   if (o.alloc) {
     b.capture().alloc_measured = true;

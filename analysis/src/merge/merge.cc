@@ -10,6 +10,7 @@
 #include "spanprof/analysis/merge.h"
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -169,7 +170,8 @@ class Merger {
 
   uint32_t SiteIndex(const Site& site) {
     auto [it, inserted] = site_index_.try_emplace(
-        std::make_tuple(site.name, site.phase, site.module, site.activity),
+        SiteKey{site.name, site.phase, site.module, site.activity, site.backend,
+                site.dtype, site.device},
         static_cast<uint32_t>(out_.sites.size()));
     if (inserted) out_.sites.push_back(site);
     return it->second;
@@ -472,9 +474,9 @@ class Merger {
   Capture out_;
   MergeResult result_;
   uint64_t next_id_offset_ = 0;
-  std::map<std::tuple<std::string, std::string, std::string, std::string>,
-           uint32_t>
-      site_index_;
+  // A site's name and tags: sites equal in all of them are shared.
+  using SiteKey = std::array<std::string, 7>;
+  std::map<SiteKey, uint32_t> site_index_;
   std::map<uint32_t, uint64_t> drops_;  // merged site → dropped spans
   // Spans as appended, their process, and their arguments' place in their
   // input, until SortSpans(); then span_process_ follows out_.spans.

@@ -261,6 +261,9 @@ void WriteSpanAttributes(JsonWriter& w, const Capture& capture,
     if (!site.activity.empty()) {
       StringAttribute(w, otlp::kActivity, site.activity);
     }
+    if (!site.backend.empty()) StringAttribute(w, otlp::kBackend, site.backend);
+    if (!site.dtype.empty()) StringAttribute(w, otlp::kDtype, site.dtype);
+    if (!site.device.empty()) StringAttribute(w, otlp::kDevice, site.device);
   }
   if (span.heartbeats != 0) {
     IntAttribute(w, otlp::kHeartbeats, static_cast<int64_t>(span.heartbeats));

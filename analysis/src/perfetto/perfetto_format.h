@@ -160,16 +160,17 @@ inline constexpr std::string_view kAnnotationEndNs = "end_ns";
 inline constexpr std::string_view kMetadataEventName = "spanprof metadata";
 inline constexpr std::string_view kMetadataAnnotation = "spanprof.trace";
 
-// The category of a site: its set tags as `phase=…,module=…,activity=…`
-// (Perfetto joins an event's categories with commas the same way), or ""
-// when it has none. For display only: the reader takes the tags from the
-// metadata's sites and checks that the category is this rendering.
+// The category of a site: its set tags as
+// `phase=…,module=…,activity=…,backend=…,dtype=…,device=…` (Perfetto joins an
+// event's categories with commas the same way), or "" when it has none. For
+// display only: the reader takes the tags from the metadata's sites and
+// checks that the category is this rendering.
 inline std::string SiteCategory(const Site& site) {
   std::string out;
   const std::pair<std::string_view, const std::string*> tags[] = {
-      {"phase", &site.phase},
-      {"module", &site.module},
-      {"activity", &site.activity}};
+      {"phase", &site.phase},       {"module", &site.module},
+      {"activity", &site.activity}, {"backend", &site.backend},
+      {"dtype", &site.dtype},       {"device", &site.device}};
   for (const auto& [key, value] : tags) {
     if (value->empty()) continue;
     if (!out.empty()) out.push_back(',');

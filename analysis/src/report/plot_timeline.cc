@@ -511,11 +511,9 @@ class Timeline {
 
   // Label, duration, start, heartbeats and flags.
   static std::string SpanTooltip(const Span& span, const Site* site) {
-    RowKey key;
-    if (site != nullptr)
-      key = {site->name, site->phase, site->module, site->activity};
     std::string tooltip = absl::StrCat(
-        site != nullptr ? RowLabel(key) : "(unknown site)", " \xE2\x80\x94 ",
+        site != nullptr ? RowLabel(RowKeyOf(*site)) : "(unknown site)",
+        " \xE2\x80\x94 ",
         FormatDuration(std::max<int64_t>(span.end_ns - span.start_ns, 0)),
         " from ", FormatDuration(span.start_ns), ", ", span.heartbeats,
         span.heartbeats == 1 ? " heartbeat" : " heartbeats");

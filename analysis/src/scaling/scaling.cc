@@ -574,9 +574,8 @@ SizedSpan MakeSizedSpan(const Capture& capture, size_t i, double size,
 
 RowKey KeyOf(const Capture& capture, const Span& span) {
   if (span.site >= capture.sites.size())
-    return RowKey{"(invalid site)", "", "", ""};
-  const Site& site = capture.sites[span.site];
-  return RowKey{site.name, site.phase, site.module, site.activity};
+    return RowKey{.name = "(invalid site)"};
+  return RowKeyOf(capture.sites[span.site]);
 }
 
 Gathered Gather(std::span<const NamedCapture> captures,

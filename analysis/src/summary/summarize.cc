@@ -164,12 +164,12 @@ class RowAccumulator {
 
   uint32_t NewRowForSite(uint32_t site) {
     if (site >= row_of_site_.size()) {
-      return RowForKey(RowKey{std::string(kInvalidSiteName), "", "", ""});
+      return RowForKey(RowKey{.name = std::string(kInvalidSiteName)});
     }
     uint32_t& row = row_of_site_[site];
     if (row == kNone) {
       const Site& s = capture_.sites[site];
-      row = RowForKey(RowKey{s.name, s.phase, s.module, s.activity});
+      row = RowForKey(RowKeyOf(s));
     }
     return row;
   }
@@ -751,12 +751,17 @@ int64_t InstrumentationPermille(uint64_t calls, int64_t overhead_ns_per_span,
   return permille > 1000 ? 1000 : static_cast<int64_t>(permille);
 }
 
+RowKey RowKeyOf(const Site& site) {
+  return RowKey{site.name,    site.phase, site.module, site.activity,
+                site.backend, site.dtype, site.device};
+}
+
 std::string RowLabel(const RowKey& key) {
   std::string label = key.name;
   const std::pair<std::string_view, const std::string*> tags[] = {
-      {"phase", &key.phase},
-      {"module", &key.module},
-      {"activity", &key.activity}};
+      {"phase", &key.phase},       {"module", &key.module},
+      {"activity", &key.activity}, {"backend", &key.backend},
+      {"dtype", &key.dtype},       {"device", &key.device}};
   bool first = true;
   for (const auto& [tag, value] : tags) {
     if (value->empty()) continue;

@@ -75,8 +75,11 @@ inline constexpr std::array<std::string_view, 27> kSummaryKeys = {
 // A `validation_issues` element's fields, and a row `key`'s.
 inline constexpr std::array<std::string_view, 2> kIssueKeys = {"span",
                                                                "message"};
-inline constexpr std::array<std::string_view, 4> kRowKeyKeys = {
-    "name", "phase", "module", "activity"};
+// The key's first four fields are always written; backend, dtype and device
+// (added to v4 with issue 16) only when set, and read as "" when missing.
+inline constexpr std::array<std::string_view, 7> kRowKeyKeys = {
+    "name", "phase", "module", "activity", "backend", "dtype", "device"};
+inline constexpr size_t kRowKeyAlwaysWritten = 4;
 
 // A row's fields, in order.
 enum RowField : size_t {

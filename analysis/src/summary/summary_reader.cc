@@ -1,5 +1,6 @@
 // The strict `spanprof.summary` reader: version 4 (the writer's), version 3
-// (without `process_count` and the rows' `processes`), version 2 (also
+// (without `process_count`, the rows' `processes` and the key's `backend`,
+// `dtype` and `device`, which version 4 writes only when set), version 2 (also
 // without `source`) and version 1 (also without the tail shape, counters and
 // `dropped_args`).
 //
@@ -12,6 +13,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -53,7 +55,17 @@ constexpr auto kRootFieldsV3 = SelectedFields(kSummaryKeys, kSummaryV3Fields);
 constexpr auto kRootFieldsV2 = SelectedFields(kSummaryKeys, kSummaryV2Fields);
 constexpr auto kRootFieldsV1 = SelectedFields(kSummaryKeys, kSummaryV1Fields);
 constexpr auto kIssueFields = RequiredFields(kIssueKeys);
-constexpr auto kKeyFields = RequiredFields(kRowKeyKeys);
+constexpr std::array<FieldSpec, kRowKeyKeys.size()> kKeyFields = [] {
+  auto specs = RequiredFields(kRowKeyKeys);
+  for (size_t f = kRowKeyAlwaysWritten; f < specs.size(); ++f) {
+    specs[f].required = false;
+  }
+  return specs;
+}();
+// Versions 1 to 3 have no backend, dtype and device: there they are unknown.
+constexpr auto kKeyFieldsV3 =
+    SelectedFields(kRowKeyKeys, std::array<size_t, 4>{0, 1, 2, 3});
+static_assert(kRowKeyAlwaysWritten == 4);
 constexpr auto kRowFields = RequiredFields(kRowKeys);
 constexpr auto kRowFieldsV3 = SelectedFields(kRowKeys, kRowV3Fields);
 constexpr auto kRowFieldsV2 = SelectedFields(kRowKeys, kRowV2Fields);
@@ -329,16 +341,18 @@ class SummaryReader {
 
   absl::Status ReadKey(value& v, const JsonPath& p, RowKey& key) {
     SPANPROF_ASSIGN_OR_RETURN(object o, json_.Object(v, p));
-    std::string* const targets[] = {&key.name, &key.phase, &key.module,
-                                    &key.activity};
-    return json_.ReadObject(
-        o, p, kKeyFields,
-        [&](size_t field, value& fv, const JsonPath& fp) -> absl::Status {
-          SPANPROF_ASSIGN_OR_RETURN(std::string_view text,
-                                    json_.String(fv, fp));
-          *targets[field] = std::string(text);
-          return absl::OkStatus();
-        });
+    std::string* const targets[] = {&key.name,     &key.phase,   &key.module,
+                                    &key.activity, &key.backend, &key.dtype,
+                                    &key.device};
+    static_assert(std::size(targets) == kRowKeyKeys.size());
+    const auto on_field = [&](size_t field, value& fv,
+                              const JsonPath& fp) -> absl::Status {
+      SPANPROF_ASSIGN_OR_RETURN(std::string_view text, json_.String(fv, fp));
+      *targets[field] = std::string(text);
+      return absl::OkStatus();
+    };
+    if (version_ < 4) return json_.ReadObject(o, p, kKeyFieldsV3, on_field);
+    return json_.ReadObject(o, p, kKeyFields, on_field);
   }
 
   absl::Status ReadRows(value& v, const JsonPath& p, std::vector<Row>& rows) {
@@ -652,18 +666,18 @@ class SummaryReader {
   // Each row on its own, then across rows: unique keys, the sort order, alloc
   // counters null in all rows or none.
   absl::Status CheckRows(const Summary& s, RowSums& sums) const {
-    absl::flat_hash_map<std::tuple<std::string_view, std::string_view,
-                                   std::string_view, std::string_view>,
-                        size_t>
-        seen;
+    using KeyView =
+        std::tuple<std::string_view, std::string_view, std::string_view,
+                   std::string_view, std::string_view, std::string_view,
+                   std::string_view>;
+    absl::flat_hash_map<KeyView, size_t> seen;
     seen.reserve(s.rows.size());
     for (size_t i = 0; i < s.rows.size(); ++i) {
       const Row& row = s.rows[i];
       SPANPROF_RETURN_IF_ERROR(CheckRow(i, row, s));
       auto [it, inserted] = seen.emplace(
-          std::tuple<std::string_view, std::string_view, std::string_view,
-                     std::string_view>(row.key.name, row.key.phase,
-                                       row.key.module, row.key.activity),
+          KeyView(row.key.name, row.key.phase, row.key.module, row.key.activity,
+                  row.key.backend, row.key.dtype, row.key.device),
           i);
       if (!inserted) {
         return RowError(i, Cat("duplicate key ", Quote(row.label),

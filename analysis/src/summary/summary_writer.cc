@@ -1,5 +1,6 @@
 // SummaryToJson() and WriteSummary(): the `spanprof.summary` v4 writer. (The
 // strict reader is summary_reader.cc.)
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
@@ -171,15 +172,16 @@ void WriteRow(JsonWriter& w, const Row& row) {
 }  // namespace
 
 void WriteRowKey(JsonWriter& w, const RowKey& key) {
+  const std::string* const values[] = {&key.name,     &key.phase,   &key.module,
+                                       &key.activity, &key.backend, &key.dtype,
+                                       &key.device};
+  static_assert(std::size(values) == kRowKeyKeys.size());
   w.BeginObject();
-  w.Key(kRowKeyKeys[0]);
-  w.String(key.name);
-  w.Key(kRowKeyKeys[1]);
-  w.String(key.phase);
-  w.Key(kRowKeyKeys[2]);
-  w.String(key.module);
-  w.Key(kRowKeyKeys[3]);
-  w.String(key.activity);
+  for (size_t i = 0; i < kRowKeyKeys.size(); ++i) {
+    if (i >= kRowKeyAlwaysWritten && values[i]->empty()) continue;
+    w.Key(kRowKeyKeys[i]);
+    w.String(*values[i]);
+  }
   w.EndObject();
 }
 

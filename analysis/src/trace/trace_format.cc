@@ -24,7 +24,10 @@ SiteFragments RenderSiteFragments(const Site& site) {
   const std::pair<std::string_view, const std::string*> tags[] = {
       {kSpanArgKeys[kArgPhase], &site.phase},
       {kSpanArgKeys[kArgModule], &site.module},
-      {kSpanArgKeys[kArgActivity], &site.activity}};
+      {kSpanArgKeys[kArgActivity], &site.activity},
+      {kSpanArgKeys[kArgBackend], &site.backend},
+      {kSpanArgKeys[kArgDtype], &site.dtype},
+      {kSpanArgKeys[kArgDevice], &site.device}};
   for (const auto& [key, value] : tags) {
     if (value->empty()) continue;
     out.tags += ",\"";

@@ -85,16 +85,19 @@ enum SpanArgField : size_t {
   kArgPhase,
   kArgModule,
   kArgActivity,
+  kArgBackend,
+  kArgDtype,
+  kArgDevice,
   kArgAllocCount,
   kArgAllocBytes,
   kArgFlags,
   kArgUserArgs,
   kArgCounters,
 };
-inline constexpr std::array<std::string_view, 14> kSpanArgKeys = {
-    "span_id",     "parent_id", "depth",  "heartbeats", "site",
-    "thread",      "phase",     "module", "activity",   "alloc_count",
-    "alloc_bytes", "flags",     "args",   "counters"};
+inline constexpr std::array<std::string_view, 17> kSpanArgKeys = {
+    "span_id",     "parent_id",   "depth",    "heartbeats", "site",    "thread",
+    "phase",       "module",      "activity", "backend",    "dtype",   "device",
+    "alloc_count", "alloc_bytes", "flags",    "args",       "counters"};
 
 // `metadata`'s fields, in the order the writer writes them.
 enum MetadataField : size_t {
@@ -192,16 +195,26 @@ inline constexpr std::array<std::string_view, 13> kProcessKeys = {
     "span_id_offset",
     "exported_span_ids",
 };
-inline constexpr std::array<std::string_view, 4> kSiteKeys = {
-    "name", "phase", "module", "activity"};
+// A site object's fields; the first four are always written, the key fields
+// added with issue 16 (backend, dtype, device) only when set, so traces
+// written before them read unchanged (missing = empty).
+inline constexpr std::array<std::string_view, 7> kSiteKeys = {
+    "name", "phase", "module", "activity", "backend", "dtype", "device"};
+inline constexpr size_t kSiteAlwaysWritten = 4;
 // A truncated string argument's object in an event's "args".
 inline constexpr std::array<std::string_view, 2> kTruncatedTextKeys = {
     "text", "truncated"};
 // The objects of metadata.exported_span_ids.
 inline constexpr std::array<std::string_view, 2> kExportedSpanIdKeys = {
     "span", "external_id"};
-inline constexpr std::array<std::string_view, 6> kDropKeys = {
-    "site", "name", "phase", "module", "activity", "count"};
+// A metadata.dropped_by_site object: "site", the site's fields as in
+// kSiteKeys (the same written-when-set rule), "count".
+inline constexpr std::array<std::string_view, 9> kDropKeys = {
+    "site",    "name",  "phase",  "module", "activity",
+    "backend", "dtype", "device", "count"};
+inline constexpr size_t kDropSite = 0;
+inline constexpr size_t kDropCount = kDropKeys.size() - 1;
+static_assert(kDropKeys.size() == kSiteKeys.size() + 2);
 
 // The span flags in the order a `flags` array lists them.
 struct FlagName {
@@ -290,7 +303,8 @@ static_assert(IsKeyFragment(kLineCounters.substr(0, kLineCounters.size() - 1),
 
 // `SiteFragments` is what an X event repeats of its site: `head` is the line
 // up to the end of "cat" (`{"ph":"X","name":...,"cat":...`), `tags` the
-// site's set tags in args (`,"phase":...,"module":...,"activity":...`).
+// site's set tags in args (`,"phase":...,"module":...,"activity":...`, then
+// "backend", "dtype", "device").
 struct SiteFragments {
   std::string head;
   std::string tags;

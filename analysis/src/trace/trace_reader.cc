@@ -14,6 +14,7 @@
 #include <charconv>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <memory>
@@ -71,8 +72,21 @@ constexpr std::array<FieldSpec, kThreadKeys.size()> kThreadFields = [] {
   return specs;
 }();
 constexpr auto kProcessFields = RequiredFields(kProcessKeys);
-constexpr auto kSiteFields = RequiredFields(kSiteKeys);
-constexpr auto kDropFields = RequiredFields(kDropKeys);
+// A site's backend, dtype and device (issue 16) are written only when set.
+constexpr std::array<FieldSpec, kSiteKeys.size()> kSiteFields = [] {
+  auto specs = RequiredFields(kSiteKeys);
+  for (size_t f = kSiteAlwaysWritten; f < specs.size(); ++f) {
+    specs[f].required = false;
+  }
+  return specs;
+}();
+constexpr std::array<FieldSpec, kDropKeys.size()> kDropFields = [] {
+  auto specs = RequiredFields(kDropKeys);
+  for (size_t f = kSiteAlwaysWritten + 1; f < kDropCount; ++f) {
+    specs[f].required = false;
+  }
+  return specs;
+}();
 constexpr auto kExportedSpanIdFields = RequiredFields(kExportedSpanIdKeys);
 constexpr auto kTruncatedTextFields = RequiredFields(kTruncatedTextKeys);
 
@@ -118,6 +132,9 @@ struct PendingSpan {
   std::optional<std::string_view> phase;
   std::optional<std::string_view> module;
   std::optional<std::string_view> activity;
+  std::optional<std::string_view> backend;
+  std::optional<std::string_view> dtype;
+  std::optional<std::string_view> device;
   bool has_alloc_count = false;
   bool has_alloc_bytes = false;
 };
@@ -910,10 +927,15 @@ class TraceReader {
     const std::pair<std::string_view, const std::optional<std::string_view>*>
         tags[] = {{kSpanArgKeys[kArgPhase], &pending.phase},
                   {kSpanArgKeys[kArgModule], &pending.module},
-                  {kSpanArgKeys[kArgActivity], &pending.activity}};
-    const std::string* site_tags[] = {&site.phase, &site.module,
-                                      &site.activity};
-    for (size_t t = 0; t < 3; ++t) {
+                  {kSpanArgKeys[kArgActivity], &pending.activity},
+                  {kSpanArgKeys[kArgBackend], &pending.backend},
+                  {kSpanArgKeys[kArgDtype], &pending.dtype},
+                  {kSpanArgKeys[kArgDevice], &pending.device}};
+    const std::string* site_tags[] = {&site.phase,    &site.module,
+                                      &site.activity, &site.backend,
+                                      &site.dtype,    &site.device};
+    static_assert(std::size(site_tags) == std::size(tags));
+    for (size_t t = 0; t < std::size(tags); ++t) {
       const std::optional<std::string_view>& got = *tags[t].second;
       const std::string& want = *site_tags[t];
       const bool match =
@@ -1095,15 +1117,18 @@ class TraceReader {
         a, p, [&](size_t, value& ev, const JsonPath& ep) -> absl::Status {
           SPANPROF_ASSIGN_OR_RETURN(object eo, json_.Object(ev, ep));
           RawDrop& drop = drops.emplace_back();
-          std::string* const names[] = {&drop.names.name, &drop.names.phase,
-                                        &drop.names.module,
-                                        &drop.names.activity};
+          std::string* const names[] = {
+              &drop.names.name,     &drop.names.phase,   &drop.names.module,
+              &drop.names.activity, &drop.names.backend, &drop.names.dtype,
+              &drop.names.device};
+          static_assert(std::size(names) == kSiteKeys.size());
           return json_.ReadObject(
               eo, ep, kDropFields,
               [&](size_t df, value& dv, const JsonPath& dp) -> absl::Status {
-                if (df == 0)
+                if (df == kDropSite)
                   return Assign(json_.NonNegative(dv, dp), drop.site);
-                if (df == 5) return Assign(json_.Unsigned(dv, dp), drop.count);
+                if (df == kDropCount)
+                  return Assign(json_.Unsigned(dv, dp), drop.count);
                 return ReadString(dv, dp, *names[df - 1]);
               });
         });
@@ -1274,8 +1299,10 @@ class TraceReader {
         a, p, [&](size_t, value& ev, const JsonPath& ep) -> absl::Status {
           SPANPROF_ASSIGN_OR_RETURN(object o, json_.Object(ev, ep));
           Site& site = capture_.sites.emplace_back();
-          std::string* const targets[] = {&site.name, &site.phase, &site.module,
-                                          &site.activity};
+          std::string* const targets[] = {
+              &site.name,    &site.phase, &site.module, &site.activity,
+              &site.backend, &site.dtype, &site.device};
+          static_assert(std::size(targets) == kSiteKeys.size());
           return json_.ReadObject(
               o, ep, kSiteFields,
               [&](size_t field, value& fv, const JsonPath& fp) {
@@ -1480,6 +1507,12 @@ class TraceReader {
               return ReadTag(fv, fp, pending.module);
             case kArgActivity:
               return ReadTag(fv, fp, pending.activity);
+            case kArgBackend:
+              return ReadTag(fv, fp, pending.backend);
+            case kArgDtype:
+              return ReadTag(fv, fp, pending.dtype);
+            case kArgDevice:
+              return ReadTag(fv, fp, pending.device);
             case kArgAllocCount:
               pending.has_alloc_count = true;
               return Assign(json_.Int(fv, fp, INT64_MIN, INT64_MAX),

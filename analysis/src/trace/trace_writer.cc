@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstdint>
 #include <functional>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -203,16 +204,19 @@ class EventOrder {
 };
 
 void WriteSiteFields(JsonWriter& w, const Site& site) {
-  const std::string* const values[] = {&site.name, &site.phase, &site.module,
-                                       &site.activity};
+  const std::string* const values[] = {
+      &site.name,    &site.phase, &site.module, &site.activity,
+      &site.backend, &site.dtype, &site.device};
+  static_assert(std::size(values) == internal::kSiteKeys.size());
   for (size_t i = 0; i < internal::kSiteKeys.size(); ++i) {
+    if (i >= internal::kSiteAlwaysWritten && values[i]->empty()) continue;
     w.Key(internal::kSiteKeys[i]);
     w.String(*values[i]);
   }
 }
 
 // The site of a drop or span whose index is out of range.
-Site InvalidSite() { return Site{std::string(kInvalidSiteName), "", "", ""}; }
+Site InvalidSite() { return Site{.name = std::string(kInvalidSiteName)}; }
 
 void WriteDroppedBySite(JsonWriter& w, const Capture& capture) {
   w.BeginArray();
@@ -222,10 +226,10 @@ void WriteDroppedBySite(JsonWriter& w, const Capture& capture) {
                            ? capture.sites[drops.site]
                            : fallback;
     w.BeginObject();
-    w.Key(internal::kDropKeys[0]);
+    w.Key(internal::kDropKeys[internal::kDropSite]);
     w.Uint(drops.site);
     WriteSiteFields(w, site);
-    w.Key(internal::kDropKeys[5]);
+    w.Key(internal::kDropKeys[internal::kDropCount]);
     w.Uint(drops.count);
     w.EndObject();
   }

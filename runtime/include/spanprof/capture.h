@@ -29,11 +29,16 @@ namespace spanprof {
 
 // `Site` is a call site: a span name plus its optional tags. Sites are interned
 // once per call site; spans refer to them by index into `Capture::sites`.
+// Every field has a default (empty), so `Site{.name = "x", .dtype = "f16"}`
+// names only what is set.
 struct Site {
-  std::string name;
-  std::string phase;
-  std::string module;
-  std::string activity;
+  std::string name{};
+  std::string phase{};
+  std::string module{};
+  std::string activity{};
+  std::string backend{};
+  std::string dtype{};
+  std::string device{};
 
   friend bool operator==(const Site&, const Site&) = default;
 };

@@ -200,16 +200,20 @@ constexpr uint64_t CountValue(T n) noexcept {
 // in registers on the hit path instead of a struct copied to the stack.
 template <typename Tag>
 inline SiteStatic* CachedDynamicSite(const char* name, const char* phase,
-                                     const char* module,
-                                     const char* activity) noexcept {
+                                     const char* module, const char* activity,
+                                     const char* backend, const char* dtype,
+                                     const char* device) noexcept {
   static std::atomic<SiteStatic*> cache{nullptr};
   SiteStatic* site = cache.load(std::memory_order_acquire);
   if (SPANPROF_LIKELY(
           site != nullptr && site->name == name && site->tags.phase == phase &&
-          site->tags.module == module && site->tags.activity == activity)) {
+          site->tags.module == module && site->tags.activity == activity &&
+          site->tags.backend == backend && site->tags.dtype == dtype &&
+          site->tags.device == device)) {
     return site;
   }
-  site = FindOrInternDynamicSite(name, Tags{phase, module, activity});
+  site = FindOrInternDynamicSite(
+      name, Tags{phase, module, activity, backend, dtype, device});
   cache.store(site, std::memory_order_release);
   return site;
 }
@@ -404,7 +408,8 @@ decltype(auto) Run(const char* name, const Tags& tags, Fn&& fn) {
   if (SPANPROF_UNLIKELY(epoch != 0)) {
     epoch = internal::BeginSpanInEpoch(
         *internal::CachedDynamicSite<std::decay_t<Fn>>(
-            name, tags.phase, tags.module, tags.activity),
+            name, tags.phase, tags.module, tags.activity, tags.backend,
+            tags.dtype, tags.device),
         epoch);
   }
   struct End {
@@ -436,7 +441,8 @@ decltype(auto) Run(const char* name, const Tags& tags,
       internal::g_epoch.load(std::memory_order_relaxed) == 0
           ? nullptr
           : internal::CachedDynamicSite<std::decay_t<Fn>>(
-                name, tags.phase, tags.module, tags.activity),
+                name, tags.phase, tags.module, tags.activity, tags.backend,
+                tags.dtype, tags.device),
       hooks);
 #else
   static_cast<void>(name);

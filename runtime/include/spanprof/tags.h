@@ -9,19 +9,28 @@
 //   SPANPROF_SCOPE("model.forward", {.phase = "forward", .module = "encoder"});
 //   spanprof::Run("input.load", {.phase = "input", .activity = "load"},
 //                 [&] { Load(); });
+//   SPANPROF_SCOPE("kernel.matmul",
+//                  {.phase = "compute", .backend = "cuda", .dtype = "f16",
+//                   .device = "gpu0"});
 #ifndef SPANPROF_TAGS_H_
 #define SPANPROF_TAGS_H_
 
 namespace spanprof {
 
-// `Tags` are the optional labels of a span: `phase`, `module` and `activity`.
-// Each is a string literal (or any string with static storage duration: sites
-// keep the pointer); empty means unset. Spans group by name + tags. A plain
-// aggregate: copy it freely, on any thread.
+// `Tags` are the optional labels of a span: `phase`, `module`, `activity`,
+// and the key fields of work that runs somewhere specific: `backend` (e.g.
+// "cuda"), `dtype` (e.g. "f16") and `device` (e.g. "gpu0"). Each is a string
+// literal (or any string with static storage duration: sites keep the
+// pointer); empty means unset. Spans group by name + all six tags. Designated
+// initializers name the fields in this order. A plain aggregate: copy it
+// freely, on any thread.
 struct Tags {
   const char* phase = "";
   const char* module = "";
   const char* activity = "";
+  const char* backend = "";
+  const char* dtype = "";
+  const char* device = "";
 };
 
 }  // namespace spanprof

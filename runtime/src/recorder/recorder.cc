@@ -101,10 +101,10 @@ namespace {
 
 uint32_t InternSiteLocked(SiteTable& table, const char* name,
                           const Tags& tags) {
-  table.sites.push_back(Site{name != nullptr ? name : "",
-                             tags.phase != nullptr ? tags.phase : "",
-                             tags.module != nullptr ? tags.module : "",
-                             tags.activity != nullptr ? tags.activity : ""});
+  auto text = [](const char* s) { return s != nullptr ? s : ""; };
+  table.sites.push_back(Site{text(name), text(tags.phase), text(tags.module),
+                             text(tags.activity), text(tags.backend),
+                             text(tags.dtype), text(tags.device)});
   return static_cast<uint32_t>(table.sites.size() - 1);
 }
 
@@ -126,6 +126,9 @@ struct DynamicKey {
   const char* phase;
   const char* module;
   const char* activity;
+  const char* backend;
+  const char* dtype;
+  const char* device;
   bool operator==(const DynamicKey&) const = default;
 };
 struct DynamicKeyHash {
@@ -133,7 +136,8 @@ struct DynamicKeyHash {
     auto mix = [](size_t h, const void* p) {
       return (h ^ reinterpret_cast<uintptr_t>(p)) * 0x9E3779B97F4A7C15ull;
     };
-    return mix(mix(mix(mix(0, k.name), k.phase), k.module), k.activity);
+    size_t h = mix(mix(mix(mix(0, k.name), k.phase), k.module), k.activity);
+    return mix(mix(mix(h, k.backend), k.dtype), k.device);
   }
 };
 
@@ -156,7 +160,8 @@ SiteStatic* FindOrInternDynamicSite(const char* name,
   std::mutex* mu = &DynamicSitesMutex();
   static auto* table =
       new std::unordered_map<DynamicKey, SiteStatic*, DynamicKeyHash>();
-  const DynamicKey key{name, tags.phase, tags.module, tags.activity};
+  const DynamicKey key{name,         tags.phase, tags.module, tags.activity,
+                       tags.backend, tags.dtype, tags.device};
   std::lock_guard<std::mutex> lock(*mu);
   auto it = table->find(key);
   if (it != table->end()) return it->second;

@@ -26,7 +26,7 @@ using ::testing::Not;
 
 Row MakeRow(const std::string& name, int64_t p95, uint64_t heartbeats = 0) {
   Row row;
-  row.key = RowKey{name, "", "", ""};
+  row.key = RowKey{.name = name};
   row.label = RowLabel(row.key);
   row.calls = 1;
   row.p95_ns = p95;

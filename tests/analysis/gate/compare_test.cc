@@ -215,7 +215,7 @@ Summary WithRows(std::vector<Row> rows) {
 Row MakeRow(std::string name, std::string phase, int64_t p95,
             uint64_t calls = 1) {
   Row row;
-  row.key = RowKey{std::move(name), std::move(phase), "", ""};
+  row.key = RowKey{.name = std::move(name), .phase = std::move(phase)};
   row.label = RowLabel(row.key);
   row.calls = calls;
   row.p95_ns = p95;
@@ -246,15 +246,45 @@ TEST(CompareTest, MatchesOnTheFullKey) {
     }
   }
   // Every other tag is part of the key too.
-  for (int field = 0; field < 3; ++field) {
+  for (int field = 0; field < 6; ++field) {
     Row a = MakeRow("step", "", 100);
     Row b = a;
-    std::string* tags[] = {&b.key.phase, &b.key.module, &b.key.activity};
+    std::string* tags[] = {&b.key.phase,   &b.key.module, &b.key.activity,
+                           &b.key.backend, &b.key.dtype,  &b.key.device};
     *tags[field] = "x";
     c = Compare(WithRows({a}), WithRows({b}), {});
     ASSERT_TRUE(c.ok());
     EXPECT_EQ(c->counts.new_keys, 1u) << field;
     EXPECT_EQ(c->counts.missing, 1u) << field;
+  }
+}
+
+TEST(CompareTest, RowsDifferingOnlyInDtypeAreDifferentKeys) {
+  Row f16 = MakeRow("matmul", "train", 100);
+  f16.key.backend = "cuda";
+  f16.key.device = "gpu0";
+  Row f32 = f16;
+  f32.key.dtype = "f32";
+  f16.key.dtype = "f16";
+  f16.label = RowLabel(f16.key);
+  f32.label = RowLabel(f32.key);
+  Row f16_slower = f16;
+  f16_slower.p95_ns = 1'000'000;
+  // f16 against itself, slower: a regression; f32 only in the candidate.
+  absl::StatusOr<Comparison> c =
+      Compare(WithRows({f16}), WithRows({f16_slower, f32}), {});
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_EQ(c->rows.size(), 2u);
+  EXPECT_EQ(c->counts.regressed, 1u);
+  EXPECT_EQ(c->counts.new_keys, 1u);
+  EXPECT_EQ(c->counts.missing, 0u);
+  for (const ComparisonRow& row : c->rows) {
+    if (row.key.dtype == "f16") {
+      EXPECT_EQ(row.status, RowStatus::kRegressed);
+    } else {
+      EXPECT_EQ(row.key.dtype, "f32");
+      EXPECT_EQ(row.status, RowStatus::kNew);
+    }
   }
 }
 

@@ -171,6 +171,23 @@ TEST(MergeTest, OneProcessPerCaptureWithItsPidAndName) {
                               "\"pid\":100,\"tid\":100"));
 }
 
+// Sites are shared only when every key field matches: the workers' "work"
+// sites differ in dtype from each other and in device from the one they share.
+TEST(MergeTest, SitesAreSharedOnlyWhenBackendDtypeAndDeviceMatch) {
+  std::vector<MergeInput> inputs = Pair();
+  inputs.push_back(
+      {"worker2.json", Worker(300, 2'500, ExternalIdOf(inputs[0].capture, 2))});
+  inputs[1].capture.sites[1].dtype = "f16";
+  inputs[2].capture.sites[1].dtype = "f32";
+  const Capture c = MergeOk(inputs).capture;
+  // app.run, spawn, work (coordinator), worker.run, work f16, work f32.
+  EXPECT_THAT(c.sites, SizeIs(6));
+  inputs[2].capture.sites[1].dtype = "f16";
+  EXPECT_THAT(MergeOk(inputs).capture.sites, SizeIs(5));
+  inputs[2].capture.sites[1].device = "gpu1";
+  EXPECT_THAT(MergeOk(inputs).capture.sites, SizeIs(6));
+}
+
 TEST(MergeTest, CrossProcessParentsBecomeLinks) {
   const MergeResult m = MergeOk(Pair());
   const Capture& c = m.capture;

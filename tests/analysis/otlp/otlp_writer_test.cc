@@ -247,6 +247,9 @@ TEST(OtlpWriterTest, TagsArgumentsCountersAndThreadAreAttributes) {
   const uint32_t site = b.Site("file.parse", "parse", "indexer", "cpu");
   b.Add(1, 0, site, main, 0, 10).heartbeats = 7;
   b.Add(2, 0, b.Site("bare"), unnamed, 0, 10);
+  const uint32_t kernel = b.AddSite(Site{
+      .name = "kernel", .backend = "cuda", .dtype = "f16", .device = "gpu0"});
+  b.Add(3, 0, kernel, main, 20, 30);
   b.Args(1, {IntArg("size", -9'007'199'254'740'993), DoubleArg("ratio", 0.25),
              DoubleArg("bad", std::numeric_limits<double>::quiet_NaN()),
              CounterArg("bytes_copied", 4096)});
@@ -272,6 +275,13 @@ TEST(OtlpWriterTest, TagsArgumentsCountersAndThreadAreAttributes) {
   is("spanprof.arg.bad", "doubleValue", "NaN");
   is("spanprof.count.bytes_copied", "intValue", "4096");
   EXPECT_EQ(a.count("spanprof.alloc_count"), 0u);  // not measured
+  EXPECT_EQ(a.count("spanprof.backend"), 0u);      // unset tags are left out
+  const std::map<std::string, Value>& k = SpanNamed(out, "kernel").attributes;
+  ASSERT_EQ(k.count("spanprof.backend"), 1u);
+  EXPECT_EQ(k.at("spanprof.backend").text, "cuda");
+  EXPECT_EQ(k.at("spanprof.dtype").text, "f16");
+  EXPECT_EQ(k.at("spanprof.device").text, "gpu0");
+  EXPECT_EQ(k.count("spanprof.phase"), 0u);
   // No tags, no heartbeats, no thread name: only the thread id.
   const std::map<std::string, Value>& bare = SpanNamed(out, "bare").attributes;
   EXPECT_EQ(bare.size(), 1u);

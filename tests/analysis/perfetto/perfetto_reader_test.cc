@@ -78,6 +78,7 @@ TEST(PerfettoReaderTest, RoundTripsLikeTheJsonTrace) {
       {.alloc = true, .drops = true, .unfinished = true, .counters = true}));
   ExpectSameAsJson(RichCapture({.broken = true}));
   ExpectSameAsJson(RichCapture({.counters = true, .strings = true}));
+  ExpectSameAsJson(RichCapture({.drops = true, .keys = true}));
   ExpectSameAsJson(CaptureBuilder().Build());
 }
 

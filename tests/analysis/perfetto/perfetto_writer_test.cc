@@ -105,6 +105,27 @@ TEST_F(PerfettoWriterTest, DecodesWithTracksAndBalancedSlices) {
   EXPECT_EQ(got, want);
 }
 
+TEST_F(PerfettoWriterTest, KeyFieldsJoinTheCategoryAfterTheOtherTags) {
+  CaptureBuilder b;
+  const uint32_t main = b.Thread(100, "main");
+  b.Add(1, 0,
+        b.AddSite(Site{.name = "kernel",
+                       .phase = "train",
+                       .backend = "cuda",
+                       .dtype = "f16",
+                       .device = "gpu0"}),
+        main, 0, 100);
+  b.Add(2, 0, b.AddSite(Site{.name = "copy", .device = "gpu1"}), main, 200,
+        300);
+  const DecodedTrace t = Decode(b.Build());
+  const DecodedSlice* kernel = Find(t, "kernel", kAnchor);
+  ASSERT_NE(kernel, nullptr);
+  EXPECT_EQ(kernel->category, "phase=train,backend=cuda,dtype=f16,device=gpu0");
+  const DecodedSlice* copy = Find(t, "copy", kAnchor + 200);
+  ASSERT_NE(copy, nullptr);
+  EXPECT_EQ(copy->category, "device=gpu1");
+}
+
 TEST_F(PerfettoWriterTest, TagsAreCategoriesAndArgumentsAreAnnotations) {
   const DecodedTrace t = Decode(HandOffCapture());
   const DecodedSlice* parse = Find(t, "file.parse", kAnchor + 10);

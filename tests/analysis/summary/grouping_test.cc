@@ -22,15 +22,65 @@ const Row* FindRow(const Summary& summary, const std::string& label) {
 }
 
 TEST(GroupingTest, LabelListsOnlyTheSetTagsInOrder) {
-  EXPECT_EQ(RowLabel({"model.forward", "forward", "encoder", ""}),
-            "model.forward [phase=forward, module=encoder]");
-  EXPECT_EQ(RowLabel({"input.load", "input", "", "load"}),
-            "input.load [phase=input, activity=load]");
-  EXPECT_EQ(RowLabel({"solver.expand", "", "", ""}), "solver.expand");
-  EXPECT_EQ(RowLabel({"x", "", "m", ""}), "x [module=m]");
-  EXPECT_EQ(RowLabel({"x", "", "", "a"}), "x [activity=a]");
-  EXPECT_EQ(RowLabel({"x", "p", "m", "a"}),
-            "x [phase=p, module=m, activity=a]");
+  EXPECT_EQ(
+      RowLabel(
+          {.name = "model.forward", .phase = "forward", .module = "encoder"}),
+      "model.forward [phase=forward, module=encoder]");
+  EXPECT_EQ(
+      RowLabel({.name = "input.load", .phase = "input", .activity = "load"}),
+      "input.load [phase=input, activity=load]");
+  EXPECT_EQ(RowLabel({.name = "solver.expand"}), "solver.expand");
+  EXPECT_EQ(RowLabel({.name = "x", .module = "m"}), "x [module=m]");
+  EXPECT_EQ(RowLabel({.name = "x", .activity = "a"}), "x [activity=a]");
+  EXPECT_EQ(
+      RowLabel({.name = "x", .phase = "p", .module = "m", .activity = "a"}),
+      "x [phase=p, module=m, activity=a]");
+  EXPECT_EQ(RowLabel({"x", "p", "m", "a", "cuda", "f16", "gpu0"}),
+            "x [phase=p, module=m, activity=a, backend=cuda, dtype=f16, "
+            "device=gpu0]");
+  EXPECT_EQ(RowLabel({.name = "k", .phase = "train", .dtype = "f16"}),
+            "k [phase=train, dtype=f16]");
+  EXPECT_EQ(RowLabel({.name = "k", .device = "gpu0"}), "k [device=gpu0]");
+}
+
+TEST(GroupingTest, RowsSplitByBackendDtypeAndDevice) {
+  CaptureBuilder b;
+  const uint32_t t = b.Thread(1);
+  const Site f16{.name = "matmul",
+                 .phase = "train",
+                 .backend = "cuda",
+                 .dtype = "f16",
+                 .device = "gpu0"};
+  Site f32 = f16;
+  f32.dtype = "f32";
+  Site gpu1 = f16;
+  gpu1.device = "gpu1";
+  const uint32_t a = b.AddSite(f16);
+  const uint32_t c = b.AddSite(f32);
+  const uint32_t d = b.AddSite(gpu1);
+  const uint32_t again = b.AddSite(f16);  // another call site, same key
+  b.Add(1, 0, a, t, 0, 10);
+  b.Add(2, 0, c, t, 20, 50);
+  b.Add(3, 0, d, t, 60, 70);
+  b.Add(4, 0, again, t, 80, 85);
+  const Summary summary = Summarize(b.Build());
+  ASSERT_EQ(summary.rows.size(), 3u);
+  const Row* half = FindRow(
+      summary, "matmul [phase=train, backend=cuda, dtype=f16, device=gpu0]");
+  const Row* single = FindRow(
+      summary, "matmul [phase=train, backend=cuda, dtype=f32, device=gpu0]");
+  ASSERT_NE(half, nullptr);
+  ASSERT_NE(single, nullptr);
+  EXPECT_EQ(half->calls, 2u);
+  EXPECT_EQ(half->total_ns, 15);
+  EXPECT_EQ(half->key, RowKeyOf(f16));
+  EXPECT_EQ(single->calls, 1u);
+  EXPECT_EQ(single->total_ns, 30);
+  EXPECT_EQ(single->key.dtype, "f32");
+  EXPECT_NE(FindRow(summary,
+                    "matmul [phase=train, backend=cuda, dtype=f16, "
+                    "device=gpu1]"),
+            nullptr);
 }
 
 TEST(GroupingTest, SameNameWithDifferentTagsIsADifferentRow) {

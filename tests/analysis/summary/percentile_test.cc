@@ -153,7 +153,7 @@ TEST(PercentileTest, LargeGroupsMatchASortOnEveryShape) {
     // looks up parents linearly).
     Capture capture;
     capture.threads.push_back(ThreadInfo{1, "main", 0});
-    capture.sites.push_back(Site{"work", "", "", ""});
+    capture.sites.push_back(Site{.name = "work"});
     int64_t at = 0;
     for (int64_t d : durations) {
       Span& span = capture.spans.emplace_back();

@@ -78,6 +78,8 @@ TEST(SummaryReaderTest, RoundTripsEveryWriterOutput) {
       {.unfinished = true},
       {.broken = true},
       {.alloc = true, .drops = true, .unfinished = true, .broken = true},
+      {.keys = true},
+      {.alloc = true, .drops = true, .keys = true},
   };
   for (const RichOptions& options : variants) {
     const Summary summary = Summarize(RichCapture(options));
@@ -87,6 +89,50 @@ TEST(SummaryReaderTest, RoundTripsEveryWriterOutput) {
   }
   EXPECT_FALSE(
       Summarize(RichCapture({.broken = true})).validation_issues.empty());
+}
+
+// A row key's backend, dtype and device are written only when set; a
+// summary without them (written before them, or with none set) reads them as
+// "", and a version before 4 knows none of them.
+TEST(SummaryReaderTest, KeyFieldsAreWrittenWhenSetAndReadAsEmptyWhenMissing) {
+  const std::string plain = CleanJson();
+  for (std::string_view key : {"\"backend\"", "\"dtype\"", "\"device\""}) {
+    EXPECT_EQ(plain.find(key), std::string::npos) << key;
+  }
+  absl::StatusOr<Summary> old = ParseSummary(plain, kSource);
+  ASSERT_TRUE(old.ok()) << old.status();
+  for (const Row& row : old->rows) {
+    EXPECT_EQ(row.key.backend, "");
+    EXPECT_EQ(row.key.dtype, "");
+    EXPECT_EQ(row.key.device, "");
+  }
+
+  const Summary keyed = Summarize(RichCapture({.keys = true}));
+  const std::string json = SummaryToJson(keyed);
+  EXPECT_THAT(json,
+              HasSubstr("\"activity\": \"\",\n        \"backend\": "
+                        "\"cuda\",\n        \"dtype\": \"f16\",\n"
+                        "        \"device\": \"gpu0\"\n      },\n"
+                        "      \"label\": \"kernel.matmul [phase=compute, "
+                        "backend=cuda, dtype=f16, device=gpu0]\""));
+  absl::StatusOr<Summary> back = ParseSummary(json, kSource);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(*back, keyed);
+
+  // Leaving the dtypes out makes the two kernel rows one key (and their labels
+  // wrong): the key fields are read, not ignored.
+  const std::string no_dtype =
+      std::regex_replace(json, std::regex(",\\s*\"dtype\": \"f(16|32)\""), "");
+  ASSERT_EQ(no_dtype.find("\"dtype\":"), std::string::npos);
+  ExpectRejected(no_dtype, "label");
+
+  // A version 3 summary has no key fields beyond activity.
+  std::string v3 = std::regex_replace(
+      Replace(json, "\"schema_version\": 4", "\"schema_version\": 3"),
+      std::regex("\"(process_count|processes|failed_prepares|hook_failures)\": "
+                 "[^,]+,\\s*"),
+      "");
+  ExpectRejected(v3, "unknown field \"backend\"");
 }
 
 TEST(SummaryReaderTest, RoundTripsRandomCaptures) {

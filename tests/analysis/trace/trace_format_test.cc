@@ -14,11 +14,11 @@ namespace spanprof::analysis::internal {
 namespace {
 
 TEST(TraceFormatTest, SiteFragments) {
-  const SiteFragments plain = RenderSiteFragments(Site{"a.b", "", "", ""});
+  const SiteFragments plain = RenderSiteFragments(Site{.name = "a.b"});
   EXPECT_EQ(plain.head, R"({"ph":"X","name":"a.b","cat":"spanprof")");
   EXPECT_EQ(plain.tags, "");
-  const SiteFragments tagged =
-      RenderSiteFragments(Site{"m\"x", "fwd", "", "load"});
+  const SiteFragments tagged = RenderSiteFragments(
+      Site{.name = "m\"x", .phase = "fwd", .activity = "load"});
   EXPECT_EQ(tagged.head, R"({"ph":"X","name":"m\"x","cat":"fwd")");
   EXPECT_EQ(tagged.tags, R"(,"phase":"fwd","activity":"load")");
 }

@@ -73,11 +73,13 @@ TEST(TraceReaderTest, RoundTripsTheExactCapture) {
       {.unfinished = true},
       {.broken = true},
       {.counters = true},
+      {.keys = true},
       {.alloc = true,
        .drops = true,
        .unfinished = true,
        .broken = true,
-       .counters = true},
+       .counters = true,
+       .keys = true},
   };
   for (const RichOptions& options : variants) {
     const Capture capture = RichCapture(options);
@@ -222,6 +224,11 @@ Capture RandomRichCapture(std::mt19937_64& rng, int spans) {
       b.Site("q\"uo\\te\nx", "ph;", "mod", "act"),
       b.Site("caf\xc3\xa9", "", "m\xc3\xa9", ""),
       b.Site("d", "", "", "act"),
+      b.AddSite(Site{.name = "k",
+                     .module = "m",
+                     .backend = "cuda",
+                     .dtype = "f16",
+                     .device = "gpu0"}),
   };
   const bool alloc = coin(rng) == 1;
   std::uniform_int_distribution<int64_t> length(0, 5'000'000);
@@ -508,6 +515,50 @@ TEST(TraceReaderTest, ReadsATraceWithoutDroppedArgs) {
   const std::string with_drops = TraceToJson(RichCapture({.counters = true}));
   EXPECT_THAT(with_drops, HasSubstr("\"dropped_args\":7,"));
   EXPECT_EQ(ParseTrace(with_drops, kSource)->dropped_args, 7u);
+}
+
+// A site's backend, dtype and device (issue 16) are written only when set,
+// in metadata.sites, dropped_by_site and the X events' args; traces written
+// before them have none and read as "".
+TEST(TraceReaderTest, KeyFieldsAreWrittenWhenSetAndOptionalOnRead) {
+  const std::string plain = CleanJson();
+  for (std::string_view key : {"\"backend\"", "\"dtype\"", "\"device\""}) {
+    EXPECT_EQ(plain.find(key), std::string::npos) << key;
+  }
+  absl::StatusOr<Capture> old = ParseTrace(plain, kSource);
+  ASSERT_TRUE(old.ok()) << old.status();
+  for (const Site& site : old->sites) {
+    EXPECT_EQ(site.backend, "");
+    EXPECT_EQ(site.dtype, "");
+    EXPECT_EQ(site.device, "");
+  }
+
+  Capture capture = RichCapture({.keys = true});
+  const uint32_t f16 = static_cast<uint32_t>(capture.sites.size() - 2);
+  capture.dropped_by_site.push_back(SiteDrops{f16, 2});
+  capture.dropped_events = 2;
+  const std::string json = TraceToJson(capture);
+  EXPECT_THAT(json, HasSubstr("{\"name\":\"kernel.matmul\",\"phase\":"
+                              "\"compute\",\"module\":\"\",\"activity\":\"\","
+                              "\"backend\":\"cuda\",\"dtype\":\"f16\","
+                              "\"device\":\"gpu0\"}"));
+  EXPECT_THAT(json, HasSubstr("\"phase\":\"compute\",\"backend\":\"cuda\","
+                              "\"dtype\":\"f32\",\"device\":\"gpu0\""));
+  EXPECT_THAT(json, HasSubstr("\"device\":\"gpu0\",\"count\":2}"));
+  bool fast = false;
+  absl::StatusOr<internal::ParsedTrace> back =
+      internal::ParseTraceDocument(json, kSource, &fast);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_TRUE(fast);
+  EXPECT_EQ(back->capture, capture);
+  absl::StatusOr<Capture> one_pass = ParseTrace(OnePassLayout(json), kSource);
+  ASSERT_TRUE(one_pass.ok()) << one_pass.status();
+  EXPECT_EQ(*one_pass, capture);
+
+  // An X event must repeat its site's key fields.
+  ExpectRejected(Replace(json, "\"backend\":\"cuda\",\"dtype\":\"f32\",",
+                         "\"backend\":\"cuda\","),
+                 "does not match metadata.sites[");
 }
 
 // Traces written before cross-process parents (issue 15) have no trace id,

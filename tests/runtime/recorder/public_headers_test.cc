@@ -26,6 +26,14 @@ TEST(PublicHeadersTest, TagsAreAPlainAggregateWithEmptyDefaults) {
   EXPECT_STREQ(tags.phase, "parse");
   EXPECT_STREQ(tags.module, "");
   EXPECT_STREQ(tags.activity, "");
+  EXPECT_STREQ(tags.backend, "");
+  EXPECT_STREQ(tags.dtype, "");
+  EXPECT_STREQ(tags.device, "");
+  // The key fields added later come after `activity`, so designated
+  // initializers written before them keep compiling.
+  const Tags keyed{.activity = "load", .backend = "cuda", .device = "gpu0"};
+  EXPECT_STREQ(keyed.backend, "cuda");
+  EXPECT_STREQ(keyed.dtype, "");
 }
 
 #if defined(__x86_64__) || defined(__i386__)

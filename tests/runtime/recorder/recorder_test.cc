@@ -171,6 +171,46 @@ TEST(RecorderTest, RunReturnsTheResultAndRecordsTags) {
             (std::map<std::string, int>{{"compute", 1}, {"text", 1}}));
 }
 
+TEST(RecorderTest, SitesCarryBackendDtypeAndDevice) {
+  ASSERT_TRUE(StartRecording({}).ok());
+  {
+    SPANPROF_SCOPE("kernel.matmul", {.phase = "train",
+                                     .backend = "cuda",
+                                     .dtype = "f16",
+                                     .device = "gpu0"});
+  }
+  const Capture c = StopRecording();
+  ASSERT_EQ(c.spans.size(), 1u);
+  EXPECT_EQ(SiteOf(c, c.spans[0]), (Site{.name = "kernel.matmul",
+                                         .phase = "train",
+                                         .backend = "cuda",
+                                         .dtype = "f16",
+                                         .device = "gpu0"}));
+}
+
+// One `Run` call site whose tags differ only in dtype: its per-call-site cache
+// must compare the new key fields too, or every call reports the first site.
+void RunWithDtype(const char* dtype) {
+  spanprof::Run("kernel.add", {.backend = "cpu", .dtype = dtype}, [] {});
+}
+
+TEST(RecorderTest, RunSitesDifferingOnlyInDtypeAreDistinct) {
+  ASSERT_TRUE(StartRecording({}).ok());
+  for (int i = 0; i < 3; ++i) {
+    RunWithDtype("f16");
+    RunWithDtype("f32");
+  }
+  const Capture c = StopRecording();
+  ASSERT_EQ(c.spans.size(), 6u);
+  std::map<std::string, int> by_dtype;
+  for (const Span& s : c.spans) {
+    EXPECT_EQ(SiteOf(c, s).name, "kernel.add");
+    EXPECT_EQ(SiteOf(c, s).backend, "cpu");
+    ++by_dtype[SiteOf(c, s).dtype];
+  }
+  EXPECT_EQ(by_dtype, (std::map<std::string, int>{{"f16", 3}, {"f32", 3}}));
+}
+
 TEST(RecorderTest, OpenSpansAreClosedAsUnfinishedAtStop) {
   ASSERT_TRUE(StartRecording({}).ok());
   Capture c;

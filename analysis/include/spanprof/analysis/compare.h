@@ -1,13 +1,14 @@
 // spanprof/analysis/compare.h — the regression gate over two summaries.
 //
 // `Compare()` matches the rows of a baseline and a candidate summary by their
-// full key (name + phase + module + activity) and classifies each on one
-// metric. A row regresses only when the increase Δ = candidate − baseline
-// exceeds BOTH tolerances: Δ > absolute tolerance AND Δ·10000 > bps·baseline
-// (integer arithmetic, no overflow; a zero baseline regresses on any
-// Δ > absolute tolerance). An improvement is the mirror image; everything else
-// is within tolerance. Keys only in the candidate are `new`, only in the
-// baseline `missing`; they fail the gate only when the policy says so.
+// full key (name + phase + module + activity + backend + dtype + device) and
+// classifies each on one metric. A row regresses only when the increase
+// Δ = candidate − baseline exceeds BOTH tolerances: Δ > absolute tolerance AND
+// Δ·10000 > bps·baseline (integer arithmetic, no overflow; a zero baseline
+// regresses on any Δ > absolute tolerance). An improvement is the mirror
+// image; everything else is within tolerance. Keys only in the candidate are
+// `new`, only in the baseline `missing`; they fail the gate only when the
+// policy says so.
 //
 // Example:
 //

@@ -31,25 +31,37 @@
 namespace spanprof::analysis {
 
 inline constexpr std::string_view kSummarySchema = "spanprof.summary";
-// The version the writer writes. The reader reads it, version 3 (which has
+// The version the writer writes. A row `key`'s `backend`, `dtype` and
+// `device` are written only when set and read as "" when missing, so v4
+// summaries written before those key fields read unchanged. The reader reads
+// it, version 3 (which has
 // no `process_count` and no row `processes`: read as one process), version 2
 // (which also has no `source`: read as "spanprof") and version 1 (which also
 // has no tail shape, counters or `dropped_args`).
 inline constexpr int64_t kSummarySchemaVersion = 4;
 
-// `RowKey` is the grouping key: a span name plus its tags.
+// `RowKey` is the grouping key: a span name plus its tags (`spanprof::Tags`).
+// Compare matches rows by the whole key. Every field defaults to empty, so
+// `RowKey{.name = "x", .dtype = "f16"}` names only what is set.
 struct RowKey {
-  std::string name;
-  std::string phase;
-  std::string module;
-  std::string activity;
+  std::string name{};
+  std::string phase{};
+  std::string module{};
+  std::string activity{};
+  std::string backend{};
+  std::string dtype{};
+  std::string device{};
 
   friend bool operator==(const RowKey&, const RowKey&) = default;
   friend auto operator<=>(const RowKey&, const RowKey&) = default;
 };
 
-// `RowLabel()` renders `name [phase=.., module=.., activity=..]`, listing only
-// the tags that are set (just `name` when none is).
+// `RowKeyOf()` is the key of a site's spans: its name and all its tags.
+RowKey RowKeyOf(const Site& site);
+
+// `RowLabel()` renders `name [phase=.., module=.., activity=.., backend=..,
+// dtype=.., device=..]`, listing only the tags that are set (just `name` when
+// none is).
 std::string RowLabel(const RowKey& key);
 
 // `RowCounter` is one named counter (`SPANPROF_COUNT`) of a row: `total` sums
