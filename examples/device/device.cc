@@ -48,19 +48,21 @@ int main() {
       const auto hooks = spanprof::DeviceHooks(device);
       for (int step = 0; step < 4; ++step) {
         // Covers the kernel's completion: launch + wait, then memory.
-        spanprof::Run("kernel.matmul", {.phase = "compute"}, hooks, [&] {
-          SPANPROF_ARG("step", step);
-          device.Launch([] { Execute("matmul", 3); }, 256 << 20);
-        });
+        spanprof::Run("kernel.matmul", {.phase = "compute", .device = "sim"},
+                      hooks, [&] {
+                        SPANPROF_ARG("step", step);
+                        device.Launch([] { Execute("matmul", 3); }, 256 << 20);
+                      });
         // Measures the launch alone: the device is still busy after it.
         spanprof::Run("kernel.launch_only", {.phase = "compute"},
                       [&] { device.Launch([] { Execute("relu", 1); }); });
         device.Synchronize();
       }
       // The device reports the failure at synchronize: the hook throws.
-      spanprof::Run("kernel.faulty", {.phase = "compute"}, hooks, [&] {
-        device.Launch([] { throw std::runtime_error("illegal address"); });
-      });
+      spanprof::Run(
+          "kernel.faulty", {.phase = "compute", .device = "sim"}, hooks, [&] {
+            device.Launch([] { throw std::runtime_error("illegal address"); });
+          });
       // Refused before it begins: more memory than the device has.
       const int64_t wanted = 2 * kDeviceMemory;
       const auto guarded =

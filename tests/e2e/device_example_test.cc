@@ -103,7 +103,7 @@ TEST_F(DeviceExampleTest, HookFailuresAreRecordedNotLost) {
             std::string::npos)
       << report.out;
   EXPECT_NE(report.out.find("1 span's complete or enrich hook threw (first: "
-                            "kernel.faulty [phase=compute]"),
+                            "kernel.faulty [phase=compute, device=sim]"),
             std::string::npos)
       << report.out;
 }
