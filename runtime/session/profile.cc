@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -20,6 +21,7 @@
 // Private to the runtime component (runtime/src is a private include dir).
 #include "path_template.h"
 #include "recorder/recorder_internal.h"
+#include "session_internal.h"
 
 namespace spanprof::internal {
 namespace {
@@ -32,8 +34,9 @@ int64_t TimevalNs(const timeval& tv) {
 // The one running session of this process (Profile or RunScheduled).
 struct RunningSession {
   Config config;
-  uint32_t root_epoch = 0;
+  uint32_t root_epoch = 0;  // the root span's, on `thread`
   pid_t pid = 0;
+  pthread_t thread{};
   rusage start_usage{};
   int64_t overhead_ns = 0;
 };
@@ -165,36 +168,36 @@ void InstallProcessHooks() {
   throw Error("spanprof: " + std::string(status.message()));
 }
 
-void RunSession(const Config& config, const char* root,
-                const std::function<void()>& body) {
-  if (!config.enabled) {
-    body();
-    return;
-  }
+absl::Status OpenSession(const Config& config, const char* root) {
   // A bad path template fails here, before the body runs, like a bad
   // environment value (ConfigFromEnvironment checks its own variables).
   for (const auto& [field, path] : {std::pair<const char*, const std::string*>{
                                         "trace_path", &config.trace_path},
                                     {"summary_path", &config.summary_path}}) {
     if (const absl::Status s = CheckPathTemplate(*path); !s.ok()) {
-      throw Error("spanprof: Config::" + std::string(field) + " '" + *path +
-                  "': " + std::string(s.message()));
+      return absl::InvalidArgumentError("Config::" + std::string(field) + " '" +
+                                        *path +
+                                        "': " + std::string(s.message()));
     }
   }
   InstallProcessHooks();
   auto running = std::make_unique<RunningSession>();
   running->config = config;
   running->pid = getpid();
+  running->thread = pthread_self();
   {
     std::lock_guard<std::mutex> lock(RunningMutex());
     if (Running() != nullptr) {
-      throw Error(
-          "spanprof: a session is already active in this process; sessions "
-          "cannot nest or overlap");
+      return absl::AlreadyExistsError(
+          "a session is already active in this process; sessions cannot "
+          "nest or overlap");
     }
-    const absl::Status started = StartRecording(config.recording);
-    if (!started.ok()) {
-      throw Error("spanprof: " + std::string(started.message()));
+    if (absl::Status started = StartRecording(config.recording);
+        !started.ok()) {
+      // Recording started without a session (StartRecording) is a conflict
+      // too; anything else is the configuration's fault.
+      if (IsRecording()) return absl::AlreadyExistsError(started.message());
+      return started;
     }
     Running() = running.get();
   }
@@ -213,30 +216,60 @@ void RunSession(const Config& config, const char* root,
   }
   getrusage(RUSAGE_SELF, &running->start_usage);
   SiteStatic* root_site = InternRootSite(root != nullptr ? root : "");
-  const uint32_t root_epoch = BeginSpan(*root_site);
+  running->root_epoch = BeginSpan(*root_site);
+  // Owned by Running() from here on: CloseSession or FinishAtExit frees it.
+  static_cast<void>(running.release());
+  return absl::OkStatus();
+}
+
+absl::Status CloseSession(bool body_threw) {
+  std::unique_ptr<RunningSession> running;
+  {
+    std::lock_guard<std::mutex> lock(RunningMutex());
+    RunningSession* current = Running();
+    if (current == nullptr || current->pid != getpid()) {
+      return absl::FailedPreconditionError("no session is active");
+    }
+    if (pthread_equal(current->thread, pthread_self()) == 0) {
+      return absl::FailedPreconditionError(
+          "the session must be stopped on the thread that started it (its "
+          "root span is open there)");
+    }
+    running.reset(current);
+    Running() = nullptr;
+  }
+  if (running->root_epoch != 0) {
+    if (body_threw) {
+      EndSlow(tls_state, running->root_epoch, /*exception=*/true);
+    } else {
+      EndSpan(running->root_epoch);
+    }
+  }
+  return Finish(*running, /*finished_normally=*/true);
+}
+
+void RunSession(const Config& config, const char* root,
+                const std::function<void()>& body) {
+  if (!config.enabled) {
+    body();
+    return;
+  }
+  if (const absl::Status opened = OpenSession(config, root); !opened.ok()) {
+    throw Error("spanprof: " + std::string(opened.message()));
+  }
+  const pid_t pid = getpid();
   std::exception_ptr error;
   try {
     body();
   } catch (...) {
     error = std::current_exception();
   }
-  if (getpid() != running->pid) {
+  if (getpid() != pid) {
     // A forked child finishing the body: nothing to collect or write.
     if (error) std::rethrow_exception(error);
     return;
   }
-  if (root_epoch != 0) {
-    if (error) {
-      EndSlow(tls_state, root_epoch, /*exception=*/true);
-    } else {
-      EndSpan(root_epoch);
-    }
-  }
-  {
-    std::lock_guard<std::mutex> lock(RunningMutex());
-    Running() = nullptr;
-  }
-  const absl::Status written = Finish(*running, /*finished_normally=*/true);
+  const absl::Status written = CloseSession(error != nullptr);
   // One report per failure: the exception that leaves this function carries
   // the output error; only when the body's exception wins is it printed.
   if (error) {
