@@ -15,7 +15,8 @@
 //   memory), BM_SpanDisabled, BM_SpanCompiledOut (compiled_out_span.cc,
 //   SPANPROF_ENABLED=0), BM_SpanWithTags, BM_RunCallable,
 //   BM_SpanWithHeartbeat, BM_SpanWithArg, BM_MeasureSpanOverhead (what a
-//   session records as overhead_ns_per_span)
+//   session records as overhead_ns_per_span), BM_CApiSpan (the C API's
+//   spanprof_begin/spanprof_end pair)
 // Session end:
 //   BM_CollectAndSummarize (spans/s), BM_TraceToJson (write MB/s),
 //   BM_TraceToPerfetto and BM_TraceToPerfettoPlain (the protobuf trace: write
@@ -40,6 +41,7 @@
 #include "spanprof/analysis/trace.h"
 #include "spanprof/internal/ring_memory.h"
 #include "spanprof/spanprof.h"
+#include "spanprof/spanprof_c.h"
 #include "workload.h"
 
 namespace {
@@ -271,6 +273,21 @@ void BM_SpanWithStringArg(benchmark::State& state) {
   StopSession(state);
 }
 BENCHMARK(BM_SpanWithStringArg)->Iterations(kSpanIterations);
+
+// The C API's span (spanprof/spanprof_c.h): the same begin and end as
+// BM_SpanEnabled, each behind one out-of-line call. Gated against it.
+void BM_CApiSpan(benchmark::State& state) {
+  spanprof_site* site =
+      spanprof_site_get("bench.c_span", nullptr, nullptr, nullptr);
+  StartSession(state, kSpanIterations);
+  for (auto _ : state) {
+    const spanprof_token span = spanprof_begin(site);
+    benchmark::ClobberMemory();
+    spanprof_end(span);
+  }
+  StopSession(state);
+}
+BENCHMARK(BM_CApiSpan)->Iterations(kSpanIterations);
 
 // The floor of a counter increment: a plain thread-local add (what
 // spanprof::Heartbeat does), with the same compiler barrier per iteration.

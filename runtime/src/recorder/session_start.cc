@@ -13,6 +13,7 @@
 #include <string>
 
 #include "recorder/recorder_internal.h"
+#include "recorder/runtime_copies.h"
 #include "spanprof/recording.h"
 
 namespace spanprof {
@@ -89,6 +90,14 @@ WallAnchor MeasureWallAnchor() {
     }
   }
   return best;
+}
+
+// Epochs: bit 0 = monotonic clock, the rest counts sessions. Never 0 and
+// never internal::kDroppedEpoch. Called under the session mutex.
+uint32_t NextSessionEpoch(bool use_tsc) {
+  static uint32_t session_counter = 0;
+  session_counter = (session_counter % 0x3FFFFFF0u) + 1;
+  return (session_counter << 1) | (use_tsc ? 0u : 1u);
 }
 
 }  // namespace
@@ -245,11 +254,7 @@ absl::Status StartRecording(const RecordingOptions& options) {
   session.remote_parent_span_id = ids.remote_parent;
   session.span_id_seed = internal::RandomU64();
   session.exports.clear();
-  // Epochs: bit 0 = monotonic clock, the rest counts sessions. Never 0 and
-  // never internal::kDroppedEpoch.
-  static uint32_t session_counter = 0;
-  session_counter = (session_counter % 0x3FFFFFF0u) + 1;
-  session.epoch = (session_counter << 1) | (session.use_tsc ? 0u : 1u);
+  session.epoch = NextSessionEpoch(session.use_tsc);
   const WallAnchor anchor = MeasureWallAnchor();
   session.start_tsc = anchor.start.tsc;
   session.start_mono_ns = anchor.start.mono_ns;
@@ -258,6 +263,7 @@ absl::Status StartRecording(const RecordingOptions& options) {
   session.active = true;
   internal::StartPrefaulting(worst);
   g_epoch.store(session.epoch, std::memory_order_release);
+  internal::WarnAboutOtherRuntimeCopies();
   return absl::OkStatus();
 }
 

@@ -1,0 +1,253 @@
+// The C API (spanprof/spanprof_c.h) from C++: spans nest with C++ spans and
+// carry their arguments, tags and heartbeats; sites and keys are interned by
+// content; sessions from the environment write the outputs; every failure is
+// a status with a message, never an abort. (examples/c is the compiled C
+// program; tests/e2e/c_example_test.cc runs it.)
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <thread>
+
+#include "gtest/gtest.h"
+#include "spanprof/analysis/summary.h"
+#include "spanprof/spanprof.h"
+#include "spanprof/spanprof_c.h"
+#include "tests/testing/test_support.h"
+
+namespace spanprof {
+namespace {
+
+using spanprof::testing::ReadText;
+using spanprof::testing::TempDir;
+
+const Span* FindSpan(const Capture& c, const std::string& name) {
+  for (const Span& s : c.spans) {
+    if (c.sites[s.site].name == name) return &s;
+  }
+  return nullptr;
+}
+
+// Sets the SPANPROF* variables of one test (each test runs in its own
+// process, so nothing leaks into another).
+void SetEnvironment(const TempDir& dir) {
+  setenv("SPANPROF", "1", 1);
+  setenv("SPANPROF_OUT", dir.File("out/trace.json").c_str(), 1);
+  setenv("SPANPROF_SUMMARY_OUT", dir.File("out/summary.json").c_str(), 1);
+  setenv("SPANPROF_QUIET", "1", 1);
+}
+
+TEST(CApiTest, SpansNestWithCppSpansAndCarryArgsTagsAndHeartbeats) {
+  spanprof_site* outer = spanprof_site_get("c.outer", "phase.c", "mod", NULL);
+  spanprof_site* inner = spanprof_site_get("c.inner", NULL, NULL, "act");
+  spanprof_key* count = spanprof_key_get("count");
+  spanprof_key* ratio = spanprof_key_get("ratio");
+  ASSERT_NE(outer, nullptr);
+  ASSERT_NE(inner, nullptr);
+  ASSERT_TRUE(StartRecording(RecordingOptions{}).ok());
+  EXPECT_EQ(spanprof_is_recording(), 1);
+  spanprof_set_thread_name("c-thread");
+  const spanprof_token a = spanprof_begin(outer);
+  EXPECT_NE(a, 0u);
+  spanprof_arg_int(count, -42);
+  {
+    SPANPROF_SCOPE("cpp.middle");
+    const spanprof_token b = spanprof_begin(inner);
+    spanprof_arg_double(ratio, 0.25);
+    spanprof_heartbeat(5);
+    spanprof_end(b);
+  }
+  spanprof_end(a);
+  const Capture c = StopRecording();
+  EXPECT_EQ(spanprof_is_recording(), 0);
+
+  ASSERT_EQ(c.spans.size(), 3u);
+  const Span* o = FindSpan(c, "c.outer");
+  const Span* m = FindSpan(c, "cpp.middle");
+  const Span* i = FindSpan(c, "c.inner");
+  ASSERT_TRUE(o != nullptr && m != nullptr && i != nullptr);
+  EXPECT_EQ(o->parent_id, 0u);
+  EXPECT_EQ(m->parent_id, o->id);
+  EXPECT_EQ(i->parent_id, m->id);
+  EXPECT_EQ(i->depth, 2u);
+  EXPECT_EQ(i->heartbeats, 5u);
+  EXPECT_EQ(c.sites[o->site].phase, "phase.c");
+  EXPECT_EQ(c.sites[o->site].module, "mod");
+  EXPECT_EQ(c.sites[i->site].activity, "act");
+  ASSERT_EQ(o->arg_count, 1u);
+  EXPECT_EQ(c.args[o->first_arg].key, "count");
+  EXPECT_EQ(c.args[o->first_arg].int_value, -42);
+  ASSERT_EQ(i->arg_count, 1u);
+  EXPECT_TRUE(c.args[i->first_arg].is_double);
+  EXPECT_EQ(c.args[i->first_arg].double_value, 0.25);
+  EXPECT_EQ(c.threads[o->thread].name, "c-thread");
+}
+
+TEST(CApiTest, SitesAndKeysAreInternedByContent) {
+  std::string name = "c.site";
+  std::string phase = "p";
+  spanprof_site* first = spanprof_site_get(name.c_str(), phase.c_str(), "", "");
+  // Other buffers with the same text, and NULL for an empty tag: one site.
+  const std::string name_copy = name;
+  spanprof_site* second = spanprof_site_get(name_copy.c_str(), "p", NULL, NULL);
+  EXPECT_EQ(first, second);
+  EXPECT_NE(first, spanprof_site_get("c.site", "q", NULL, NULL));
+  EXPECT_EQ(spanprof_key_get("k"), spanprof_key_get(std::string("k").c_str()));
+
+  // The caller's buffer may change after the call: the site kept a copy.
+  name.assign("overwritten");
+  phase.assign("x");
+  ASSERT_TRUE(StartRecording(RecordingOptions{}).ok());
+  spanprof_end(spanprof_begin(first));
+  const Capture c = StopRecording();
+  ASSERT_EQ(c.spans.size(), 1u);
+  EXPECT_EQ(c.sites[c.spans[0].site].name, "c.site");
+  EXPECT_EQ(c.sites[c.spans[0].site].phase, "p");
+}
+
+TEST(CApiTest, MissingNamesAreErrorsNotCrashes) {
+  EXPECT_EQ(spanprof_site_get(NULL, NULL, NULL, NULL), nullptr);
+  EXPECT_NE(std::string(spanprof_last_error()).find("non-empty name"),
+            std::string::npos);
+  EXPECT_EQ(spanprof_site_get("", "p", NULL, NULL), nullptr);
+  EXPECT_EQ(spanprof_key_get(NULL), nullptr);
+  ASSERT_TRUE(StartRecording(RecordingOptions{}).ok());
+  EXPECT_EQ(spanprof_begin(NULL), 0u);
+  spanprof_arg_int(NULL, 1);
+  spanprof_arg_double(NULL, 1.0);
+  spanprof_end(0);
+  EXPECT_TRUE(StopRecording().spans.empty());
+}
+
+TEST(CApiTest, WithoutASessionSpansAreNoOps) {
+  spanprof_site* site = spanprof_site_get("c.idle", NULL, NULL, NULL);
+  EXPECT_EQ(spanprof_is_recording(), 0);
+  const spanprof_token token = spanprof_begin(site);
+  EXPECT_EQ(token, 0u);
+  spanprof_arg_int(spanprof_key_get("k"), 1);
+  spanprof_end(token);
+  // A token handed to a thread that never recorded, and a forged one, are
+  // ignored.
+  std::thread([] {
+    spanprof_end(2);
+    spanprof_end(UINT64_MAX);
+  }).join();
+  EXPECT_STREQ(spanprof_last_error(), "");
+}
+
+TEST(CApiTest, SessionFromEnvironmentWritesTraceAndSummary) {
+  TempDir dir;
+  SetEnvironment(dir);
+  ASSERT_EQ(spanprof_session_start_from_env("c.root"), SPANPROF_OK)
+      << spanprof_last_error();
+  EXPECT_EQ(spanprof_is_recording(), 1);
+  spanprof_site* work = spanprof_site_get("c.work", "compute", NULL, NULL);
+  for (int k = 0; k < 3; ++k) spanprof_end(spanprof_begin(work));
+  ASSERT_EQ(spanprof_session_stop(), SPANPROF_OK) << spanprof_last_error();
+  EXPECT_EQ(spanprof_is_recording(), 0);
+
+  const absl::StatusOr<analysis::Summary> summary =
+      analysis::ReadSummary(dir.File("out/summary.json"));
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->event_count, 4u);
+  EXPECT_TRUE(summary->complete);
+  bool found_work = false;
+  for (const analysis::Row& row : summary->rows) {
+    if (row.key.name == "c.work") {
+      found_work = true;
+      EXPECT_EQ(row.calls, 3u);
+      EXPECT_EQ(row.key.phase, "compute");
+    }
+  }
+  EXPECT_TRUE(found_work);
+  EXPECT_NE(ReadText(dir.File("out/trace.json")).find("\"c.root\""),
+            std::string::npos);
+  // A second stop finds no session.
+  EXPECT_EQ(spanprof_session_stop(), SPANPROF_ERROR_SESSION);
+  EXPECT_NE(std::string(spanprof_last_error()).find("no session"),
+            std::string::npos);
+}
+
+TEST(CApiTest, StopNeverClosesACppSession) {
+  TempDir dir;
+  Config config;
+  config.trace_path = dir.File("out/trace.json");
+  config.summary_path = dir.File("out/summary.json");
+  config.quiet = true;
+  Profile(config, "cpp.root", [] {
+    EXPECT_EQ(spanprof_session_stop(), SPANPROF_ERROR_SESSION);
+    EXPECT_EQ(spanprof_is_recording(), 1);
+  });
+  EXPECT_TRUE(std::filesystem::exists(dir.File("out/summary.json")));
+}
+
+TEST(CApiTest, DisabledSessionStartsAndStopsAndWritesNothing) {
+  TempDir dir;
+  SetEnvironment(dir);
+  setenv("SPANPROF", "0", 1);
+  ASSERT_EQ(spanprof_session_start_from_env("c.root"), SPANPROF_OK);
+  EXPECT_EQ(spanprof_is_recording(), 0);
+  EXPECT_EQ(spanprof_begin(spanprof_site_get("c.work", NULL, NULL, NULL)), 0u);
+  EXPECT_EQ(spanprof_session_stop(), SPANPROF_OK);
+  EXPECT_FALSE(std::filesystem::exists(dir.File("out")));
+}
+
+TEST(CApiTest, BadEnvironmentIsAConfigErrorNamingTheVariable) {
+  TempDir dir;
+  SetEnvironment(dir);
+  setenv("SPANPROF_MAX_EVENTS", "many", 1);
+  EXPECT_EQ(spanprof_session_start_from_env("c.root"), SPANPROF_ERROR_CONFIG);
+  EXPECT_NE(std::string(spanprof_last_error()).find("SPANPROF_MAX_EVENTS"),
+            std::string::npos);
+  EXPECT_EQ(spanprof_is_recording(), 0);
+  EXPECT_EQ(spanprof_session_stop(), SPANPROF_ERROR_SESSION);
+}
+
+TEST(CApiTest, SecondSessionIsASessionError) {
+  TempDir dir;
+  SetEnvironment(dir);
+  ASSERT_EQ(spanprof_session_start_from_env("c.root"), SPANPROF_OK);
+  EXPECT_EQ(spanprof_session_start_from_env("c.again"), SPANPROF_ERROR_SESSION);
+  EXPECT_NE(std::string(spanprof_last_error()).find("already active"),
+            std::string::npos);
+  // A C++ session meanwhile is refused too.
+  EXPECT_THROW(Profile(Config{.quiet = true}, "cpp.root", [] {}), Error);
+  EXPECT_EQ(spanprof_session_stop(), SPANPROF_OK) << spanprof_last_error();
+}
+
+TEST(CApiTest, StopFromAnotherThreadIsRefusedAndChangesNothing) {
+  TempDir dir;
+  SetEnvironment(dir);
+  ASSERT_EQ(spanprof_session_start_from_env("c.root"), SPANPROF_OK);
+  spanprof_status other = SPANPROF_OK;
+  std::string message;
+  std::thread([&] {
+    other = spanprof_session_stop();
+    message = spanprof_last_error();
+  }).join();
+  EXPECT_EQ(other, SPANPROF_ERROR_SESSION);
+  EXPECT_NE(message.find("thread that started it"), std::string::npos);
+  EXPECT_EQ(spanprof_is_recording(), 1);
+  // The error message is per thread.
+  EXPECT_STREQ(spanprof_last_error(), "");
+  EXPECT_EQ(spanprof_session_stop(), SPANPROF_OK) << spanprof_last_error();
+  EXPECT_TRUE(std::filesystem::exists(dir.File("out/summary.json")));
+}
+
+TEST(CApiTest, OutputErrorNamesThePathAndEndsTheSession) {
+  TempDir dir;
+  SetEnvironment(dir);
+  // A regular file where a parent directory must be.
+  spanprof::testing::WriteText(dir.File("blocker"), "x");
+  setenv("SPANPROF_OUT", dir.File("blocker/trace.json").c_str(), 1);
+  ASSERT_EQ(spanprof_session_start_from_env("c.root"), SPANPROF_OK);
+  EXPECT_EQ(spanprof_session_stop(), SPANPROF_ERROR_OUTPUT);
+  EXPECT_NE(std::string(spanprof_last_error()).find("blocker/trace.json"),
+            std::string::npos)
+      << spanprof_last_error();
+  EXPECT_EQ(spanprof_is_recording(), 0);
+  // The summary, whose path was fine, is written.
+  EXPECT_TRUE(std::filesystem::exists(dir.File("out/summary.json")));
+}
+
+}  // namespace
+}  // namespace spanprof
