@@ -150,6 +150,9 @@ void ParentAfterFork() {
 // session of its own.
 void ChildAfterFork() {
   ResetInForkedChild();
+  // The child's copy of the parent's session: Running() owns it (OpenSession
+  // hands it over), and nothing in the child finishes it.
+  delete Running();
   Running() = nullptr;
   RunningMutex().unlock();
 }
