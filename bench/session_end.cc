@@ -133,6 +133,7 @@ struct Phase {
   const char* name;
   double wall = 0;
   double cpu = 0;
+  int64_t peak_kib = 0;  // the process's peak RSS when the phase ended
 };
 
 template <typename Fn>
@@ -142,6 +143,7 @@ void Timed(Phase& phase, Fn&& fn) {
   fn();
   phase.cpu = CpuSeconds() - cpu;
   phase.wall = WallSeconds() - wall;
+  phase.peak_kib = StatusKib("VmHWM");
 }
 
 // Memory figures of the run, in KiB (RSS) and bytes (ring).
@@ -197,9 +199,10 @@ void PrintReport(int64_t spans, double recorded_wall, const SessionEnd& end,
   double total_cpu = 0;
   for (const Phase& phase : end.phases) {
     std::printf(
-        "  %-30s %7.3f s wall  %7.3f s CPU  %6.1f M spans/s\n", phase.name,
-        phase.wall, phase.cpu,
-        static_cast<double>(end.capture.spans.size()) / phase.cpu / 1e6);
+        "  %-30s %7.3f s wall  %7.3f s CPU  %6.1f M spans/s  peak %.1f MiB\n",
+        phase.name, phase.wall, phase.cpu,
+        static_cast<double>(end.capture.spans.size()) / phase.cpu / 1e6,
+        Mib(phase.peak_kib));
     total_wall += phase.wall;
     total_cpu += phase.cpu;
   }
