@@ -82,21 +82,6 @@ void CountFirst(CounterStatic& counter, uint64_t& slot, uint64_t n) noexcept {
   slot = n;
 }
 
-void FlushCounts(ThreadRing& r) noexcept {
-  const uint32_t count = r.pending_count;
-  r.pending_count = 0;
-  const uint64_t position = r.Position();
-  const UncountedAllocations uncounted;
-  for (uint32_t i = 0; i < count; ++i) {
-    const PendingCount held = r.pending[i];
-    const uint64_t value = *held.slot;
-    *held.slot = 0;
-    if (!AppendSide(r, position, kSideCounter, held.id, value)) {
-      r.CountDroppedArg();
-    }
-  }
-}
-
 void DiscardCounts(ThreadRing& r) noexcept {
   for (uint32_t i = 0; i < r.pending_count; ++i) *r.pending[i].slot = 0;
   r.pending_count = 0;

@@ -191,11 +191,6 @@ SiteStatic* InternRootSite(std::string_view name) {
   return it->second;
 }
 
-uint64_t ThreadRing::Position() const noexcept {
-  return chunk_base + static_cast<uint64_t>(
-                          cursor.load(std::memory_order_relaxed) - chunk_begin);
-}
-
 namespace {
 
 // Bytes of record memory handed to rings since the process started (chunk

@@ -180,8 +180,13 @@ struct ThreadRing : ThreadState {
   bool enrich_discard = false;
   bool owner_exited = false;
 
-  // Position in the stream of the record at `cursor`.
-  uint64_t Position() const noexcept;
+  // Position in the stream of the record at `cursor` (inline: every
+  // argument and every flush of counts asks for it).
+  uint64_t Position() const noexcept {
+    return chunk_base +
+           static_cast<uint64_t>(cursor.load(std::memory_order_relaxed) -
+                                 chunk_begin);
+  }
 };
 
 // A point of a thread's stream whose span id left the process
@@ -295,8 +300,23 @@ inline bool AppendSide(ThreadRing& r, const SideRecord& record) {
 std::vector<std::string> SnapshotCounterNames();
 // Writes the counts pending on `r` (its owner thread) as side records at the
 // current stream position, where they attach to the innermost open span; a
-// record the side budget refuses is counted in `dropped_args`.
-void FlushCounts(ThreadRing& r) noexcept;
+// record the side budget refuses is counted in `dropped_args`. Inline: the
+// end of every counting span flushes (issue 14's counting-span target). No
+// allocation guard: AppendSide allocates only on its slow path, which guards
+// itself.
+inline void FlushCounts(ThreadRing& r) noexcept {
+  const uint32_t count = r.pending_count;
+  r.pending_count = 0;
+  const uint64_t position = r.Position();
+  for (uint32_t i = 0; i < count; ++i) {
+    const PendingCount held = r.pending[i];
+    const uint64_t value = *held.slot;
+    *held.slot = 0;
+    if (!AppendSide(r, position, kSideCounter, held.id, value)) {
+      r.CountDroppedArg();
+    }
+  }
+}
 // Forgets the counts pending on `r`: they belong to a dropped span.
 void DiscardCounts(ThreadRing& r) noexcept;
 

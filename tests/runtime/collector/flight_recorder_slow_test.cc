@@ -4,7 +4,8 @@
 // sampled at twenty points of the run; the test checks that it stays within
 // the memory the session forecast at start at every point, that only the
 // side buffer grows once the rings are full, and that the spans the flight
-// recorder ends with are the newest ones, with their arguments. Memory is read from /proc, never timed.
+// recorder ends with are the newest ones, with their arguments. Memory is read
+// from /proc, never timed.
 #include <unistd.h>
 
 #include <algorithm>
@@ -61,7 +62,7 @@ constexpr uint64_t kCap = 1'000'000;
 constexpr int kThreads = 2;
 constexpr int kSamples = 20;
 constexpr uint64_t kStepsPerThread = kTotal / 2 / kThreads;  // 2 spans a step
-constexpr uint64_t kArgEvery = 64;                            // steps
+constexpr uint64_t kArgEvery = 64;                           // steps
 
 TEST(FlightRecorderTest, TwoHundredMillionSpansStayWithinTheForecast) {
   const uint64_t forecast = PredictedMemoryBytes(kCap, OverflowPolicy::kRing);
@@ -82,8 +83,7 @@ TEST(FlightRecorderTest, TwoHundredMillionSpansStayWithinTheForecast) {
         SPANPROF_SCOPE("flight.inner");
         Heartbeat(1);
         if (t == 0 && (i + 1) % (kStepsPerThread / kSamples) == 0) {
-          rss[(i + 1) / (kStepsPerThread / kSamples) - 1] =
-              StatusKib("VmRSS");
+          rss[(i + 1) / (kStepsPerThread / kSamples) - 1] = StatusKib("VmRSS");
         }
       }
     });
@@ -138,8 +138,8 @@ TEST(FlightRecorderTest, TwoHundredMillionSpansStayWithinTheForecast) {
   EXPECT_GE(with_arg + kThreads, with_arg_expected);
   for (int t = 0; t < kThreads; ++t) {
     // The newest argument-carrying step of each thread is in the window.
-    EXPECT_EQ(last_step[t], static_cast<int64_t>(
-                                (kStepsPerThread - 1) / kArgEvery * kArgEvery))
+    EXPECT_EQ(last_step[t], static_cast<int64_t>((kStepsPerThread - 1) /
+                                                 kArgEvery * kArgEvery))
         << "thread " << t;
   }
 
@@ -158,9 +158,9 @@ TEST(FlightRecorderTest, TwoHundredMillionSpansStayWithinTheForecast) {
   // the side buffer (the arguments), within its share of the forecast.
   const int64_t after_rings_full = rss[kSamples - 1] - rss[1];
   Report("flight_rss_growth_from_10pct_to_the_end_kib", after_rings_full);
-  EXPECT_LT(static_cast<uint64_t>(std::max<int64_t>(after_rings_full, 0)) *
-                1024,
-            forecast - kCap * 32);
+  EXPECT_LT(
+      static_cast<uint64_t>(std::max<int64_t>(after_rings_full, 0)) * 1024,
+      forecast - kCap * 32);
 }
 
 }  // namespace
