@@ -3,7 +3,10 @@
  * Checksums a few "records" of different sizes: each record is a span
  * `record.process` with its size as an argument, around two child spans,
  * `record.parse` and `record.checksum`; the work done is counted in
- * heartbeats. Run it with SPANPROF=1 to write a trace and a summary:
+ * heartbeats. `record.checksum` is a "kernel" and names where it runs with
+ * the key fields `backend`, `dtype` and `device` (spanprof_site_get_tagged),
+ * which join the summary row's key. Run it with SPANPROF=1 to write a trace
+ * and a summary:
  *
  *   SPANPROF=1 build/release/bin/c_example
  *
@@ -35,8 +38,12 @@ int main(void) {
   spanprof_site* process =
       spanprof_site_get("record.process", "process", "c_example", NULL);
   spanprof_site* parse = spanprof_site_get("record.parse", "parse", NULL, NULL);
-  spanprof_site* checksum =
-      spanprof_site_get("record.checksum", "checksum", NULL, "hash");
+  spanprof_site* checksum = spanprof_site_get_tagged(
+      "record.checksum", &(spanprof_tags){.phase = "checksum",
+                                          .activity = "hash",
+                                          .backend = "scalar",
+                                          .dtype = "u8",
+                                          .device = "cpu0"});
   spanprof_key* bytes = spanprof_key_get("bytes");
   spanprof_key* ratio = spanprof_key_get("fill_ratio");
 

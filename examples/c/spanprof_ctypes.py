@@ -16,6 +16,13 @@ import ctypes
 import sys
 
 
+class Tags(ctypes.Structure):
+    """struct spanprof_tags: a site's six tags; None (NULL) leaves one unset."""
+
+    _fields_ = [(field, ctypes.c_char_p) for field in
+                ("phase", "module", "activity", "backend", "dtype", "device")]
+
+
 def load(path):
     lib = ctypes.CDLL(path)
     # Declare every signature: ctypes' default (int arguments and results)
@@ -23,6 +30,9 @@ def load(path):
     handle, token = ctypes.c_void_p, ctypes.c_uint64
     lib.spanprof_site_get.argtypes = [ctypes.c_char_p] * 4
     lib.spanprof_site_get.restype = handle
+    lib.spanprof_site_get_tagged.argtypes = [ctypes.c_char_p,
+                                             ctypes.POINTER(Tags)]
+    lib.spanprof_site_get_tagged.restype = handle
     lib.spanprof_key_get.argtypes = [ctypes.c_char_p]
     lib.spanprof_key_get.restype = handle
     lib.spanprof_begin.argtypes = [handle]
@@ -66,7 +76,10 @@ def main():
     lib.spanprof_set_thread_name(b"python-main")
     # Sites and keys once; the strings are copied, so temporaries are fine.
     step = lib.spanprof_site_get(b"py.step", b"compute", b"python", None)
-    square = lib.spanprof_site_get(b"py.square", None, None, None)
+    # The key fields (backend, dtype, device) take the struct form.
+    square = lib.spanprof_site_get_tagged(
+        b"py.square", ctypes.byref(Tags(backend=b"cpython", dtype=b"int",
+                                        device=b"cpu0")))
     index = lib.spanprof_key_get(b"index")
     scale = lib.spanprof_key_get(b"scale")
     total = 0

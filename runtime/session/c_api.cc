@@ -24,7 +24,8 @@
 // the call (a Python bytes object, a stack buffer), so sites are interned by
 // content here, not by address as the C++ literals are.
 struct spanprof_site {
-  std::array<std::string, 4> strings;  // name, phase, module, activity
+  // name, phase, module, activity, backend, dtype, device
+  std::array<std::string, 7> strings;
   spanprof::internal::SiteStatic site;
 };
 
@@ -57,24 +58,49 @@ std::mutex& HandlesMutex() {
 
 const char* OrEmpty(const char* text) { return text != nullptr ? text : ""; }
 
-spanprof_site* InternSite(const char* name, const char* phase,
-                          const char* module, const char* activity) {
+// Both site functions intern here, so a site of `spanprof_site_get` and one
+// of `spanprof_site_get_tagged` with the same strings are one handle.
+spanprof_site* InternSite(const char* name, const spanprof_tags& tags) {
   const UncountedAllocations uncounted;
   static auto* sites =
-      new std::map<std::array<std::string, 4>, spanprof_site*>();
-  std::array<std::string, 4> strings{name, OrEmpty(phase), OrEmpty(module),
-                                     OrEmpty(activity)};
+      new std::map<std::array<std::string, 7>, spanprof_site*>();
+  std::array<std::string, 7> strings{name,
+                                     OrEmpty(tags.phase),
+                                     OrEmpty(tags.module),
+                                     OrEmpty(tags.activity),
+                                     OrEmpty(tags.backend),
+                                     OrEmpty(tags.dtype),
+                                     OrEmpty(tags.device)};
   const std::lock_guard<std::mutex> lock(HandlesMutex());
   auto it = sites->find(strings);
   if (it != sites->end()) return it->second;
   // Never freed: a handle is valid for the life of the process.
   auto* handle = new spanprof_site{std::move(strings), {}};
   handle->site.name = handle->strings[0].c_str();
-  handle->site.tags =
-      Tags{handle->strings[1].c_str(), handle->strings[2].c_str(),
-           handle->strings[3].c_str()};
+  handle->site.tags = Tags{.phase = handle->strings[1].c_str(),
+                           .module = handle->strings[2].c_str(),
+                           .activity = handle->strings[3].c_str(),
+                           .backend = handle->strings[4].c_str(),
+                           .dtype = handle->strings[5].c_str(),
+                           .device = handle->strings[6].c_str()};
   sites->emplace(handle->strings, handle);
   return handle;
+}
+
+// The two public site functions: `function` names the caller in messages.
+spanprof_site* GetSite(const char* function, const char* name,
+                       const spanprof_tags& tags) {
+  if (name == nullptr || name[0] == '\0') {
+    Fail(SPANPROF_ERROR_ARGUMENT,
+         std::string(function) + ": a site needs a non-empty name");
+    return nullptr;
+  }
+  try {
+    return InternSite(name, tags);
+  } catch (const std::bad_alloc&) {
+    Fail(SPANPROF_ERROR_ARGUMENT, std::string(function) + ": out of memory");
+    return nullptr;
+  }
 }
 
 spanprof_key* InternKey(const char* name) {
@@ -121,17 +147,19 @@ extern "C" {
 
 spanprof_site* spanprof_site_get(const char* name, const char* phase,
                                  const char* module, const char* activity) {
-  if (name == nullptr || name[0] == '\0') {
-    internal::Fail(SPANPROF_ERROR_ARGUMENT,
-                   "spanprof_site_get: a site needs a non-empty name");
-    return nullptr;
-  }
-  try {
-    return internal::InternSite(name, phase, module, activity);
-  } catch (const std::bad_alloc&) {
-    internal::Fail(SPANPROF_ERROR_ARGUMENT, "spanprof_site_get: out of memory");
-    return nullptr;
-  }
+  return internal::GetSite("spanprof_site_get", name,
+                           spanprof_tags{.phase = phase,
+                                         .module = module,
+                                         .activity = activity,
+                                         .backend = nullptr,
+                                         .dtype = nullptr,
+                                         .device = nullptr});
+}
+
+spanprof_site* spanprof_site_get_tagged(const char* name,
+                                        const spanprof_tags* tags) {
+  return internal::GetSite("spanprof_site_get_tagged", name,
+                           tags != nullptr ? *tags : spanprof_tags{});
 }
 
 spanprof_token spanprof_begin(spanprof_site* site) {

@@ -1,7 +1,7 @@
 // The real c_example binary (examples/c, compiled as C11), run with
-// SPANPROF=1: its C API spans, arguments, heartbeats and thread name reach
-// the trace and the summary; disabled it writes nothing; a bad environment
-// is its exit code 2 with the variable named.
+// SPANPROF=1: its C API spans, arguments, heartbeats, thread name and key
+// fields (backend, dtype, device) reach the trace and the summary; disabled it
+// writes nothing; a bad environment is its exit code 2 with the variable named.
 #include <filesystem>
 #include <string>
 
@@ -13,6 +13,7 @@
 namespace spanprof {
 namespace {
 
+using spanprof::testing::ReadText;
 using spanprof::testing::RunProcess;
 using spanprof::testing::TempDir;
 
@@ -47,9 +48,21 @@ TEST(CExampleTest, RecordsNestedSpansWithArgumentsAndHeartbeats) {
       EXPECT_EQ(c.args[s.first_arg].key, "bytes");
       EXPECT_GE(c.args[s.first_arg].int_value, 4096);
       EXPECT_GT(s.heartbeats, 0u);
-    } else if (name(s) == "record.parse" || name(s) == "record.checksum") {
+    } else if (name(s) == "record.parse") {
       ++children;
       EXPECT_EQ(s.depth, 2u);
+      EXPECT_EQ(c.sites[s.site],
+                (Site{.name = "record.parse", .phase = "parse"}));
+    } else if (name(s) == "record.checksum") {
+      ++children;
+      EXPECT_EQ(s.depth, 2u);
+      // Set from C with spanprof_site_get_tagged.
+      EXPECT_EQ(c.sites[s.site], (Site{.name = "record.checksum",
+                                       .phase = "checksum",
+                                       .activity = "hash",
+                                       .backend = "scalar",
+                                       .dtype = "u8",
+                                       .device = "cpu0"}));
     } else {
       EXPECT_EQ(name(s), "c_example.run");
       EXPECT_EQ(s.depth, 0u);
@@ -63,6 +76,30 @@ TEST(CExampleTest, RecordsNestedSpansWithArgumentsAndHeartbeats) {
   ASSERT_TRUE(summary.ok()) << summary.status();
   EXPECT_TRUE(summary->complete);
   EXPECT_EQ(summary->event_count, 25u);
+  const analysis::RowKey checksum_key{.name = "record.checksum",
+                                      .phase = "checksum",
+                                      .activity = "hash",
+                                      .backend = "scalar",
+                                      .dtype = "u8",
+                                      .device = "cpu0"};
+  bool found_checksum = false;
+  for (const analysis::Row& row : summary->rows) {
+    if (row.key.name != "record.checksum") continue;
+    found_checksum = true;
+    EXPECT_EQ(row.key, checksum_key);
+    EXPECT_EQ(row.calls, 8u);
+  }
+  EXPECT_TRUE(found_checksum);
+  // The written files themselves: the X events' args and the row's key.
+  EXPECT_NE(ReadText(dir.File("out/trace.json"))
+                .find("\"backend\":\"scalar\",\"dtype\":\"u8\","
+                      "\"device\":\"cpu0\""),
+            std::string::npos);
+  const std::string summary_text = ReadText(dir.File("out/summary.json"));
+  for (const char* field : {"\"backend\": \"scalar\"", "\"dtype\": \"u8\"",
+                            "\"device\": \"cpu0\""}) {
+    EXPECT_NE(summary_text.find(field), std::string::npos) << field;
+  }
 }
 
 TEST(CExampleTest, DisabledWritesNothing) {

@@ -1,6 +1,7 @@
 // The C API through another language's FFI: examples/c/spanprof_ctypes.py
 // loads the C API's shared object with Python's ctypes and records nested
-// spans with arguments into a session from the environment. Skips where
+// spans with arguments and key fields (spanprof_site_get_tagged through a
+// ctypes.Structure) into a session from the environment. Skips where
 // python3 is missing, except under CI=true (scripts/install-deps installs it).
 #include <string>
 
@@ -57,6 +58,10 @@ TEST(PythonCtypesTest, RecordsSpansThroughTheCApi) {
       ++squares;
       EXPECT_EQ(s.depth, 2u);
       EXPECT_GT(s.heartbeats, 0u);
+      EXPECT_EQ(site, (Site{.name = "py.square",
+                            .backend = "cpython",
+                            .dtype = "int",
+                            .device = "cpu0"}));
     } else {
       EXPECT_EQ(site.name, "py.run");
     }

@@ -68,8 +68,8 @@ typedef enum spanprof_status {
 } spanprof_status;
 
 /* `spanprof_site` is a span's site: its name and tags (`phase`, `module`,
- * `activity`), interned once. An opaque handle, valid for the life of the
- * process; share it freely between threads. */
+ * `activity`, `backend`, `dtype`, `device`), interned once. An opaque handle,
+ * valid for the life of the process; share it freely between threads. */
 typedef struct spanprof_site spanprof_site;
 
 /* `spanprof_key` is an argument's key, interned once. Opaque, valid for the
@@ -92,6 +92,42 @@ typedef uint64_t spanprof_token;
  * not for the hot path. */
 spanprof_site* spanprof_site_get(const char* name, const char* phase,
                                  const char* module, const char* activity);
+
+/* `spanprof_tags` are the optional tags of a site, the C form of the C++
+ * `spanprof::Tags`: `phase`, `module`, `activity`, and the key fields of work
+ * that runs somewhere specific: `backend` (e.g. "cuda"), `dtype` (e.g.
+ * "f16") and `device` (e.g. "gpu0"). NULL or "" leaves a tag unset. Write it
+ * with designated initializers, which leave the fields not named NULL:
+ *
+ *   spanprof_site* matmul = spanprof_site_get_tagged(
+ *       "kernel.matmul", &(spanprof_tags){.phase = "compute",
+ *                                         .backend = "cuda",
+ *                                         .dtype = "f16",
+ *                                         .device = "gpu0"});
+ *
+ * The layout is part of the ABI and never changes: a later tag would come
+ * with a new struct and a new function, not by growing this one. */
+typedef struct spanprof_tags {
+  const char* phase;
+  const char* module;
+  const char* activity;
+  const char* backend;
+  const char* dtype;
+  const char* device;
+} spanprof_tags;
+
+/* `spanprof_site_get_tagged()` is `spanprof_site_get()` with all six tags:
+ * it returns the site for `name` and `*tags` (`tags` NULL: every tag unset).
+ * The strings are copied and interned by content exactly as
+ * `spanprof_site_get()` does, in the same table: the two functions give the
+ * same site for the same name + tags (`backend`, `dtype` and `device` unset),
+ * and spans group by name + all six tags like the C++ sites (a C site and a
+ * `SPANPROF_SCOPE("kernel.matmul", {.phase = "compute", .backend = "cuda"})`
+ * with the same strings are one summary row). Returns NULL when `name` is
+ * NULL or empty (`spanprof_last_error()` says so), or when out of memory.
+ * Thread-safe; not for the hot path: look it up once and keep the handle. */
+spanprof_site* spanprof_site_get_tagged(const char* name,
+                                        const spanprof_tags* tags);
 
 /* `spanprof_begin()` opens a span at `site` on the calling thread and returns
  * the token that `spanprof_end()` takes. Spans of one thread are ended in

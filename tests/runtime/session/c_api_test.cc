@@ -118,6 +118,89 @@ TEST(CApiTest, MissingNamesAreErrorsNotCrashes) {
   EXPECT_TRUE(StopRecording().spans.empty());
 }
 
+TEST(CApiTest, TaggedSitesCarryBackendDtypeAndDevice) {
+  const spanprof_tags all{.phase = "compute",
+                          .module = "kernels",
+                          .activity = "gemm",
+                          .backend = "cuda",
+                          .dtype = "f16",
+                          .device = "gpu0"};
+  spanprof_site* matmul = spanprof_site_get_tagged("c.matmul", &all);
+  // Any subset; the others unset.
+  const spanprof_tags keys_only{.backend = "cpu", .device = "cpu0"};
+  spanprof_site* copy = spanprof_site_get_tagged("c.copy", &keys_only);
+  spanprof_site* bare = spanprof_site_get_tagged("c.bare", NULL);
+  ASSERT_TRUE(matmul != nullptr && copy != nullptr && bare != nullptr)
+      << spanprof_last_error();
+  ASSERT_TRUE(StartRecording(RecordingOptions{}).ok());
+  spanprof_end(spanprof_begin(matmul));
+  spanprof_end(spanprof_begin(copy));
+  spanprof_end(spanprof_begin(bare));
+  const Capture c = StopRecording();
+
+  ASSERT_EQ(c.spans.size(), 3u);
+  const Span* m = FindSpan(c, "c.matmul");
+  const Span* k = FindSpan(c, "c.copy");
+  const Span* b = FindSpan(c, "c.bare");
+  ASSERT_TRUE(m != nullptr && k != nullptr && b != nullptr);
+  EXPECT_EQ(c.sites[m->site], (Site{.name = "c.matmul",
+                                    .phase = "compute",
+                                    .module = "kernels",
+                                    .activity = "gemm",
+                                    .backend = "cuda",
+                                    .dtype = "f16",
+                                    .device = "gpu0"}));
+  EXPECT_EQ(c.sites[k->site],
+            (Site{.name = "c.copy", .backend = "cpu", .device = "cpu0"}));
+  EXPECT_EQ(c.sites[b->site], Site{.name = "c.bare"});
+}
+
+TEST(CApiTest, TaggedAndUntaggedLookupsShareOneSite) {
+  spanprof_site* plain = spanprof_site_get("c.shared", "p", "m", "a");
+  const spanprof_tags same{.phase = "p", .module = "m", .activity = "a"};
+  EXPECT_EQ(spanprof_site_get_tagged("c.shared", &same), plain);
+  // "" is unset, like NULL.
+  const spanprof_tags empty_keys{.phase = "p",
+                                 .module = "m",
+                                 .activity = "a",
+                                 .backend = "",
+                                 .dtype = "",
+                                 .device = ""};
+  EXPECT_EQ(spanprof_site_get_tagged("c.shared", &empty_keys), plain);
+  EXPECT_EQ(spanprof_site_get_tagged("c.untagged", NULL),
+            spanprof_site_get("c.untagged", NULL, NULL, NULL));
+
+  // Each key field is part of the key; equal strings in other buffers are
+  // the same site.
+  const spanprof_tags cuda{.phase = "p", .backend = "cuda"};
+  const spanprof_tags f16{.phase = "p", .dtype = "f16"};
+  const spanprof_tags gpu0{.phase = "p", .device = "gpu0"};
+  spanprof_site* by_backend = spanprof_site_get_tagged("c.key", &cuda);
+  spanprof_site* by_dtype = spanprof_site_get_tagged("c.key", &f16);
+  spanprof_site* by_device = spanprof_site_get_tagged("c.key", &gpu0);
+  EXPECT_NE(by_backend, by_dtype);
+  EXPECT_NE(by_backend, by_device);
+  EXPECT_NE(by_dtype, by_device);
+  EXPECT_NE(by_backend, spanprof_site_get("c.key", "p", NULL, NULL));
+  const std::string backend = "cuda";
+  const spanprof_tags cuda_copy{.phase = "p", .backend = backend.c_str()};
+  EXPECT_EQ(spanprof_site_get_tagged(std::string("c.key").c_str(), &cuda_copy),
+            by_backend);
+}
+
+TEST(CApiTest, TaggedSiteWithoutANameIsAnError) {
+  const spanprof_tags tags{.backend = "cuda"};
+  EXPECT_EQ(spanprof_site_get_tagged(NULL, &tags), nullptr);
+  EXPECT_NE(
+      std::string(spanprof_last_error())
+          .find("spanprof_site_get_tagged: a site needs a non-empty name"),
+      std::string::npos)
+      << spanprof_last_error();
+  EXPECT_EQ(spanprof_site_get_tagged("", NULL), nullptr);
+  EXPECT_NE(std::string(spanprof_last_error()).find("non-empty name"),
+            std::string::npos);
+}
+
 TEST(CApiTest, WithoutASessionSpansAreNoOps) {
   spanprof_site* site = spanprof_site_get("c.idle", NULL, NULL, NULL);
   EXPECT_EQ(spanprof_is_recording(), 0);
@@ -164,6 +247,59 @@ TEST(CApiTest, SessionFromEnvironmentWritesTraceAndSummary) {
   // A second stop finds no session.
   EXPECT_EQ(spanprof_session_stop(), SPANPROF_ERROR_SESSION);
   EXPECT_NE(std::string(spanprof_last_error()).find("no session"),
+            std::string::npos);
+}
+
+// A C site and a C++ `SPANPROF_SCOPE` with the same name and six tags are
+// one summary row, keyed by backend, dtype and device like any C++ row.
+TEST(CApiTest, TaggedCSiteAndCppScopeWithOneKeyAreOneSummaryRow) {
+  TempDir dir;
+  SetEnvironment(dir);
+  ASSERT_EQ(spanprof_session_start_from_env("c.root"), SPANPROF_OK)
+      << spanprof_last_error();
+  const spanprof_tags f16{
+      .phase = "compute", .backend = "cuda", .dtype = "f16", .device = "gpu0"};
+  const spanprof_tags f32{
+      .phase = "compute", .backend = "cuda", .dtype = "f32", .device = "gpu0"};
+  spanprof_site* c_f16 = spanprof_site_get_tagged("kernel.matmul", &f16);
+  spanprof_site* c_f32 = spanprof_site_get_tagged("kernel.matmul", &f32);
+  for (int k = 0; k < 2; ++k) spanprof_end(spanprof_begin(c_f16));
+  for (int k = 0; k < 3; ++k) {
+    SPANPROF_SCOPE("kernel.matmul", {.phase = "compute",
+                                     .backend = "cuda",
+                                     .dtype = "f16",
+                                     .device = "gpu0"});
+  }
+  spanprof_end(spanprof_begin(c_f32));
+  ASSERT_EQ(spanprof_session_stop(), SPANPROF_OK) << spanprof_last_error();
+
+  const absl::StatusOr<analysis::Summary> summary =
+      analysis::ReadSummary(dir.File("out/summary.json"));
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  const analysis::RowKey f16_key{.name = "kernel.matmul",
+                                 .phase = "compute",
+                                 .backend = "cuda",
+                                 .dtype = "f16",
+                                 .device = "gpu0"};
+  analysis::RowKey f32_key = f16_key;
+  f32_key.dtype = "f32";
+  int found = 0;
+  for (const analysis::Row& row : summary->rows) {
+    if (row.key == f16_key) {
+      ++found;
+      EXPECT_EQ(row.calls, 5u);  // 2 from C, 3 from C++
+      EXPECT_EQ(row.label,
+                "kernel.matmul [phase=compute, backend=cuda, dtype=f16, "
+                "device=gpu0]");
+    } else if (row.key == f32_key) {
+      ++found;
+      EXPECT_EQ(row.calls, 1u);
+    }
+  }
+  EXPECT_EQ(found, 2);
+  EXPECT_NE(ReadText(dir.File("out/trace.json"))
+                .find("\"backend\":\"cuda\",\"dtype\":\"f32\","
+                      "\"device\":\"gpu0\""),
             std::string::npos);
 }
 
