@@ -9,13 +9,10 @@
 // failed under CI=true).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -31,40 +28,21 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::spanprof::testing::CaptureBuilder;
+using ::spanprof::testing::FindInPath;
 using ::spanprof::testing::ProcessResult;
 using ::spanprof::testing::ReadText;
 using ::spanprof::testing::RunProcess;
 using ::spanprof::testing::TempDir;
+using ::spanprof::testing::ToolInstallDir;
 using ::spanprof::testing::WriteText;
 using ::testing::HasSubstr;
-
-std::optional<std::string> FindInPath(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  if (path == nullptr) return std::nullopt;
-  std::stringstream dirs(path);
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    if (dir.empty()) continue;
-    const fs::path candidate = fs::path(dir) / name;
-    if (access(candidate.c_str(), X_OK) == 0 && !fs::is_directory(candidate)) {
-      return candidate.string();
-    }
-  }
-  return std::nullopt;
-}
-
-fs::path OtlpCheckDir() {
-  if (const char* env = std::getenv("SPANPROF_OTLP_CHECK_DIR"); env && *env) {
-    return fs::path(env);
-  }
-  return fs::path(SPANPROF_TEST_SOURCE_DIR) / "build" / "otlp-check";
-}
 
 class OtlpCheckTest : public ::testing::Test {
  protected:
   void SetUp() override {
     node_ = FindInPath("node");
-    const fs::path dir = OtlpCheckDir();
+    const fs::path dir =
+        ToolInstallDir("SPANPROF_OTLP_CHECK_DIR", "otlp-check");
     protobufjs_ = dir / "node_modules" / "protobufjs";
     protos_ = dir / "protos";
     std::string missing;

@@ -8,13 +8,11 @@
 // screenshot of the loaded trace goes to <build>/viewer/speedscope-nested.png.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -24,27 +22,13 @@ namespace spanprof {
 namespace {
 
 namespace fs = std::filesystem;
+using ::spanprof::testing::FindInPath;
 using ::spanprof::testing::ProcessResult;
 using ::spanprof::testing::ReadText;
 using ::spanprof::testing::RunProcess;
 using ::spanprof::testing::TempDir;
+using ::spanprof::testing::ToolInstallDir;
 using ::testing::HasSubstr;
-
-// The first executable called `name` on $PATH.
-std::optional<std::string> FindInPath(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  if (path == nullptr) return std::nullopt;
-  std::stringstream dirs(path);
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    if (dir.empty()) continue;
-    const fs::path candidate = fs::path(dir) / name;
-    if (access(candidate.c_str(), X_OK) == 0 && !fs::is_directory(candidate)) {
-      return candidate.string();
-    }
-  }
-  return std::nullopt;
-}
 
 std::optional<std::string> FindChromium() {
   if (const char* env = std::getenv("SPANPROF_CHROMIUM"); env && *env) {
@@ -57,11 +41,8 @@ std::optional<std::string> FindChromium() {
 }
 
 fs::path SpeedscopeDir() {
-  if (const char* env = std::getenv("SPANPROF_VIEWER_DIR"); env && *env) {
-    return fs::path(env) / "node_modules" / "speedscope";
-  }
-  return fs::path(SPANPROF_TEST_SOURCE_DIR) / "build" / "viewer" /
-         "node_modules" / "speedscope";
+  return ToolInstallDir("SPANPROF_VIEWER_DIR", "viewer") / "node_modules" /
+         "speedscope";
 }
 
 // Finds the tools (skipping the test when one is missing) and records a

@@ -1,6 +1,7 @@
 // Shared helpers for tests that use real files and real processes: a scratch
-// directory removed at scope exit, and a process runner that captures stdout,
-// stderr and the exit code.
+// directory removed at scope exit, a process runner that captures stdout,
+// stderr and the exit code, and the lookup of the outside tools that some
+// e2e checks need (on $PATH, or where a `scripts/install-*` script put them).
 #ifndef SPANPROF_TESTS_TESTING_TEST_SUPPORT_H_
 #define SPANPROF_TESTS_TESTING_TEST_SUPPORT_H_
 
@@ -13,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -123,6 +125,36 @@ inline ProcessResult RunProcess(
   result.out = ReadText(out_path);
   result.err = ReadText(err_path);
   return result;
+}
+
+// The first executable called `name` on $PATH, or nullopt.
+inline std::optional<std::string> FindInPath(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  if (path == nullptr) return std::nullopt;
+  std::stringstream dirs(path);
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    if (dir.empty()) continue;
+    const std::filesystem::path candidate = std::filesystem::path(dir) / name;
+    if (access(candidate.c_str(), X_OK) == 0 &&
+        !std::filesystem::is_directory(candidate)) {
+      return candidate.string();
+    }
+  }
+  return std::nullopt;
+}
+
+// The folder where a `scripts/install-*` script put a tool's files: $`env_var`
+// when it is set and not empty, else the scripts' default,
+// <source>/build/`build_subdir`. (Every test target defines
+// SPANPROF_TEST_SOURCE_DIR; see tests/CMakeLists.txt.)
+inline std::filesystem::path ToolInstallDir(const char* env_var,
+                                            const std::string& build_subdir) {
+  if (const char* env = std::getenv(env_var); env && *env) {
+    return std::filesystem::path(env);
+  }
+  return std::filesystem::path(SPANPROF_TEST_SOURCE_DIR) / "build" /
+         build_subdir;
 }
 
 // True when the run is CI's (`CI=true`, as CI sets it): there a check whose

@@ -535,23 +535,6 @@ class TraceReader {
     return in.Literal("]");
   }
 
-  // `"key":` of an args or counters entry, for a key without escapes
-  // (others go to the strict reader).
-  static bool ReadEntryKey(LineCursor& in, std::string_view* key_text) {
-    if (!in.Literal("\"")) return false;
-    const char* key = in.p;
-    bool ascii = true;
-    while (in.p != in.end && *in.p != '"') {
-      const auto c = static_cast<unsigned char>(*in.p);
-      if (c < 0x20 || c == '\\') return false;
-      ascii &= c < 0x80;
-      ++in.p;
-    }
-    *key_text = std::string_view(key, static_cast<size_t>(in.p - key));
-    if (!in.Literal("\":")) return false;
-    return ascii || simdjson::validate_utf8(key_text->data(), key_text->size());
-  }
-
   // `"text"` without escapes or control characters, valid UTF-8.
   static bool ReadPlainString(LineCursor& in, std::string_view* text) {
     if (!in.Literal("\"")) return false;
@@ -566,6 +549,12 @@ class TraceReader {
     *text = std::string_view(start, static_cast<size_t>(in.p - start));
     if (!in.Literal("\"")) return false;
     return ascii || simdjson::validate_utf8(text->data(), text->size());
+  }
+
+  // `"key":` of an args or counters entry, for a key as `ReadPlainString()`
+  // reads it (others go to the strict reader).
+  static bool ReadEntryKey(LineCursor& in, std::string_view* key_text) {
+    return ReadPlainString(in, key_text) && in.Literal(":");
   }
 
   // After the user `"args":{`: keys and values as `ReadUserArgs()` reads
