@@ -7,7 +7,10 @@
 // and peak RSS, so docs/performance.md can quote them.
 //
 //   session_end_report [--spans N] [--out DIR] [--format json|pftrace]
-//                      [--check]
+//                      [--sizes] [--check]
+//
+// --sizes gives every forward span (a third of them) an integer argument,
+// as the scaling method asks of interesting spans.
 //
 // --format picks the trace format (default json: trace.json; pftrace:
 // Perfetto's protobuf trace, trace.pftrace). After the memory figures are
@@ -82,7 +85,7 @@ int Usage(const char* message) {
   std::fprintf(stderr,
                "session_end_report: %s\n"
                "usage: session_end_report [--spans N] [--out DIR] "
-               "[--format json|pftrace] [--check]\n",
+               "[--format json|pftrace] [--sizes] [--check]\n",
                message);
   return 2;
 }
@@ -93,6 +96,7 @@ struct Args {
   std::string out_dir;
   std::string format = "json";
   bool check = false;
+  bool sizes = false;       // an argument on every forward span
   bool remove_out = false;  // out_dir is a temporary directory
 };
 
@@ -115,6 +119,8 @@ std::optional<int> ParseArgs(int argc, char** argv, Args& args) {
       }
     } else if (arg == "--check") {
       args.check = true;
+    } else if (arg == "--sizes") {
+      args.sizes = true;
     } else {
       return Usage(("unknown argument '" + arg + "'").c_str());
     }
@@ -293,7 +299,10 @@ int main(int argc, char** argv) {
   memory.rss_start = StatusKib("VmRSS");
 
   const double record_wall = WallSeconds();
-  if (!spanprof::bench::StartAndRecordWorkload(args.spans)) {
+  if (!spanprof::bench::StartAndRecordWorkload(
+          args.spans, spanprof::bench::Beats::kEveryStep,
+          args.sizes ? spanprof::bench::Sizes::kOnForward
+                     : spanprof::bench::Sizes::kNone)) {
     std::fprintf(stderr, "session_end_report: StartRecording failed\n");
     return 1;
   }

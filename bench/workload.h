@@ -13,15 +13,20 @@
 namespace spanprof::bench {
 
 enum class Beats { kEveryStep, kNone };
+// `Sizes::kOnForward` gives every forward span an integer argument (its
+// step), the size argument the scaling method puts on interesting spans.
+enum class Sizes { kNone, kOnForward };
 
 // Records exactly `spans` spans on the calling thread.
-inline void RecordWorkload(int64_t spans, Beats beats = Beats::kEveryStep) {
+inline void RecordWorkload(int64_t spans, Beats beats = Beats::kEveryStep,
+                           Sizes sizes = Sizes::kNone) {
   for (int64_t done = 0; done < spans;) {
     SPANPROF_SCOPE("workload.step", {.phase = "step"});
     ++done;
     for (int i = 0; i < 333 && done + 3 <= spans; ++i, done += 3) {
       SPANPROF_SCOPE("workload.forward", {.phase = "forward"});
       if (beats == Beats::kEveryStep) Heartbeat(3);
+      if (sizes == Sizes::kOnForward) SPANPROF_ARG("tokens", i);
       {
         SPANPROF_SCOPE("workload.layer", {.module = "encoder"});
         asm volatile("" ::: "memory");  // keep the spans apart
@@ -37,11 +42,12 @@ inline void RecordWorkload(int64_t spans, Beats beats = Beats::kEveryStep) {
 // Starts a session that keeps every span of the workload and records it.
 // Returns false when the session could not start.
 inline bool StartAndRecordWorkload(int64_t spans,
-                                   Beats beats = Beats::kEveryStep) {
+                                   Beats beats = Beats::kEveryStep,
+                                   Sizes sizes = Sizes::kNone) {
   RecordingOptions options;
   options.max_events = static_cast<uint64_t>(spans) + 1024;
   if (!StartRecording(options).ok()) return false;
-  RecordWorkload(spans, beats);
+  RecordWorkload(spans, beats, sizes);
   return true;
 }
 

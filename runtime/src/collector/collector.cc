@@ -212,14 +212,25 @@ void DescribeSession(const SessionState& session, const ClockPair& stop,
 // per counter (a counter flushed several times, around the span's children,
 // is summed); `new_index` maps parse-time indices to the compacted ones
 // (empty: nothing moved).
-void AttachArgs(std::vector<PendingArg>& args,
-                const std::vector<size_t>& new_index, Capture& capture) {
-  std::stable_sort(args.begin(), args.end(),
-                   [](const PendingArg& a, const PendingArg& b) {
-                     if (a.span != b.span) return a.span < b.span;
-                     return a.arg.is_counter < b.arg.is_counter;
-                   });
-  for (PendingArg& pending : args) {
+void AttachArgs(Collector& collector, const std::vector<size_t>& new_index,
+                Capture& capture) {
+  std::vector<PendingArg>& args = collector.args();
+  // Each span's arguments in arrival order, its counts after them. They
+  // usually arrive in that order already (one thread's stream after
+  // another); otherwise indices are sorted, stably.
+  const auto before = [&args](size_t a, size_t b) {
+    if (args[a].span != args[b].span) return args[a].span < args[b].span;
+    return (args[a].kind == PendingArg::kCounter) <
+           (args[b].kind == PendingArg::kCounter);
+  };
+  std::vector<size_t> order(args.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  if (!std::is_sorted(order.begin(), order.end(), before)) {
+    std::stable_sort(order.begin(), order.end(), before);
+  }
+  capture.args.reserve(capture.args.size() + args.size());
+  for (const size_t k : order) {
+    PendingArg& pending = args[k];
     const size_t index =
         new_index.empty() ? pending.span : new_index[pending.span];
     if (index == kNoSpan) continue;
@@ -227,19 +238,20 @@ void AttachArgs(std::vector<PendingArg>& args,
     if (span.arg_count == 0) {
       span.first_arg = static_cast<uint32_t>(capture.args.size());
     }
-    if (pending.arg.is_counter) {
+    SpanArg arg = collector.MakeArg(pending);
+    if (arg.is_counter) {
       const auto first = capture.args.begin() + span.first_arg;
-      const auto same = std::find_if(
-          first, capture.args.end(), [&pending](const SpanArg& arg) {
-            return arg.is_counter && arg.key == pending.arg.key;
+      const auto same =
+          std::find_if(first, capture.args.end(), [&arg](const SpanArg& a) {
+            return a.is_counter && a.key == arg.key;
           });
       if (same != capture.args.end()) {
-        same->int_value += pending.arg.int_value;
+        same->int_value += arg.int_value;
         continue;
       }
     }
     ++span.arg_count;
-    capture.args.push_back(std::move(pending.arg));
+    capture.args.push_back(std::move(arg));
   }
 }
 
@@ -320,7 +332,7 @@ Capture StopRecording() {
 
   DescribeSession(session, stop, capture);
   AttachExports(session.exports, exported, new_index, capture);
-  AttachArgs(collector.args(), new_index, capture);
+  AttachArgs(collector, new_index, capture);
   AttachDrops(drops_by_site, collector, capture);
   capture.dropped_args = collector.unattached_counts();
   capture.failed_prepares =

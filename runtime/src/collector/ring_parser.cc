@@ -243,26 +243,18 @@ void Collector::ApplyString(ThreadParse& p, const SideRecord& s,
   }
   const size_t target = Target(p);
   if (target == kNoSpan || s.key >= sites_.size()) return;
-  SpanArg arg;
-  arg.key = sites_[s.key].name;
-  arg.is_string = true;
-  arg.text = ValidUtf8(std::string_view(bytes, size));
-  arg.truncated = (s.value & kTextTruncatedBit) != 0;
-  args_.push_back(PendingArg{target, std::move(arg)});
+  args_.push_back(PendingArg{target, PendingArg::kString, s.key,
+                             static_cast<uint64_t>(texts_.size())});
+  texts_.push_back(ValidUtf8(std::string_view(bytes, size)));
+  truncated_.push_back((s.value & kTextTruncatedBit) != 0);
 }
 
 // An argument of the innermost open span (or the span being enriched).
 void Collector::ApplyArg(const SideRecord& s, size_t target) {
   if (target == kNoSpan || s.key >= sites_.size()) return;
-  SpanArg arg;
-  arg.key = sites_[s.key].name;
-  arg.is_double = s.kind == kSideArgDouble;
-  if (arg.is_double) {
-    std::memcpy(&arg.double_value, &s.value, sizeof(double));
-  } else {
-    arg.int_value = static_cast<int64_t>(s.value);
-  }
-  args_.push_back(PendingArg{target, std::move(arg)});
+  args_.push_back(PendingArg{
+      target, s.kind == kSideArgDouble ? PendingArg::kDouble : PendingArg::kInt,
+      s.key, s.value});
 }
 
 // A named counter's counts, made while the innermost open span was innermost.
@@ -271,11 +263,34 @@ void Collector::ApplyCounter(const SideRecord& s, size_t target) {
     ++unattached_counts_;
     return;
   }
+  args_.push_back(PendingArg{target, PendingArg::kCounter, s.key, s.value});
+}
+
+SpanArg Collector::MakeArg(PendingArg& pending) {
   SpanArg arg;
-  arg.key = counter_names_[s.key - 1];
-  arg.int_value = static_cast<int64_t>(s.value);
-  arg.is_counter = true;
-  args_.push_back(PendingArg{target, std::move(arg)});
+  switch (pending.kind) {
+    case PendingArg::kInt:
+      arg.key = sites_[pending.key].name;
+      arg.int_value = static_cast<int64_t>(pending.value);
+      break;
+    case PendingArg::kDouble:
+      arg.key = sites_[pending.key].name;
+      arg.is_double = true;
+      std::memcpy(&arg.double_value, &pending.value, sizeof(double));
+      break;
+    case PendingArg::kString:
+      arg.key = sites_[pending.key].name;
+      arg.is_string = true;
+      arg.text = std::move(texts_[pending.value]);
+      arg.truncated = truncated_[pending.value];
+      break;
+    case PendingArg::kCounter:
+      arg.key = counter_names_[pending.key - 1];
+      arg.int_value = static_cast<int64_t>(pending.value);
+      arg.is_counter = true;
+      break;
+  }
+  return arg;
 }
 
 void Collector::PushScope(ThreadParse& p, const SideRecord& s, uint64_t index) {

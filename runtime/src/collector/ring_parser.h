@@ -52,9 +52,16 @@ struct ContextRef {
   uint64_t side = 0;
 };
 
+// An argument or count found while parsing, attached to its span at the
+// end (AttachArgs). 24 bytes: the `SpanArg` with its strings is built only
+// when attached (building it here, then sorting and copying it, made
+// arguments most of a session end's time and memory; issue 14).
 struct PendingArg {
+  enum Kind : uint32_t { kInt, kDouble, kString, kCounter };
   size_t span;
-  SpanArg arg;
+  Kind kind;
+  uint32_t key;    // interned site id of the key; counter id for kCounter
+  uint64_t value;  // the bits; kString: index into Collector::texts()
 };
 
 // One context scope of a thread, as its side records describe it.
@@ -187,6 +194,8 @@ class Collector {
       const std::vector<ExportPoint>& points) const;
 
   std::vector<PendingArg>& args() { return args_; }
+  // The `SpanArg` of a pending argument (its key and text looked up).
+  SpanArg MakeArg(PendingArg& pending);
   // The process's counter names (by id - 1), for counter side records.
   void set_counter_names(std::vector<std::string> names) {
     counter_names_ = std::move(names);
@@ -247,6 +256,10 @@ class Collector {
   std::vector<SpanPositions> positions_;
   std::vector<ContextRef> contexts_;
   std::vector<PendingArg> args_;
+  // String arguments' texts (PendingArg::value indexes them), and whether
+  // each was truncated.
+  std::vector<std::string> texts_;
+  std::vector<bool> truncated_;
   std::vector<std::string> counter_names_;
   uint64_t unattached_counts_ = 0;
   std::vector<ThreadStreams> threads_;
