@@ -4,7 +4,8 @@
 // whether the plugin was opened before the recording started (the host's
 // copy finds it) or after (the plugin's copy finds the recording host). The
 // shared build, where they are one copy and the spans arrive, is the ctest
-// runtime_copies.shared (tests/e2e/runtime_copies/shared).
+// runtime_copies.shared (tests/e2e/runtime_copies/shared), and these tests
+// themselves when the whole project is built with -DBUILD_SHARED_LIBS=ON.
 #include <string>
 
 #include "gtest/gtest.h"
@@ -18,6 +19,26 @@ using spanprof::testing::RunProcess;
 constexpr char kHost[] = SPANPROF_TEST_BIN_DIR "/runtime_copies_host";
 constexpr char kPlugin[] = SPANPROF_TEST_BIN_DIR "/libruntime_copies_plugin.so";
 
+#if defined(SPANPROF_TEST_SHARED_RUNTIME)
+// The shared build (-DBUILD_SHARED_LIBS=ON): host and plugin link one
+// libspanprof, so the plugin's spans land in the host's capture, and nothing
+// is said, whenever the plugin is opened.
+void ExpectOneRuntime(const char* when) {
+  const auto result = RunProcess({kHost, kPlugin, when});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("plugin.work spans: 1000"), std::string::npos)
+      << result.out;
+  EXPECT_EQ(result.err.find("second copy"), std::string::npos) << result.err;
+}
+
+TEST(RuntimeCopiesTest, PluginOpenedBeforeTheRecordingSharesTheRuntime) {
+  ExpectOneRuntime("before");
+}
+
+TEST(RuntimeCopiesTest, PluginOpenedDuringTheRecordingSharesTheRuntime) {
+  ExpectOneRuntime("after");
+}
+#else
 TEST(RuntimeCopiesTest, PluginOpenedBeforeTheRecordingIsNamed) {
   const auto result = RunProcess({kHost, kPlugin, "before"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
@@ -46,6 +67,8 @@ TEST(RuntimeCopiesTest, PluginOpenedDuringTheRecordingSaysSo) {
   EXPECT_NE(result.err.find("runtime_copies_host records"), std::string::npos)
       << result.err;
 }
+
+#endif  // SPANPROF_TEST_SHARED_RUNTIME
 
 TEST(RuntimeCopiesTest, ASingleCopyIsSilent) {
   // The host alone (a plugin path that does not exist fails after the
