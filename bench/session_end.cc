@@ -27,13 +27,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <string>
 
+#include "proc_status.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/internal/ring_memory.h"
@@ -41,6 +40,9 @@
 #include "workload.h"
 
 namespace {
+
+using spanprof::bench::ResetPeakRss;
+using spanprof::bench::StatusKib;
 
 double WallSeconds() {
   timespec ts{};
@@ -54,29 +56,6 @@ double CpuSeconds() {
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) +
          static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
-// A field of /proc/self/status in KiB ("VmRSS", "VmHWM").
-int64_t StatusKib(const char* field) {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  const size_t length = std::strlen(field);
-  while (std::getline(status, line)) {
-    if (line.compare(0, length, field) == 0 && line.size() > length &&
-        line[length] == ':') {
-      return std::strtoll(line.c_str() + length + 1, nullptr, 10);
-    }
-  }
-  return -1;
-}
-
-// Resets the peak-RSS high-water mark (Linux >= 4.0), so the peak measured
-// below belongs to this session. Returns false when the kernel refuses.
-bool ResetPeakRss() {
-  std::ofstream clear("/proc/self/clear_refs");
-  clear << "5";
-  clear.flush();
-  return static_cast<bool>(clear);
 }
 
 double Mib(int64_t kib) { return static_cast<double>(kib) / 1024.0; }

@@ -12,13 +12,11 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "bench/proc_status.h"
 #include "gtest/gtest.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/spanprof.h"
@@ -27,28 +25,8 @@
 namespace spanprof {
 namespace {
 
-// A field of /proc/self/status in KiB ("VmRSS", "VmHWM"); -1 when absent.
-int64_t StatusKib(const char* field) {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  const size_t length = std::strlen(field);
-  while (std::getline(status, line)) {
-    if (line.compare(0, length, field) == 0 && line.size() > length &&
-        line[length] == ':') {
-      return std::strtoll(line.c_str() + length + 1, nullptr, 10);
-    }
-  }
-  return -1;
-}
-
-// Resets the peak-RSS high-water mark (VmHWM) so that the peak read later
-// belongs to this test. False when the kernel refuses (before Linux 4.0).
-bool ResetPeakRss() {
-  std::ofstream clear("/proc/self/clear_refs");
-  clear << "5";
-  clear.flush();
-  return static_cast<bool>(clear);
-}
+using bench::ResetPeakRss;
+using bench::StatusKib;
 
 void Report(const std::string& key, int64_t value) {
   std::printf("[ figure   ] %s = %lld\n", key.c_str(),
