@@ -311,6 +311,8 @@ Capture StopRecording() {
       capture, sites, time, stop_raw,
       internal::NeedPositions(snaps) || !session.exports.empty());
   collector.set_counter_names(internal::SnapshotCounterNames());
+  collector.set_release_blocks(internal::RingBytes(snaps) >
+                               internal::BlockCacheCapacityBytes());
   const std::vector<uint32_t> slot_to_thread = ParseRings(collector, snaps);
   // Before the cross-thread links: resolving walks same-thread parents.
   std::vector<int64_t> exported =

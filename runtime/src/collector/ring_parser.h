@@ -193,6 +193,11 @@ class Collector {
       const std::vector<uint32_t>& slot_to_thread,
       const std::vector<ExportPoint>& points) const;
 
+  // Ring blocks read while parsing go back to the kernel rather than to the
+  // block cache (a session whose rings outgrew the cache: keeping 64 MiB of
+  // them cached only adds to the session end's peak).
+  void set_release_blocks(bool release) { release_blocks_ = release; }
+
   std::vector<PendingArg>& args() { return args_; }
   // The `SpanArg` of a pending argument (its key and text looked up).
   SpanArg MakeArg(PendingArg& pending);
@@ -251,6 +256,7 @@ class Collector {
   uint64_t stop_raw_;
   int64_t stop_ns_;
   bool keep_positions_;
+  bool release_blocks_ = false;
   size_t removed_ = 0;
   std::vector<size_t> open_;
   std::vector<SpanPositions> positions_;

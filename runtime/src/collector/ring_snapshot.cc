@@ -130,6 +130,16 @@ bool NeedPositions(const std::vector<RingSnapshot>& snaps) {
   return false;
 }
 
+uint64_t RingBytes(const std::vector<RingSnapshot>& snaps) {
+  uint64_t bytes = 0;
+  for (const RingSnapshot& snap : snaps) {
+    for (const Chunk& chunk : snap.chunks) {
+      bytes += chunk.capacity * sizeof(Record);
+    }
+  }
+  return bytes;
+}
+
 uint64_t CountBegins(const std::vector<RingSnapshot>& snaps) {
   uint64_t begins = 0;
   for (const RingSnapshot& snap : snaps) {

@@ -45,6 +45,9 @@ void HandBack(const RingSnapshot& snap);
 // discard the spans older than a wrapped side buffer.
 bool NeedPositions(const std::vector<RingSnapshot>& snaps);
 
+// The span-record memory of all snapshots' chunks, in bytes.
+uint64_t RingBytes(const std::vector<RingSnapshot>& snaps);
+
 // The number of begin records in all snapshots (the capture's span count
 // before trimming).
 uint64_t CountBegins(const std::vector<RingSnapshot>& snaps);

@@ -413,12 +413,16 @@ void ReleaseCachedChunks() noexcept {
   cache.count = 0;
 }
 
-void FreeChunk(Chunk& chunk) noexcept {
+uint64_t BlockCacheCapacityBytes() noexcept {
+  return kMaxCachedBlocks * kBlockBytes;
+}
+
+void FreeChunk(Chunk& chunk, bool keep_cached) noexcept {
   if (chunk.records == nullptr) return;
   const uint64_t bytes = ChunkBytes(chunk.capacity);
   if (bytes <= kSmallChunkBytes) {
     std::free(chunk.records);
-  } else if (bytes == kBlockBytes) {
+  } else if (bytes == kBlockBytes && keep_cached) {
     BlockCache& cache = Blocks();
     std::unique_lock<std::mutex> lock(cache.mu);
     if (cache.count < kMaxCachedBlocks) {

@@ -356,8 +356,12 @@ void LockForFork() noexcept;
 void UnlockAfterFork() noexcept;
 void ResetInForkedChild() noexcept;
 
-// Frees a chunk's memory.
-void FreeChunk(Chunk& chunk) noexcept;
+// Frees a chunk's memory. A ring block goes to the process-wide cache for
+// the next chunk of any session (while it has room), unless `keep_cached`
+// is false: then it goes back to the kernel at once.
+void FreeChunk(Chunk& chunk, bool keep_cached = true) noexcept;
+// What the block cache can hold, in bytes of ring memory.
+uint64_t BlockCacheCapacityBytes() noexcept;
 
 // The prefaulter (recorder.cc): `StartPrefaulting()` tells the helper thread
 // (started on first use) that the session may take up to `ring_bytes` of
