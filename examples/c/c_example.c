@@ -46,6 +46,8 @@ int main(void) {
                                           .device = "cpu0"});
   spanprof_key* bytes = spanprof_key_get("bytes");
   spanprof_key* ratio = spanprof_key_get("fill_ratio");
+  spanprof_key* format = spanprof_key_get("format");
+  static const char* const kFormats[4] = {"csv", "json", "tsv", "xml"};
 
   static unsigned char buffer[1 << 16];
   uint64_t total = 0;
@@ -55,6 +57,7 @@ int main(void) {
     spanprof_arg_int(bytes, (int64_t)size);
 
     spanprof_token span = spanprof_begin(parse);
+    spanprof_arg_str(format, kFormats[r % 4]);
     for (size_t i = 0; i < size; ++i) {
       buffer[i] = (unsigned char)((i * 31u + (size_t)r) & 0xFFu);
     }

@@ -3,12 +3,14 @@
 // the session functions are the session glue's OpenSession/CloseSession.
 #include <array>
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <new>
 #include <string>
+#include <string_view>
 
 #include "absl/status/status.h"
 #include "spanprof/session.h"
@@ -212,6 +214,17 @@ void spanprof_arg_int(const spanprof_key* key, int64_t value) {
 void spanprof_arg_double(const spanprof_key* key, double value) {
   if (key == nullptr) return;
   internal::AddArgValue(const_cast<spanprof_key*>(key)->site, value);
+}
+
+void spanprof_arg_str(const spanprof_key* key, const char* text) {
+  if (key == nullptr || text == nullptr) return;
+  internal::AddStringArgValue(const_cast<spanprof_key*>(key)->site, text);
+}
+
+void spanprof_arg_strn(const spanprof_key* key, const char* text, size_t size) {
+  if (key == nullptr || text == nullptr) return;
+  internal::AddStringArgValue(const_cast<spanprof_key*>(key)->site,
+                              std::string_view(text, size));
 }
 
 void spanprof_heartbeat(uint64_t n) { spanprof::Heartbeat(n); }

@@ -53,6 +53,14 @@ TEST(CExampleTest, RecordsNestedSpansWithArgumentsAndHeartbeats) {
       EXPECT_EQ(s.depth, 2u);
       EXPECT_EQ(c.sites[s.site],
                 (Site{.name = "record.parse", .phase = "parse"}));
+      // A string argument from C (spanprof_arg_str).
+      ASSERT_EQ(s.arg_count, 1u);
+      const SpanArg& format = c.args[s.first_arg];
+      EXPECT_EQ(format.key, "format");
+      EXPECT_TRUE(format.is_string);
+      EXPECT_TRUE(format.text == "csv" || format.text == "json" ||
+                  format.text == "tsv" || format.text == "xml")
+          << format.text;
     } else if (name(s) == "record.checksum") {
       ++children;
       EXPECT_EQ(s.depth, 2u);

@@ -43,6 +43,7 @@
 #ifndef SPANPROF_SPANPROF_C_H_
 #define SPANPROF_SPANPROF_C_H_
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -154,6 +155,17 @@ spanprof_key* spanprof_key_get(const char* name);
  * the trace. */
 void spanprof_arg_int(const spanprof_key* key, int64_t value);
 void spanprof_arg_double(const spanprof_key* key, double value);
+
+/* `spanprof_arg_str()` attaches a string argument (`SPANPROF_ARG_STR`): up
+ * to 64 bytes of `text` (NUL-terminated) are copied into the thread's side
+ * buffer, no allocation; longer text is cut at a UTF-8 boundary and marked
+ * truncated, invalid UTF-8 becomes U+FFFD. It takes 2-4 side records of the
+ * cap's side budget. `spanprof_arg_strn()` takes `size` bytes, which need
+ * no NUL. No span open, no session, `key` NULL or `text` NULL: nothing is
+ * recorded. */
+void spanprof_arg_str(const spanprof_key* key, const char* text);
+void spanprof_arg_strn(const spanprof_key* key, const char* text,
+                       size_t size);
 
 /* `spanprof_heartbeat()` adds `n` to the calling thread's heartbeat counter
  * (`spanprof::Heartbeat`): spans report the heartbeats between their begin

@@ -36,6 +36,40 @@ void SetEnvironment(const TempDir& dir) {
   setenv("SPANPROF_QUIET", "1", 1);
 }
 
+TEST(CApiTest, StringArgumentsAreCopiedCutAndChecked) {
+  spanprof_site* site = spanprof_site_get("c.strings", NULL, NULL, NULL);
+  spanprof_key* file = spanprof_key_get("file");
+  ASSERT_TRUE(StartRecording(RecordingOptions{}).ok());
+  const spanprof_token t = spanprof_begin(site);
+  char name[] = "data/part-0001.csv";
+  spanprof_arg_str(file, name);
+  name[0] = 'X';  // copied at the call: a later change does not show
+  const std::string long_text(100, 'a');
+  spanprof_arg_str(file, long_text.c_str());
+  spanprof_arg_strn(file, "abc\0def", 7);  // a size, not a NUL, ends it
+  spanprof_arg_strn(file, "ok\xff", 3);    // invalid UTF-8
+  spanprof_arg_str(file, NULL);            // nothing
+  spanprof_arg_str(NULL, "x");             // nothing
+  spanprof_end(t);
+  spanprof_arg_str(file, "after");  // no span open: nothing
+  const Capture c = StopRecording();
+
+  const Span* s = FindSpan(c, "c.strings");
+  ASSERT_NE(s, nullptr);
+  ASSERT_EQ(s->arg_count, 4u);
+  const SpanArg* args = &c.args[s->first_arg];
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(args[i].key, "file");
+    EXPECT_TRUE(args[i].is_string);
+  }
+  EXPECT_EQ(args[0].text, "data/part-0001.csv");
+  EXPECT_FALSE(args[0].truncated);
+  EXPECT_EQ(args[1].text, std::string(kMaxArgTextBytes, 'a'));
+  EXPECT_TRUE(args[1].truncated);
+  EXPECT_EQ(args[2].text, std::string("abc\0def", 7));
+  EXPECT_EQ(args[3].text, "ok\xef\xbf\xbd");  // U+FFFD
+}
+
 TEST(CApiTest, SpansNestWithCppSpansAndCarryArgsTagsAndHeartbeats) {
   spanprof_site* outer = spanprof_site_get("c.outer", "phase.c", "mod", NULL);
   spanprof_site* inner = spanprof_site_get("c.inner", NULL, NULL, "act");
