@@ -164,8 +164,7 @@ void spanprof_arg_double(const spanprof_key* key, double value);
  * no NUL. No span open, no session, `key` NULL or `text` NULL: nothing is
  * recorded. */
 void spanprof_arg_str(const spanprof_key* key, const char* text);
-void spanprof_arg_strn(const spanprof_key* key, const char* text,
-                       size_t size);
+void spanprof_arg_strn(const spanprof_key* key, const char* text, size_t size);
 
 /* `spanprof_heartbeat()` adds `n` to the calling thread's heartbeat counter
  * (`spanprof::Heartbeat`): spans report the heartbeats between their begin
