@@ -43,6 +43,8 @@ def load(path):
     lib.spanprof_arg_int.restype = None
     lib.spanprof_arg_double.argtypes = [handle, ctypes.c_double]
     lib.spanprof_arg_double.restype = None
+    lib.spanprof_arg_str.argtypes = [handle, ctypes.c_char_p]
+    lib.spanprof_arg_str.restype = None
     lib.spanprof_heartbeat.argtypes = [ctypes.c_uint64]
     lib.spanprof_heartbeat.restype = None
     lib.spanprof_set_thread_name.argtypes = [ctypes.c_char_p]
@@ -82,11 +84,13 @@ def main():
                                         device=b"cpu0")))
     index = lib.spanprof_key_get(b"index")
     scale = lib.spanprof_key_get(b"scale")
+    label = lib.spanprof_key_get(b"label")
     total = 0
     for i in range(5):
         with span(lib, step):
             lib.spanprof_arg_int(index, i)
             lib.spanprof_arg_double(scale, i / 4)
+            lib.spanprof_arg_str(label, f"step-{i}".encode())
             with span(lib, square):
                 total += sum(k * k for k in range(1000 * (i + 1)))
                 lib.spanprof_heartbeat(i + 1)

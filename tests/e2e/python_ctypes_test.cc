@@ -50,10 +50,16 @@ TEST(PythonCtypesTest, RecordsSpansThroughTheCApi) {
       EXPECT_EQ(s.depth, 1u);
       EXPECT_EQ(site.phase, "compute");
       EXPECT_EQ(site.module, "python");
-      ASSERT_EQ(s.arg_count, 2u);
+      ASSERT_EQ(s.arg_count, 3u);
       EXPECT_EQ(c.args[s.first_arg].key, "index");
       EXPECT_EQ(c.args[s.first_arg + 1].key, "scale");
       EXPECT_TRUE(c.args[s.first_arg + 1].is_double);
+      // spanprof_arg_str from Python: "step-<index>".
+      const SpanArg& label = c.args[s.first_arg + 2];
+      EXPECT_EQ(label.key, "label");
+      EXPECT_TRUE(label.is_string);
+      EXPECT_EQ(label.text,
+                "step-" + std::to_string(c.args[s.first_arg].int_value));
     } else if (site.name == "py.square") {
       ++squares;
       EXPECT_EQ(s.depth, 2u);
