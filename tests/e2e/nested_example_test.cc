@@ -48,10 +48,13 @@ TEST(NestedExampleTest, WritesTheExpectedCapture) {
   EXPECT_EQ(forward->key.phase, "forward");
   EXPECT_EQ(forward->key.module, "encoder.block");
   EXPECT_EQ(load->key.activity, "load");
-  // Leaves: self == total. Root: self is a small fraction of its total.
+  // Leaves: self == total. Root: its children's time is taken out of its
+  // own, exactly (both leaves are its children). No timing ratio: under
+  // ASan at -O0 the root's own code took 10% of a 21 ms run once.
   EXPECT_EQ(forward->self_ns, forward->total_ns);
   EXPECT_EQ(load->self_ns, load->total_ns);
-  EXPECT_LT(root->self_ns * 10, root->total_ns);
+  EXPECT_EQ(root->self_ns, root->total_ns - forward->total_ns - load->total_ns);
+  EXPECT_LT(root->self_ns, root->total_ns);
   // Sleeps of 4 ms and 2 ms last at least that long. (How the two compare
   // is up to the scheduler: on a loaded machine a 2 ms sleep has taken
   // longer than a 4 ms one, so no ratio of the two is asserted.)
