@@ -660,7 +660,10 @@ void ChromeTraceReader::AssembleProcess(Capture& capture) const {
   std::sort(pids.begin(), pids.end());
   pids.erase(std::unique(pids.begin(), pids.end()), pids.end());
   if (pids.empty()) return;
-  capture.pid = pids.front();
+  // A negative pid (Chrome traces allow any integer) is no OS process id:
+  // the capture's pid is then 0, unknown, as summaries require (its name
+  // still says "pid -1").
+  capture.pid = std::max<int64_t>(pids.front(), 0);
   for (const int64_t pid : pids) {
     const auto name = process_names_.find(pid);
     if (!capture.process_name.empty()) capture.process_name += ", ";
