@@ -243,10 +243,10 @@ void Collector::ApplyString(ThreadParse& p, const SideRecord& s,
   }
   const size_t target = Target(p);
   if (target == kNoSpan || s.key >= sites_.size()) return;
-  args_.push_back(PendingArg{target, PendingArg::kString, s.key,
-                             static_cast<uint64_t>(texts_.size())});
+  args_.push_back(PendingArg{
+      target, PendingArg::kString, s.key,
+      static_cast<uint64_t>(texts_.size()) | (s.value & kTextTruncatedBit)});
   texts_.push_back(ValidUtf8(std::string_view(bytes, size)));
-  truncated_.push_back((s.value & kTextTruncatedBit) != 0);
 }
 
 // An argument of the innermost open span (or the span being enriched).
@@ -281,8 +281,8 @@ SpanArg Collector::MakeArg(PendingArg& pending) {
     case PendingArg::kString:
       arg.key = sites_[pending.key].name;
       arg.is_string = true;
-      arg.text = std::move(texts_[pending.value]);
-      arg.truncated = truncated_[pending.value];
+      arg.text = std::move(texts_[pending.value & ~kTextTruncatedBit]);
+      arg.truncated = (pending.value & kTextTruncatedBit) != 0;
       break;
     case PendingArg::kCounter:
       arg.key = counter_names_[pending.key - 1];

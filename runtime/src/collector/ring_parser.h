@@ -61,7 +61,8 @@ struct PendingArg {
   size_t span;
   Kind kind;
   uint32_t key;    // interned site id of the key; counter id for kCounter
-  uint64_t value;  // the bits; kString: index into Collector::texts()
+  uint64_t value;  // the bits; kString: index into Collector::texts_, with
+                   // kTextTruncatedBit when the text was cut
 };
 
 // One context scope of a thread, as its side records describe it.
@@ -262,10 +263,8 @@ class Collector {
   std::vector<SpanPositions> positions_;
   std::vector<ContextRef> contexts_;
   std::vector<PendingArg> args_;
-  // String arguments' texts (PendingArg::value indexes them), and whether
-  // each was truncated.
+  // String arguments' texts (PendingArg::value indexes them).
   std::vector<std::string> texts_;
-  std::vector<bool> truncated_;
   std::vector<std::string> counter_names_;
   uint64_t unattached_counts_ = 0;
   std::vector<ThreadStreams> threads_;
