@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -80,9 +81,15 @@ class CaptureBuilder {
     for (Span& span : capture_.spans) {
       if (span.id != id) continue;
       span.first_arg = static_cast<uint32_t>(capture_.args.size());
-      span.arg_count = static_cast<uint32_t>(args.size());
+      span.arg_count = static_cast<uint16_t>(args.size());
       for (SpanArg& arg : args) capture_.args.push_back(std::move(arg));
     }
+  }
+
+  // Sets the allocation deltas of the span with `id` (the capture's
+  // `span_allocs` column, built in span order by Build()).
+  void Allocs(uint64_t id, int64_t count, int64_t bytes) {
+    allocs_[id] = SpanAllocs{count, bytes};
   }
 
   Capture& capture() { return capture_; }
@@ -96,11 +103,20 @@ class CaptureBuilder {
                        return std::tie(a.thread, a.start_ns, a.depth) <
                               std::tie(b.thread, b.start_ns, b.depth);
                      });
+    if (!allocs_.empty()) {
+      capture.span_allocs.clear();
+      for (const Span& span : capture.spans) {
+        const auto it = allocs_.find(span.id);
+        capture.span_allocs.push_back(it != allocs_.end() ? it->second
+                                                          : SpanAllocs{});
+      }
+    }
     return capture;
   }
 
  private:
   Capture capture_;
+  std::map<uint64_t, SpanAllocs> allocs_;  // by span id
 };
 
 // `SpanArg` factories.

@@ -76,9 +76,8 @@ inline Capture RichCapture(const RichOptions& o = {}) {
   if (o.alloc) {
     b.capture().alloc_measured = true;
     int64_t n = 1;
-    for (Span& span : b.capture().spans) {
-      span.alloc_count = n;
-      span.alloc_bytes = n * 64;
+    for (const Span& span : b.capture().spans) {
+      b.Allocs(span.id, n, n * 64);
       ++n;
     }
   }

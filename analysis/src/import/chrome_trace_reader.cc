@@ -142,7 +142,7 @@ struct PendingSpan {
   uint64_t id = 0;  // event index + 1
   uint32_t thread = 0;
   uint32_t site = 0;
-  uint32_t flags = 0;
+  uint16_t flags = 0;
   int64_t start_ns = 0;
   int64_t end_ns = 0;
   std::vector<SpanArg> args;
@@ -734,7 +734,12 @@ absl::StatusOr<Capture> ChromeTraceReader::Assemble() {
     span.start_ns = pending.start_ns;
     span.end_ns = pending.end_ns;
     span.first_arg = static_cast<uint32_t>(capture.args.size());
-    span.arg_count = static_cast<uint32_t>(pending.args.size());
+    // A span keeps kMaxSpanArgs arguments; the rest are counted as dropped.
+    if (pending.args.size() > kMaxSpanArgs) {
+      capture.dropped_args += pending.args.size() - kMaxSpanArgs;
+      pending.args.resize(kMaxSpanArgs);
+    }
+    span.arg_count = static_cast<uint16_t>(pending.args.size());
     for (SpanArg& arg : pending.args) capture.args.push_back(std::move(arg));
   }
   SPANPROF_RETURN_IF_ERROR(MakeRelative(capture));

@@ -249,7 +249,8 @@ class Merger {
       uint64_t& count = drops_[sites[drops.site]];
       count = SatAddUnsigned(count, drops.count);
     }
-    for (const Span& span : c.spans) {
+    for (size_t i = 0; i < c.spans.size(); ++i) {
+      const Span& span = c.spans[i];
       Span s = span;
       s.id += p.span_id_offset;
       if (s.parent_id != 0) s.parent_id += p.span_id_offset;
@@ -261,6 +262,7 @@ class Merger {
       s.first_arg = 0;
       s.arg_count = 0;
       spans_.push_back(s);
+      span_allocs_.push_back(AllocsOf(c, i));
       span_process_.push_back(k);
       const size_t begin = std::min<size_t>(span.first_arg, c.args.size());
       const size_t end =
@@ -284,19 +286,17 @@ class Merger {
              std::tie(y.thread, y.start_ns, y.depth, y.id);
     });
     out_.spans.reserve(spans_.size());
+    if (out_.alloc_measured) out_.span_allocs.reserve(spans_.size());
     std::vector<uint32_t> process;
     process.reserve(spans_.size());
     for (size_t i : order) {
       Span& s = out_.spans.emplace_back(spans_[i]);
-      if (!out_.alloc_measured) {
-        s.alloc_count = 0;
-        s.alloc_bytes = 0;
-      }
+      if (out_.alloc_measured) out_.span_allocs.push_back(span_allocs_[i]);
       process.push_back(span_process_[i]);
       const auto& [args, begin, end] = span_args_[i];
       if (end > begin && out_.args.size() + (end - begin) <= UINT32_MAX) {
         s.first_arg = static_cast<uint32_t>(out_.args.size());
-        s.arg_count = static_cast<uint32_t>(end - begin);
+        s.arg_count = static_cast<uint16_t>(end - begin);
         out_.args.insert(out_.args.end(),
                          args->begin() + static_cast<std::ptrdiff_t>(begin),
                          args->begin() + static_cast<std::ptrdiff_t>(end));
@@ -305,6 +305,7 @@ class Merger {
     span_process_ = std::move(process);
     spans_.clear();
     span_args_.clear();
+    span_allocs_ = {};
     for (const auto& [site, count] : drops_) {
       out_.dropped_by_site.push_back(SiteDrops{site, count});
     }
@@ -481,6 +482,7 @@ class Merger {
   // Spans as appended, their process, and their arguments' place in their
   // input, until SortSpans(); then span_process_ follows out_.spans.
   std::vector<Span> spans_;
+  std::vector<SpanAllocs> span_allocs_;
   std::vector<uint32_t> span_process_;
   std::vector<std::tuple<const std::vector<SpanArg>*, size_t, size_t>>
       span_args_;

@@ -243,8 +243,8 @@ void WriteResource(JsonWriter& w, const Capture& capture) {
   w.EndObject();
 }
 
-void WriteSpanAttributes(JsonWriter& w, const Capture& capture,
-                         const Span& span) {
+void WriteSpanAttributes(JsonWriter& w, const Capture& capture, size_t index) {
+  const Span& span = capture.spans[index];
   w.Key("attributes");
   w.BeginArray();
   if (span.thread < capture.threads.size()) {
@@ -269,8 +269,9 @@ void WriteSpanAttributes(JsonWriter& w, const Capture& capture,
     IntAttribute(w, otlp::kHeartbeats, static_cast<int64_t>(span.heartbeats));
   }
   if (capture.alloc_measured) {
-    IntAttribute(w, otlp::kAllocCount, span.alloc_count);
-    IntAttribute(w, otlp::kAllocBytes, span.alloc_bytes);
+    const SpanAllocs allocs = AllocsOf(capture, index);
+    IntAttribute(w, otlp::kAllocCount, allocs.count);
+    IntAttribute(w, otlp::kAllocBytes, allocs.bytes);
   }
   if ((span.flags & kSpanUnfinished) != 0) {
     BoolAttribute(w, otlp::kUnfinished, true);
@@ -316,9 +317,10 @@ absl::StatusOr<std::string> UnixNanos(const OtlpInput& input, const Span& span,
   return std::to_string(absolute);
 }
 
-absl::Status WriteSpan(JsonWriter& w, const PreparedCapture& p,
-                       const Span& span, uint64_t& orphans) {
+absl::Status WriteSpan(JsonWriter& w, const PreparedCapture& p, size_t index,
+                       uint64_t& orphans) {
   const Capture& capture = *p.input->capture;
+  const Span& span = capture.spans[index];
   SPANPROF_ASSIGN_OR_RETURN(std::string start,
                             UnixNanos(*p.input, span, span.start_ns));
   SPANPROF_ASSIGN_OR_RETURN(std::string end,
@@ -350,7 +352,7 @@ absl::Status WriteSpan(JsonWriter& w, const PreparedCapture& p,
   w.String(start);
   w.Key("endTimeUnixNano");
   w.String(end);
-  WriteSpanAttributes(w, capture, span);
+  WriteSpanAttributes(w, capture, index);
   if ((span.flags & kSpanException) != 0) {
     w.Key("status");
     w.BeginObject();
@@ -384,8 +386,8 @@ absl::Status WriteResourceSpans(JsonWriter& w, const PreparedCapture& p,
   w.Key("spans");
   w.BeginArray();
   uint64_t orphans = 0;
-  for (const Span& span : capture.spans) {
-    SPANPROF_RETURN_IF_ERROR(WriteSpan(w, p, span, orphans));
+  for (size_t i = 0; i < capture.spans.size(); ++i) {
+    SPANPROF_RETURN_IF_ERROR(WriteSpan(w, p, i, orphans));
   }
   out.span_count += capture.spans.size();
   w.EndArray();

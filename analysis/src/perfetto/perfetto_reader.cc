@@ -119,6 +119,7 @@ struct BeginAnnotations {
   uint32_t depth = 0;
   int64_t start_ns = 0;
   int64_t end_ns = 0;
+  SpanAllocs allocs;
   uint32_t seen = 0;  // bits of spanprof's own names, against duplicates
 };
 
@@ -211,9 +212,10 @@ class PerfettoReader {
   std::vector<std::string> site_categories_;
   absl::flat_hash_map<uint64_t, Track> tracks_;
   absl::flat_hash_map<uint32_t, Sequence> sequences_;
-  std::vector<Span> spans_;       // file order
-  std::vector<SpanArg> args_;     // file order
-  std::vector<uint32_t> parent_;  // per span: the parent's index, or kNone
+  std::vector<Span> spans_;         // file order
+  std::vector<SpanAllocs> allocs_;  // spans_'s, when alloc_measured
+  std::vector<SpanArg> args_;       // file order
+  std::vector<uint32_t> parent_;    // per span: the parent's index, or kNone
   std::vector<uint8_t> depth_known_;
   std::vector<Link> links_;
   std::vector<std::pair<uint32_t, int64_t>> end_overrides_;
@@ -766,10 +768,11 @@ absl::Status PerfettoReader::BeginSlice(
                      : "alloc_count and alloc_bytes must be left out when "
                        "metadata.alloc_measured is false");
   }
-  if (args_.size() - span.first_arg > UINT32_MAX) {
-    return Error(event.offset, "too many span arguments");
+  if (args_.size() - span.first_arg > kMaxSpanArgs) {
+    return Error(event.offset,
+                 Cat("more than ", kMaxSpanArgs, " arguments on one span"));
   }
-  span.arg_count = static_cast<uint32_t>(args_.size() - span.first_arg);
+  span.arg_count = static_cast<uint16_t>(args_.size() - span.first_arg);
   if (span.arg_count == 0) span.first_arg = 0;  // as the JSON reader has it
   span.id = own.has_span_id ? own.span_id : last_id_ + 1;
   last_id_ = span.id;
@@ -778,6 +781,7 @@ absl::Status PerfettoReader::BeginSlice(
   span.depth = own.depth;
   const auto index = static_cast<uint32_t>(spans_.size());
   spans_.push_back(span);
+  if (capture_.alloc_measured) allocs_.push_back(own.allocs);
   parent_.push_back(kNone);
   depth_known_.push_back(own.has_depth ? 1 : 0);
   if (own.has_end) end_overrides_.emplace_back(index, own.end_ns);
@@ -958,13 +962,17 @@ absl::Status PerfettoReader::ApplyOwnAnnotation(const AnnotationValue& a,
     const auto s = static_cast<int64_t>(v);
     switch (i) {
       case 0:
-        span.heartbeats = v;
+        if (v > UINT32_MAX) {
+          return Error(a.offset, Cat("annotation \"", name,
+                                     "\": more than 2^32-1 heartbeats"));
+        }
+        span.heartbeats = static_cast<uint32_t>(v);
         break;
       case 1:
-        span.alloc_count = s;
+        own.allocs.count = s;
         break;
       case 2:
-        span.alloc_bytes = s;
+        own.allocs.bytes = s;
         break;
       case 3:
         own.span_id = v;
@@ -1093,11 +1101,22 @@ Capture PerfettoReader::Assemble() {
   Capture c = std::move(capture_);
   if (std::is_sorted(spans_.begin(), spans_.end(), before)) {
     c.spans = std::move(spans_);
+    c.span_allocs = std::move(allocs_);
     c.args = std::move(args_);
     return c;
   }
-  std::stable_sort(spans_.begin(), spans_.end(), before);
-  c.spans = std::move(spans_);
+  std::vector<uint32_t> order(spans_.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    return before(spans_[a], spans_[b]);
+  });
+  c.spans.reserve(order.size());
+  c.span_allocs.reserve(allocs_.size());
+  for (const uint32_t i : order) {
+    c.spans.push_back(spans_[i]);
+    if (i < allocs_.size()) c.span_allocs.push_back(allocs_[i]);
+  }
+  spans_ = {};
   c.args.reserve(args_.size());
   for (Span& span : c.spans) {
     if (span.arg_count == 0) continue;

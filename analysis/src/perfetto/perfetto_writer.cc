@@ -319,7 +319,7 @@ class PerfettoRenderer {
   bool Seen(const std::vector<uint32_t>& seen, uint64_t iid) const {
     return iid < seen.size() && seen[iid] == sequence_;
   }
-  void CollectAnnotations(const Span& span);
+  void CollectAnnotations(uint32_t index);
   void CollectOverrides(uint32_t index);
   bool TimeFits(int64_t ns) const {
     uint64_t ts;
@@ -680,7 +680,8 @@ bool PerfettoRenderer::FirstUse(std::vector<uint32_t>& seen,
 
 // What a slice shows besides its name: the user's arguments, its counters,
 // heartbeats (when any), allocation deltas (when measured) and flags.
-void PerfettoRenderer::CollectAnnotations(const Span& span) {
+void PerfettoRenderer::CollectAnnotations(uint32_t index) {
+  const Span& span = capture_.spans[index];
   annotations_.clear();
   const size_t begin = std::min<size_t>(span.first_arg, capture_.args.size());
   const size_t end =
@@ -710,8 +711,9 @@ void PerfettoRenderer::CollectAnnotations(const Span& span) {
     add_int(kHeartbeatsIid, static_cast<int64_t>(span.heartbeats));
   }
   if (capture_.alloc_measured) {
-    add_int(kAllocCountIid, span.alloc_count);
-    add_int(kAllocBytesIid, span.alloc_bytes);
+    const SpanAllocs allocs = AllocsOf(capture_, index);
+    add_int(kAllocCountIid, allocs.count);
+    add_int(kAllocBytesIid, allocs.bytes);
   }
   uint64_t flag_iid = kFirstFlagIid;
   for (const auto& flag : internal::kFlagNames) {
@@ -900,7 +902,7 @@ void PerfettoRenderer::WriteBegin(uint32_t index) {
   const Span& span = capture_.spans[index];
   const size_t site = std::min<size_t>(span.site, capture_.sites.size());
   const uint64_t category = interning_.SiteCategoryIid(site);
-  CollectAnnotations(span);
+  CollectAnnotations(index);
   CollectOverrides(index);
   if (TryWriteSmallBegin(index, site, category)) return;
   StartEventPacket(span.start_ns);

@@ -562,8 +562,9 @@ SizedSpan MakeSizedSpan(const Capture& capture, size_t i, double size,
   sized.counters.resize(columns.names.size());
   sized.counters[0] = static_cast<double>(span.heartbeats);
   if (capture.alloc_measured && columns.named_begin >= 3) {
-    sized.counters[1] = static_cast<double>(span.alloc_count);
-    sized.counters[2] = static_cast<double>(span.alloc_bytes);
+    const SpanAllocs allocs = AllocsOf(capture, i);
+    sized.counters[1] = static_cast<double>(allocs.count);
+    sized.counters[2] = static_cast<double>(allocs.bytes);
   }
   for (size_t c = columns.named_begin; c < columns.names.size(); ++c) {
     sized.counters[c] = 0.0;

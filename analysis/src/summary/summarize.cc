@@ -75,7 +75,10 @@ constexpr int kDigitBits = 12;
 // histogram of value - lo, until the range is one value wide. Durations
 // within 4 Ki ns of each other take one pass; each further pass divides the
 // range by 4096. Positions that share a range share the pass.
-void SelectSorted(int64_t* values, size_t n, const size_t* nth, int64_t* out,
+// `T` is int64_t (durations) or uint32_t (durations minus their row's
+// minimum, when they fit: half the memory for a capture's worth of them).
+template <typename T>
+void SelectSorted(T* values, size_t n, const size_t* nth, int64_t* out,
                   size_t k) {
   if (n == 0 || k == 0) return;
   if (n < kRadixSelectMin) {
@@ -92,8 +95,8 @@ void SelectSorted(int64_t* values, size_t n, const size_t* nth, int64_t* out,
   int64_t lo = values[0];
   int64_t hi = values[0];
   for (size_t i = 1; i < n; ++i) {
-    lo = std::min(lo, values[i]);
-    hi = std::max(hi, values[i]);
+    lo = std::min<int64_t>(lo, values[i]);
+    hi = std::max<int64_t>(hi, values[i]);
   }
   // Positions [first, last) whose value lies in [range_lo, range_hi], with
   // `below` values under range_lo.
@@ -175,7 +178,7 @@ class RowAccumulator {
   }
 
   // Adds one span with its timing to row `row`.
-  [[gnu::always_inline]] void Add(const Span& span, uint32_t row,
+  [[gnu::always_inline]] void Add(const Span& span, size_t index, uint32_t row,
                                   int64_t inclusive_ns, int64_t self_ns,
                                   uint64_t self_heartbeats) {
     State& state = states_[row];
@@ -188,8 +191,9 @@ class RowAccumulator {
     r.total_heartbeats += span.heartbeats;
     r.self_heartbeats += self_heartbeats;
     if (capture_.alloc_measured) {
-      SatAccumulate(*r.alloc_count, span.alloc_count);
-      SatAccumulate(*r.alloc_bytes, span.alloc_bytes);
+      const SpanAllocs allocs = AllocsOf(capture_, index);
+      SatAccumulate(*r.alloc_count, allocs.count);
+      SatAccumulate(*r.alloc_bytes, allocs.bytes);
     }
     if (span.flags & kSpanException) ++r.exceptions;
     if (span.flags & kSpanHookFailed) ++r.hook_failures;
@@ -233,8 +237,7 @@ class RowAccumulator {
     }
     FinishTotals(summary);
     if (counters != nullptr && !counters->empty()) AddCounters(*counters);
-    std::vector<size_t> begin;
-    std::vector<int64_t> grouped = GroupDurations(begin);
+    GroupedDurations grouped = GroupDurations();
     std::vector<uint32_t> all_threads;
     std::vector<Row> rows;
     rows.reserve(states_.size());
@@ -248,7 +251,7 @@ class RowAccumulator {
       state.row.processes = ProcessCount(state.threads);
       all_threads.insert(all_threads.end(), state.threads.begin(),
                          state.threads.end());
-      FinishRow(state.row, grouped.data() + begin[r]);
+      FinishRow(state.row, grouped, r);
       rows.push_back(std::move(state.row));
     }
     std::sort(all_threads.begin(), all_threads.end());
@@ -275,26 +278,59 @@ class RowAccumulator {
                        summary.validation_issues.empty();
   }
 
-  // The durations grouped by row (a counting sort): row r's are
-  // [begin[r], begin[r + 1]). Read again from the spans: a second sequential
-  // read of the capture costs less than keeping a duration and a row per span
-  // in fresh memory.
-  std::vector<int64_t> GroupDurations(std::vector<size_t>& begin) {
-    begin.assign(states_.size() + 1, 0);
-    for (size_t r = 0; r < states_.size(); ++r) {
-      begin[r + 1] = begin[r] + states_[r].row.calls;
-    }
-    std::vector<int64_t> grouped(begin.back());
-    std::vector<size_t> fill(begin.begin(), begin.end() - 1);
-    for (const Span& span : capture_.spans) {
-      grouped[fill[RowForSite(span.site)]++] = InclusiveNs(span);
-    }
-    return grouped;
+  // Every row's durations, grouped by row (a counting sort). A row whose
+  // durations lie within 2^32 - 1 ns of its minimum keeps them as 4-byte
+  // offsets from that minimum in `narrow`, any other row as 8-byte values in
+  // `wide`; row r's start at `begin[r]` in its array. Session end holds these
+  // next to the capture (issue 14), so most captures pay 4 bytes a span.
+  struct GroupedDurations {
+    std::vector<uint32_t> narrow;
+    std::vector<int64_t> wide;
+    std::vector<size_t> begin;
+    std::vector<uint8_t> is_wide;
+  };
+
+  static bool IsWide(const Row& row) {
+    return row.calls != 0 && static_cast<uint64_t>(row.max_ns) -
+                                     static_cast<uint64_t>(row.min_ns) >
+                                 UINT32_MAX;
   }
 
-  // Percentiles, tail shape and share of one row from its `calls` durations
-  // at `d` (which it reorders).
-  void FinishRow(Row& row, int64_t* d) const {
+  // Read again from the spans: a second sequential read of the capture costs
+  // less than keeping a duration and a row per span in fresh memory.
+  GroupedDurations GroupDurations() {
+    GroupedDurations g;
+    g.begin.resize(states_.size());
+    g.is_wide.resize(states_.size());
+    std::vector<int64_t> base(states_.size());
+    size_t narrow = 0;
+    size_t wide = 0;
+    for (size_t r = 0; r < states_.size(); ++r) {
+      const Row& row = states_[r].row;
+      g.is_wide[r] = IsWide(row) ? 1 : 0;
+      size_t& next = g.is_wide[r] != 0 ? wide : narrow;
+      g.begin[r] = next;
+      next += row.calls;
+      base[r] = row.calls != 0 && g.is_wide[r] == 0 ? row.min_ns : 0;
+    }
+    g.narrow.resize(narrow);
+    g.wide.resize(wide);
+    std::vector<size_t> fill(g.begin);
+    for (const Span& span : capture_.spans) {
+      const uint32_t r = RowForSite(span.site);
+      const int64_t d = InclusiveNs(span);
+      if (g.is_wide[r] != 0) {
+        g.wide[fill[r]++] = d;
+      } else {
+        g.narrow[fill[r]++] = static_cast<uint32_t>(d - base[r]);
+      }
+    }
+    return g;
+  }
+
+  // Percentiles, tail shape and share of row `r` from its `calls` durations
+  // in `g` (which it reorders).
+  void FinishRow(Row& row, GroupedDurations& g, size_t r) const {
     row.label = RowLabel(row.key);
     if (row.calls == 0) {
       row.min_ns = 0;
@@ -306,13 +342,25 @@ class RowAccumulator {
         static_cast<size_t>(NearestRank(row.calls, 9500) - 1),
         static_cast<size_t>(NearestRank(row.calls, 9900) - 1)};
     int64_t values[3];
-    SelectSorted(d, row.calls, nth, values, 3);
-    row.median_ns = values[0];
-    row.p95_ns = values[1];
-    row.p99_ns = values[2];
+    int64_t base = 0;
+    if (g.is_wide[r] != 0) {
+      SelectSorted(g.wide.data() + g.begin[r], row.calls, nth, values, 3);
+    } else {
+      base = row.min_ns;
+      SelectSorted(g.narrow.data() + g.begin[r], row.calls, nth, values, 3);
+    }
+    row.median_ns = base + values[0];
+    row.p95_ns = base + values[1];
+    row.p99_ns = base + values[2];
     row.tail_ratio = internal::TailRatio(row.p99_ns, row.median_ns);
-    row.log_sigma = internal::LogSigma(std::span<const int64_t>(d, row.calls),
-                                       row.median_ns);
+    row.log_sigma =
+        g.is_wide[r] != 0
+            ? internal::LogSigma(std::span<const int64_t>(
+                                     g.wide.data() + g.begin[r], row.calls),
+                                 row.median_ns)
+            : internal::LogSigma(std::span<const uint32_t>(
+                                     g.narrow.data() + g.begin[r], row.calls),
+                                 base, row.median_ns);
     row.heavy_tail = internal::HeavyTail(row.calls, row.log_sigma);
     row.share_permille = recorded_ns_ == 0
                              ? 0
@@ -391,7 +439,7 @@ void SummarizeGeneral(const Capture& capture, Summary& summary) {
   for (size_t i = 0; i < capture.spans.size(); ++i) {
     const Span& span = capture.spans[i];
     const SpanTiming& timing = timings[i];
-    rows.Add(span, rows.RowForSite(span.site), timing.inclusive_ns,
+    rows.Add(span, i, rows.RowForSite(span.site), timing.inclusive_ns,
              timing.self_ns, timing.self_heartbeats);
   }
   const internal::SpanCounters counters(capture, forest);
@@ -577,8 +625,8 @@ class OpenSpans {
         open.child_heartbeats >= span.heartbeats
             ? 0
             : span.heartbeats - open.child_heartbeats;
-    rows_.Add(span, open.row, open.inclusive, open.inclusive - open.covered,
-              self_heartbeats);
+    rows_.Add(span, open.index, open.row, open.inclusive,
+              open.inclusive - open.covered, self_heartbeats);
   }
 
   const std::vector<Span>& spans_;

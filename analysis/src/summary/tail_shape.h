@@ -48,6 +48,10 @@ inline double FastLn(double x) {
 // multiset of durations, not on their order.
 std::optional<double> LogSigma(std::span<const int64_t> durations,
                                int64_t pivot_ns);
+// The same over the durations base_ns + offsets[i] (summarize.cc keeps a
+// row's durations as 4-byte offsets from its minimum when they fit).
+std::optional<double> LogSigma(std::span<const uint32_t> offsets,
+                               int64_t base_ns, int64_t pivot_ns);
 
 // `TailRatio()` is p99 / median, nullopt when the median is 0.
 inline std::optional<double> TailRatio(int64_t p99_ns, int64_t median_ns) {

@@ -218,7 +218,7 @@ static_assert(kDropKeys.size() == kSiteKeys.size() + 2);
 
 // The span flags in the order a `flags` array lists them.
 struct FlagName {
-  uint32_t bit;
+  uint16_t bit;
   std::string_view name;
 };
 inline constexpr FlagName kFlagNames[] = {
@@ -227,7 +227,7 @@ inline constexpr FlagName kFlagNames[] = {
     {kSpanRerooted, "rerooted"},
     {kSpanHookFailed, "hook_failed"},
 };
-inline constexpr uint32_t kKnownFlags =
+inline constexpr uint16_t kKnownFlags =
     kSpanUnfinished | kSpanException | kSpanRerooted | kSpanHookFailed;
 
 // An X event's line, in order:

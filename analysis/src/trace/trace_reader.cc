@@ -137,6 +137,7 @@ struct PendingSpan {
   std::optional<std::string_view> device;
   bool has_alloc_count = false;
   bool has_alloc_bytes = false;
+  SpanAllocs allocs;
 };
 
 class TraceReader {
@@ -152,6 +153,7 @@ class TraceReader {
     if (fast) return AssembleInOrder();
     capture_ = Capture();
     fast_spans_ = std::vector<Span>();
+    fast_allocs_ = std::vector<SpanAllocs>();
     fast_args_ = std::vector<SpanArg>();
     events_ = std::vector<TraceEvent>();
     absl::Status status;
@@ -446,7 +448,7 @@ class TraceReader {
         span.id == 0 || !in.Literal(kLineParentId) ||
         !in.Unsigned(kMax, &span.parent_id) || !in.Literal(kLineDepth) ||
         !in.Index(&span.depth) || !in.Literal(kLineHeartbeats) ||
-        !in.Unsigned(kMax, &span.heartbeats) || !in.Literal(kLineSite) ||
+        !in.Index(&span.heartbeats) || !in.Literal(kLineSite) ||
         !in.Index(&span.site) || !in.Literal(kLineThread) ||
         !in.Index(&span.thread)) {
       return false;
@@ -457,9 +459,10 @@ class TraceReader {
         !in.Literal(sites_[span.site].tags)) {
       return false;
     }
+    SpanAllocs allocs;
     if (capture_.alloc_measured &&
-        (!in.Literal(kLineAllocCount) || !in.Signed(&span.alloc_count) ||
-         !in.Literal(kLineAllocBytes) || !in.Signed(&span.alloc_bytes))) {
+        (!in.Literal(kLineAllocCount) || !in.Signed(&allocs.count) ||
+         !in.Literal(kLineAllocBytes) || !in.Signed(&allocs.bytes))) {
       return false;
     }
     if (in.Literal(kLineFlags) && !ReadFlagList(in, span.flags)) {
@@ -477,11 +480,15 @@ class TraceReader {
     }
     span.start_ns = event.ts_ns;
     if (fast_args_.size() != first_arg) {
-      if (fast_args_.size() > UINT32_MAX) return false;
+      if (fast_args_.size() > UINT32_MAX ||
+          fast_args_.size() - first_arg > kMaxSpanArgs) {
+        return false;
+      }
       span.first_arg = static_cast<uint32_t>(first_arg);
-      span.arg_count = static_cast<uint32_t>(fast_args_.size() - first_arg);
+      span.arg_count = static_cast<uint16_t>(fast_args_.size() - first_arg);
     }
     fast_spans_.push_back(span);
+    if (capture_.alloc_measured) fast_allocs_.push_back(allocs);
     if (keep_events) KeepSpanEvent(event, span, index);
     line = in.p;
     return true;
@@ -514,7 +521,7 @@ class TraceReader {
   }
 
   // After `"flags":[`: the flag names, none twice, and `]`.
-  static bool ReadFlagList(LineCursor& in, uint32_t& flags) {
+  static bool ReadFlagList(LineCursor& in, uint16_t& flags) {
     if (in.Literal("]")) return true;
     do {
       bool known = false;
@@ -680,9 +687,16 @@ class TraceReader {
               if (is_span) {
                 SPANPROF_RETURN_IF_ERROR(ResolveSpan(path, pending, event));
                 Span& span = fast_spans_.emplace_back(pending.span);
+                if (capture_.alloc_measured) {
+                  fast_allocs_.push_back(pending.allocs);
+                }
                 if (!pending.args.empty()) {
+                  if (pending.args.size() > kMaxSpanArgs) {
+                    return json_.Error(ep, Cat("more than ", kMaxSpanArgs,
+                                               " arguments on one span"));
+                  }
                   span.first_arg = static_cast<uint32_t>(fast_args_.size());
-                  span.arg_count = static_cast<uint32_t>(pending.args.size());
+                  span.arg_count = static_cast<uint16_t>(pending.args.size());
                   for (SpanArg& arg : pending.args) {
                     fast_args_.push_back(std::move(arg));
                   }
@@ -717,10 +731,22 @@ class TraceReader {
     Capture& c = out.capture;
     if (std::is_sorted(fast_spans_.begin(), fast_spans_.end(), before)) {
       c.spans = std::move(fast_spans_);
+      c.span_allocs = std::move(fast_allocs_);
       c.args = std::move(fast_args_);
     } else {
-      std::stable_sort(fast_spans_.begin(), fast_spans_.end(), before);
-      c.spans = std::move(fast_spans_);
+      std::vector<uint32_t> order(fast_spans_.size());
+      std::iota(order.begin(), order.end(), uint32_t{0});
+      std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+        return before(fast_spans_[a], fast_spans_[b]);
+      });
+      c.spans.reserve(order.size());
+      c.span_allocs.reserve(fast_allocs_.size());
+      for (const uint32_t i : order) {
+        c.spans.push_back(fast_spans_[i]);
+        if (i < fast_allocs_.size()) c.span_allocs.push_back(fast_allocs_[i]);
+      }
+      fast_spans_ = {};
+      fast_allocs_ = {};
       c.args.reserve(fast_args_.size());
       for (Span& span : c.spans) {
         if (span.arg_count == 0) continue;
@@ -1485,7 +1511,7 @@ class TraceReader {
             case kArgDepth:
               return Assign(json_.Int(fv, fp, 0, UINT32_MAX), span.depth);
             case kArgHeartbeats:
-              return Assign(json_.Unsigned(fv, fp), span.heartbeats);
+              return Assign(json_.Int(fv, fp, 0, UINT32_MAX), span.heartbeats);
             case kArgSite:
               return Assign(json_.Int(fv, fp, 0, UINT32_MAX), pending.site);
             case kArgThread:
@@ -1505,11 +1531,11 @@ class TraceReader {
             case kArgAllocCount:
               pending.has_alloc_count = true;
               return Assign(json_.Int(fv, fp, INT64_MIN, INT64_MAX),
-                            span.alloc_count);
+                            pending.allocs.count);
             case kArgAllocBytes:
               pending.has_alloc_bytes = true;
               return Assign(json_.Int(fv, fp, INT64_MIN, INT64_MAX),
-                            span.alloc_bytes);
+                            pending.allocs.bytes);
             case kArgFlags:
               return ReadFlags(fv, fp, span.flags);
             case kArgUserArgs:
@@ -1528,7 +1554,7 @@ class TraceReader {
     return absl::OkStatus();
   }
 
-  absl::Status ReadFlags(value& v, const JsonPath& p, uint32_t& flags) {
+  absl::Status ReadFlags(value& v, const JsonPath& p, uint16_t& flags) {
     SPANPROF_ASSIGN_OR_RETURN(array a, json_.Array(v, p));
     return json_.ForEachElement(
         a, p, [&](size_t, value& ev, const JsonPath& ep) -> absl::Status {
@@ -1693,15 +1719,22 @@ class TraceReader {
     out.capture = std::move(capture_);
     Capture& c = out.capture;
     c.spans.reserve(spans_.size());
+    if (c.alloc_measured) c.span_allocs.reserve(spans_.size());
     for (size_t i : order) {
       PendingSpan& pending = spans_[i];
       Span& span = c.spans.emplace_back(pending.span);
+      if (c.alloc_measured) c.span_allocs.push_back(pending.allocs);
       if (!pending.args.empty()) {
         if (c.args.size() + pending.args.size() > UINT32_MAX) {
           return json_.Error(JsonPath::Root(), "too many span arguments");
         }
+        if (pending.args.size() > kMaxSpanArgs) {
+          return json_.Error(
+              JsonPath::Root().Field("traceEvents").Index(pending.event),
+              Cat("more than ", kMaxSpanArgs, " arguments on one span"));
+        }
         span.first_arg = static_cast<uint32_t>(c.args.size());
-        span.arg_count = static_cast<uint32_t>(pending.args.size());
+        span.arg_count = static_cast<uint16_t>(pending.args.size());
         for (SpanArg& arg : pending.args) c.args.push_back(std::move(arg));
       }
     }
@@ -1717,6 +1750,7 @@ class TraceReader {
   std::vector<uint8_t> thread_has_process_;  // per metadata.threads entry
   std::vector<PendingSpan> spans_;           // the one-pass reader's
   std::vector<Span> fast_spans_;             // the fast path's, file order
+  std::vector<SpanAllocs> fast_allocs_;      // theirs, when alloc_measured
   std::vector<SpanArg> fast_args_;           // the fast path's, file order
   std::vector<SiteFragments> sites_;         // RenderExpectedText()'s
   std::vector<std::string> thread_ids_;

@@ -482,7 +482,7 @@ void AppendFlow(std::string* o, const Span& span, uint8_t flow) {
   }
 }
 
-void AppendFlags(std::string* o, uint32_t flags) {
+void AppendFlags(std::string* o, uint16_t flags) {
   o->append(internal::kLineFlags);
   bool first = true;
   for (const auto& [bit, name] : internal::kFlagNames) {
@@ -546,8 +546,9 @@ void AppendArgsAndCounters(std::string* o, const Capture& capture, size_t begin,
 
 // One X event, in the order trace_format.h describes.
 [[gnu::always_inline]] inline void AppendSpanEvent(
-    std::string* o, const Capture& capture, const Span& span, uint8_t flow,
+    std::string* o, const Capture& capture, size_t index, uint8_t flow,
     const EventFragments& fragments) {
+  const Span& span = capture.spans[index];
   const size_t site = std::min<size_t>(span.site, capture.sites.size());
   const size_t thread = std::min<size_t>(span.thread, capture.threads.size());
   o->append(fragments.sites[site].head);
@@ -572,9 +573,10 @@ void AppendArgsAndCounters(std::string* o, const Capture& capture, size_t begin,
   o->append(fragments.sites[site].tags);
   if (capture.alloc_measured) {
     o->append(internal::kLineAllocCount);
-    AppendInt(o, span.alloc_count);
+    const SpanAllocs allocs = AllocsOf(capture, index);
+    AppendInt(o, allocs.count);
     o->append(internal::kLineAllocBytes);
-    AppendInt(o, span.alloc_bytes);
+    AppendInt(o, allocs.bytes);
   }
   if ((span.flags & internal::kKnownFlags) != 0) AppendFlags(o, span.flags);
   const size_t args_begin =
@@ -607,8 +609,7 @@ absl::Status RenderTrace(
   WriteMetaEvents(w, capture);
   EventOrder order(spans);
   for (size_t index = 0; order.Next(&index);) {
-    AppendSpanEvent(w.RawValue(), capture, spans[index], flows[index],
-                    fragments);
+    AppendSpanEvent(w.RawValue(), capture, index, flows[index], fragments);
     if (out->size() >= chunk) {
       SPANPROF_RETURN_IF_ERROR(flush(*out));
       out->clear();

@@ -44,7 +44,7 @@ struct Site {
 };
 
 // Bits of `Span::flags`.
-enum SpanFlag : uint32_t {
+enum SpanFlag : uint16_t {
   // The span was still open when the session stopped; `end_ns` is the stop.
   kSpanUnfinished = 1u << 0,
   // The span was left by an exception (stack unwinding).
@@ -59,6 +59,10 @@ enum SpanFlag : uint32_t {
 // The longest string argument (`SPANPROF_ARG_STR`), in bytes: longer text is
 // cut at a UTF-8 boundary and marked `SpanArg::truncated`.
 inline constexpr size_t kMaxArgTextBytes = 64;
+
+// The most arguments one span keeps (`Span::arg_count` is 16 bits): the
+// runtime counts the rest in `Capture::dropped_args`; readers reject more.
+inline constexpr size_t kMaxSpanArgs = UINT16_MAX;
 
 // `SpanArg` is one numeric argument attached to a span (`SPANPROF_ARG`), one
 // string argument (`SPANPROF_ARG_STR`, `is_string`: `text`, at most
@@ -89,25 +93,39 @@ struct SpanArg {
 // `Span` is one retained span. Times are nanoseconds relative to the session
 // start. `parent_id` is 0 for a root. A parent on another thread is a
 // cross-thread parent: linked, never subtracted from the child thread's time.
+//
+// 56 bytes: session end holds one per retained span, next to the rings it
+// reads (issue 14; docs/performance.md, "Session-end memory"). Allocation
+// deltas live in `Capture::span_allocs`, a column that exists only when
+// allocations were measured.
 struct Span {
   uint64_t id = 0;         // unique, > 0
   uint64_t parent_id = 0;  // 0 = root
   uint32_t site = 0;       // index into Capture::sites
   uint32_t thread = 0;     // index into Capture::threads
   uint32_t depth = 0;      // 0 for roots, parent depth + 1 otherwise
-  uint32_t flags = 0;      // SpanFlag bits
+  uint16_t flags = 0;      // SpanFlag bits
+  // Arguments are `Capture::args[first_arg, first_arg + arg_count)`; a span
+  // keeps at most kMaxSpanArgs (more are counted in Capture::dropped_args).
+  uint16_t arg_count = 0;
   int64_t start_ns = 0;
   int64_t end_ns = 0;
-  uint64_t heartbeats = 0;  // this thread's heartbeats between begin and end
-  // Allocation deltas between begin and end; only meaningful when
-  // `Capture::alloc_measured`.
-  int64_t alloc_count = 0;
-  int64_t alloc_bytes = 0;
-  // Arguments are `Capture::args[first_arg, first_arg + arg_count)`.
+  // This thread's heartbeats between begin and end (the runtime counts them
+  // in 32 bits per span).
+  uint32_t heartbeats = 0;
   uint32_t first_arg = 0;
-  uint32_t arg_count = 0;
 
   friend bool operator==(const Span&, const Span&) = default;
+};
+static_assert(sizeof(Span) == 56, "Span is session end's per-span cost");
+
+// `SpanAllocs` is one span's allocation deltas between its begin and end, as
+// spanprof::alloc counted them on its thread (`Capture::span_allocs`).
+struct SpanAllocs {
+  int64_t count = 0;
+  int64_t bytes = 0;
+
+  friend bool operator==(const SpanAllocs&, const SpanAllocs&) = default;
 };
 
 // `ThreadInfo` is one thread that recorded at least one span.
@@ -282,6 +300,10 @@ struct Capture {
   std::vector<ThreadInfo> threads;
   std::vector<Site> sites;
   std::vector<Span> spans;  // sorted by (thread, start_ns, depth)
+  // Allocation deltas, a column parallel to `spans` (`span_allocs[i]` is
+  // `spans[i]`'s) when `alloc_measured`; empty otherwise. Read it with
+  // `AllocsOf()`, which gives zeros for a span the column does not cover.
+  std::vector<SpanAllocs> span_allocs;
   std::vector<SpanArg> args;
   // Problems a reader of a foreign trace found that no span shows (an end
   // event with nothing open, an X event with a negative duration), each
@@ -303,6 +325,13 @@ inline const ProcessInfo* ProcessOfThread(const Capture& capture,
   const uint32_t process = capture.threads[thread].process;
   return process < capture.processes.size() ? &capture.processes[process]
                                             : nullptr;
+}
+
+// `AllocsOf()` is span `index`'s allocation deltas: `span_allocs[index]`, or
+// zeros when the column does not cover it (allocations not measured).
+inline SpanAllocs AllocsOf(const Capture& capture, size_t index) {
+  return index < capture.span_allocs.size() ? capture.span_allocs[index]
+                                            : SpanAllocs{};
 }
 
 // `ThreadPid()` is the OS pid of a thread's process: its process's pid in a

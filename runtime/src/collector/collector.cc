@@ -115,6 +115,7 @@ void CountRemoved(const Collector& collector, std::vector<Span>& spans,
 // span's new index (kNoSpan for removed ones).
 std::vector<size_t> Compact(Capture& capture) {
   std::vector<Span>& spans = capture.spans;
+  std::vector<SpanAllocs>& allocs = capture.span_allocs;
   std::vector<size_t> new_index(spans.size(), kNoSpan);
   std::vector<uint32_t> thread_index(capture.threads.size(), UINT32_MAX);
   std::vector<ThreadInfo> threads;
@@ -123,7 +124,10 @@ std::vector<size_t> Compact(Capture& capture) {
     if (spans[i].flags & kRemovedFlag) continue;
     new_index[i] = next;
     Span& span = spans[next];
-    if (next != i) span = spans[i];
+    if (next != i) {
+      span = spans[i];
+      if (i < allocs.size()) allocs[next] = allocs[i];
+    }
     span.id = next + 1;
     uint32_t& thread = thread_index[span.thread];
     if (thread == UINT32_MAX) {
@@ -135,6 +139,7 @@ std::vector<size_t> Compact(Capture& capture) {
     ++next;
   }
   spans.resize(next);
+  if (allocs.size() > next) allocs.resize(next);
   capture.threads = std::move(threads);
   for (Span& span : spans) {
     if (span.parent_id != 0) {
@@ -211,7 +216,8 @@ void DescribeSession(const SessionState& session, const ClockPair& stop,
 // Arguments, contiguous per span, numeric arguments first, then one entry
 // per counter (a counter flushed several times, around the span's children,
 // is summed); `new_index` maps parse-time indices to the compacted ones
-// (empty: nothing moved).
+// (empty: nothing moved). A span keeps at most kMaxSpanArgs entries; the
+// rest count as dropped arguments.
 void AttachArgs(Collector& collector, const std::vector<size_t>& new_index,
                 Capture& capture) {
   std::vector<PendingArg>& args = collector.args();
@@ -249,6 +255,10 @@ void AttachArgs(Collector& collector, const std::vector<size_t>& new_index,
         same->int_value += arg.int_value;
         continue;
       }
+    }
+    if (span.arg_count == kMaxSpanArgs) {
+      ++capture.dropped_args;
+      continue;
     }
     ++span.arg_count;
     capture.args.push_back(std::move(arg));
@@ -306,11 +316,14 @@ Capture StopRecording() {
       session.start_mono_ns, stop.mono_ns);
 
   Capture capture;
-  capture.spans.reserve(internal::CountBegins(snaps));
+  const size_t begins = internal::CountBegins(snaps);
+  capture.spans.reserve(begins);
+  if (session.count_allocs) capture.span_allocs.reserve(begins);
   Collector collector(
       capture, sites, time, stop_raw,
       internal::NeedPositions(snaps) || !session.exports.empty());
   collector.set_counter_names(internal::SnapshotCounterNames());
+  collector.set_alloc_column(session.count_allocs);
   collector.set_release_blocks(internal::RingBytes(snaps) >
                                internal::BlockCacheCapacityBytes());
   const std::vector<uint32_t> slot_to_thread = ParseRings(collector, snaps);
@@ -336,7 +349,7 @@ Capture StopRecording() {
   AttachExports(session.exports, exported, new_index, capture);
   AttachArgs(collector, new_index, capture);
   AttachDrops(drops_by_site, collector, capture);
-  capture.dropped_args = collector.unattached_counts();
+  capture.dropped_args += collector.unattached_counts();
   capture.failed_prepares =
       session.failed_prepares.load(std::memory_order_relaxed);
   for (const RingSnapshot& snap : snaps) {

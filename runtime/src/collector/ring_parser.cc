@@ -321,17 +321,17 @@ void Collector::PopScope(ThreadParse& p, const SideRecord& s, uint64_t index) {
 // An allocation record: the counters at the last begin, or at the last end
 // (then the span's counters become the difference).
 void Collector::OnAlloc(ThreadParse& p, const Record& rec) {
-  if (p.last_span == kNoSpan) return;
-  Span& span = spans_[p.last_span];
+  if (p.last_span == kNoSpan || p.last_span >= allocs_.size()) return;
+  SpanAllocs& allocs = allocs_[p.last_span];
   const auto count = static_cast<int64_t>(rec.time);
   const auto bytes = static_cast<int64_t>(
       (static_cast<uint64_t>(rec.word & kSiteMask) << 32) | rec.heartbeats);
   if (p.last_was_begin) {
-    span.alloc_count = count;
-    span.alloc_bytes = bytes;
+    allocs.count = count;
+    allocs.bytes = bytes;
   } else {
-    span.alloc_count = count - span.alloc_count;
-    span.alloc_bytes = bytes - span.alloc_bytes;
+    allocs.count = count - allocs.count;
+    allocs.bytes = bytes - allocs.bytes;
   }
 }
 
@@ -339,6 +339,7 @@ void Collector::OnBegin(ThreadParse& p, const Record& rec, uint64_t position,
                         uint64_t raw) {
   const size_t index = spans_.size();
   Span& span = spans_.emplace_back();
+  if (alloc_column_) allocs_.emplace_back();
   span.id = index + 1;
   span.site = UseSite(rec.word & kSiteMask);
   span.thread = p.thread;
@@ -396,8 +397,7 @@ void Collector::CloseOpenSpans(uint32_t last_hb) {
     Span& span = spans_[index];
     span.end_ns = std::max(stop_ns_, span.start_ns);
     span.heartbeats = static_cast<uint32_t>(last_hb - span.heartbeats);
-    span.alloc_count = 0;  // no end counters
-    span.alloc_bytes = 0;
+    if (index < allocs_.size()) allocs_[index] = SpanAllocs{};  // no end
     span.flags |= kSpanUnfinished;
   }
 }

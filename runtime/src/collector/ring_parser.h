@@ -27,12 +27,13 @@ __extension__ using Uint128 = unsigned __int128;
 // costs ~3 us per 4 KiB on a VM: more than all the parsing). Ids are the
 // index + 1 and parent ids the parent's index + 1, so a capture without
 // context scopes or discarded spans needs no second pass. While a span is
-// open, `heartbeats` and `alloc_*` hold the thread's counters at its begin.
+// open, `heartbeats` (and its `Capture::span_allocs` entry) hold the thread's
+// counters at its begin.
 // Cross-thread parents (contexts) and discarded spans (ring mode) are fixed
 // up afterwards: depths from the parent links, and a compaction that
 // renumbers ids and threads.
-inline constexpr uint32_t kRemovedFlag =
-    1u << 31;  // not retained (collector only)
+inline constexpr uint16_t kRemovedFlag =
+    1u << 15;  // not retained (collector only; SpanFlag bits are below it)
 inline constexpr size_t kNoSpan = SIZE_MAX;
 
 // A span's stream positions, kept only when some thread used context scopes
@@ -155,6 +156,7 @@ class Collector {
             const TimeBase& time, uint64_t stop_raw, bool keep_positions)
       : capture_(capture),
         spans_(capture.spans),
+        allocs_(capture.span_allocs),
         sites_(sites),
         site_index_(sites.size(), UINT32_MAX),
         time_(time),
@@ -198,6 +200,9 @@ class Collector {
   // block cache (a session whose rings outgrew the cache: keeping 64 MiB of
   // them cached only adds to the session end's peak).
   void set_release_blocks(bool release) { release_blocks_ = release; }
+  // Allocations were measured: each span gets a `Capture::span_allocs`
+  // entry (reserve it with the spans).
+  void set_alloc_column(bool measured) { alloc_column_ = measured; }
 
   std::vector<PendingArg>& args() { return args_; }
   // The `SpanArg` of a pending argument (its key and text looked up).
@@ -250,6 +255,7 @@ class Collector {
 
   Capture& capture_;
   std::vector<Span>& spans_;
+  std::vector<SpanAllocs>& allocs_;
   const std::vector<Site>& sites_;
   std::vector<uint32_t> site_index_;  // interned id -> capture index
   std::vector<uint32_t> site_id_;     // capture index -> interned id
@@ -258,6 +264,7 @@ class Collector {
   int64_t stop_ns_;
   bool keep_positions_;
   bool release_blocks_ = false;
+  bool alloc_column_ = false;
   size_t removed_ = 0;
   std::vector<size_t> open_;
   std::vector<SpanPositions> positions_;

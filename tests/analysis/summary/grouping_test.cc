@@ -281,12 +281,10 @@ TEST(GroupingTest, AllocationCountersAreNullUnlessMeasured) {
   CaptureBuilder b;
   const uint32_t t = b.Thread(1);
   const uint32_t s = b.Site("alloc");
-  Span& span = b.Add(1, 0, s, t, 0, 10);
-  span.alloc_count = 3;
-  span.alloc_bytes = 300;
-  Span& other = b.Add(2, 0, s, t, 20, 30);
-  other.alloc_count = 1;
-  other.alloc_bytes = 64;
+  b.Add(1, 0, s, t, 0, 10);
+  b.Allocs(1, 3, 300);
+  b.Add(2, 0, s, t, 20, 30);
+  b.Allocs(2, 1, 64);
   const Summary unmeasured = Summarize(b.Build());
   EXPECT_FALSE(unmeasured.rows[0].alloc_count.has_value());
   EXPECT_FALSE(unmeasured.rows[0].alloc_bytes.has_value());

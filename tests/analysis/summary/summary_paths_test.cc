@@ -88,11 +88,11 @@ class ForestGenerator {
       if (span.id != id) continue;
       span.end_ns = end;
       span.depth = depth;
-      span.heartbeats = static_cast<uint64_t>(Next(20));
+      span.heartbeats = static_cast<uint32_t>(Next(20));
       span.flags = Next(8) == 0 ? kSpanException : 0;
       if (Next(12) == 0) span.flags |= kSpanUnfinished;
-      span.alloc_count = Next(5);
-      span.alloc_bytes = Next(500) - 100;
+      const int64_t count = Next(5);
+      b.Allocs(id, count, Next(500) - 100);
     }
     // Named counters on some spans (a numeric argument first on a few).
     if (Next(3) == 0) {

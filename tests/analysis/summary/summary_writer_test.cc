@@ -243,8 +243,8 @@ TEST(SummaryWriterTest, FieldsAreInTheDesignOrder) {
 TEST(SummaryWriterTest, MeasuredAllocationsAreIntegers) {
   Capture capture = TinyCapture();
   capture.alloc_measured = true;
-  capture.spans[0].alloc_count = 5;
-  capture.spans[0].alloc_bytes = 640;
+  capture.span_allocs.assign(capture.spans.size(), SpanAllocs{});
+  capture.span_allocs[0] = SpanAllocs{5, 640};
   const std::string json = SummaryToJson(Summarize(capture));
   EXPECT_THAT(json,
               HasSubstr("\"alloc_count\": 5,\n      \"alloc_bytes\": 640,"));

@@ -245,11 +245,11 @@ Capture RandomRichCapture(std::mt19937_64& rng, int spans) {
         b.Add(id, parent, sites[pick_site(rng)], thread_ids[pick_thread(rng)],
               start, start + length(rng) + (coin(rng) == 1 ? 0 : 1));
     span.depth = parent == 0 ? 0 : 1;
-    span.heartbeats = static_cast<uint64_t>(die(rng));
-    span.flags = static_cast<uint32_t>(rng() % 8);
+    span.heartbeats = static_cast<uint32_t>(die(rng));
+    span.flags = static_cast<uint16_t>(rng() % 8);
     if (alloc) {
-      span.alloc_count = static_cast<int64_t>(rng() % 100) - 10;
-      span.alloc_bytes = static_cast<int64_t>(rng()) / 3;
+      const int64_t count = static_cast<int64_t>(rng() % 100) - 10;
+      b.Allocs(id, count, static_cast<int64_t>(rng()) / 3);
     }
     opened.emplace_back(id, start);
   }

@@ -276,8 +276,7 @@ TEST(TraceWriterTest, FlagsAndAllocationsArePresentOnlyWhenSet) {
   const uint32_t s = b.Site("a");
   Span& span = b.Add(1, 0, s, t, 0, 10);
   span.flags = kSpanUnfinished | kSpanException | kSpanRerooted;
-  span.alloc_count = 3;
-  span.alloc_bytes = -64;
+  b.Allocs(1, 3, -64);
   b.Add(2, 0, s, t, 20, 30).flags = kSpanException;
   b.capture().alloc_measured = true;
   ParsedTrace trace;
@@ -724,8 +723,7 @@ TEST(TraceRoundTripTest, ReaderRebuildsTheExactCapture) {
   b.Add(2, 1, parse, main, 1000, 1234567).flags = kSpanException;
   Span& cross = b.Add(3, 1, twin, worker, 12345, 15345);
   cross.heartbeats = 6;
-  cross.alloc_count = 2;
-  cross.alloc_bytes = 128;
+  b.Allocs(3, 2, 128);
   b.Add(4, 1, parse, reused, 20000, 20000).flags =
       kSpanUnfinished | kSpanRerooted;
   b.Args(3, {IntArg("size", 4096), DoubleArg("ratio", 3.0),

@@ -25,6 +25,13 @@ const Span* Find(const Capture& c, const std::string& name) {
   return nullptr;
 }
 
+// The allocation deltas of the first span named `name` (zeros when none).
+SpanAllocs AllocsNamed(const Capture& c, const std::string& name) {
+  const Span* s = Find(c, name);
+  if (s == nullptr) return SpanAllocs{};
+  return AllocsOf(c, static_cast<size_t>(s - c.spans.data()));
+}
+
 // Keeps the optimizer from eliding a new/delete pair.
 template <typename T>
 T* Keep(T* p) {
@@ -77,10 +84,9 @@ TEST(AllocCountersTest, SpansRecordTheirThreadsAllocationDeltas) {
   const Capture c = StopRecording();
   EXPECT_TRUE(c.alloc_measured);
   auto expect = [&](const char* name, int64_t count, int64_t bytes) {
-    const Span* s = Find(c, name);
-    ASSERT_NE(s, nullptr) << name;
-    EXPECT_EQ(s->alloc_count, count) << name;
-    EXPECT_EQ(s->alloc_bytes, bytes) << name;
+    ASSERT_NE(Find(c, name), nullptr) << name;
+    EXPECT_EQ(AllocsNamed(c, name).count, count) << name;
+    EXPECT_EQ(AllocsNamed(c, name).bytes, bytes) << name;
   };
   expect("three.ints", 3, 3 * static_cast<int64_t>(sizeof(int)));
   expect("outer", 2, 150);  // includes its child's allocation
@@ -109,13 +115,17 @@ TEST(AllocCountersTest, TheRecordersOwnAllocationsAreNotCounted) {
   const Capture c = StopRecording();
   const Span* parent = Find(c, "busy.parent");
   ASSERT_NE(parent, nullptr);
-  EXPECT_LE(parent->alloc_count, 1);  // the std::thread state, nothing else
-  EXPECT_EQ(Find(c, "run.site")->alloc_count, 0);
-  EXPECT_EQ(Find(c, "bound.child")->alloc_count, 0);
-  for (const Span& s : c.spans) {
-    if (c.sites[s.site].name == "many.children") {
-      ASSERT_EQ(s.alloc_count, 0);
-      ASSERT_EQ(s.alloc_bytes, 0);
+  ASSERT_EQ(c.span_allocs.size(), c.spans.size());
+  // The std::thread state, nothing else.
+  EXPECT_LE(AllocsNamed(c, "busy.parent").count, 1);
+  ASSERT_NE(Find(c, "run.site"), nullptr);
+  ASSERT_NE(Find(c, "bound.child"), nullptr);
+  EXPECT_EQ(AllocsNamed(c, "run.site").count, 0);
+  EXPECT_EQ(AllocsNamed(c, "bound.child").count, 0);
+  for (size_t i = 0; i < c.spans.size(); ++i) {
+    if (c.sites[c.spans[i].site].name == "many.children") {
+      ASSERT_EQ(c.span_allocs[i].count, 0);
+      ASSERT_EQ(c.span_allocs[i].bytes, 0);
     }
   }
 }
@@ -134,10 +144,11 @@ TEST(AllocCountersTest, CountersArePerThread) {
     worker.join();
   }
   const Capture c = StopRecording();
-  EXPECT_EQ(Find(c, "worker.allocates")->alloc_count, 5);
+  ASSERT_NE(Find(c, "worker.allocates"), nullptr);
+  EXPECT_EQ(AllocsNamed(c, "worker.allocates").count, 5);
   // The waiting span sees only its own thread's allocations (the std::thread
   // state), not the worker's five.
-  EXPECT_LE(Find(c, "main.waits")->alloc_count, 1);
+  EXPECT_LE(AllocsNamed(c, "main.waits").count, 1);
 }
 
 TEST(AllocCountersTest, SummaryRowsReportAllocations) {
