@@ -312,6 +312,32 @@ TEST(PerfettoReaderErrorTest, UnknownAnnotationName) {
   EXPECT_THAT(Read(trace), HasSubstr("unknown debug annotation \"size\""));
 }
 
+// Span::heartbeats is 32 bits: a larger count is an error, not a wrap.
+TEST(PerfettoReaderErrorTest, HeartbeatsPast32Bits) {
+  std::string trace = SmallTrace();
+  AppendPacket(&trace, [](ProtoEncoder& e) {
+    e.Varint(pf::kPacketTimestamp, 1);
+    e.Varint(pf::kPacketSequenceId, 2);
+    const size_t interned = e.BeginNested(pf::kPacketInternedData);
+    const size_t name = e.BeginNested(pf::kInternedAnnotationNames);
+    e.Varint(pf::kInternedIid, 51);
+    e.Bytes(pf::kInternedName, "heartbeats");
+    e.EndNested(name);
+    e.EndNested(interned);
+    const size_t event = e.BeginNested(pf::kPacketTrackEvent);
+    e.Varint(pf::kEventType, pf::kTypeSliceBegin);
+    e.Varint(pf::kEventNameIid, 1);
+    e.Varint(pf::kEventCategoryIids, 1);
+    const size_t a = e.BeginNested(pf::kEventDebugAnnotations);
+    e.Varint(pf::kAnnotationNameIid, 51);
+    e.Varint(pf::kAnnotationInt, uint64_t{1} << 32);
+    e.EndNested(a);
+    e.EndNested(event);
+  });
+  EXPECT_THAT(Read(trace),
+              HasSubstr("\"heartbeats\": more than 2^32-1 heartbeats"));
+}
+
 TEST(PerfettoReaderErrorTest, NotATraceSpanprofWrote) {
   std::string trace;
   AppendPacket(&trace,

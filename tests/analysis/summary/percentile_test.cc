@@ -6,6 +6,7 @@
 #include <random>
 #include <vector>
 
+#include "analysis/src/summary/tail_shape.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/timing.h"
 #include "tests/analysis/capture_builder.h"
@@ -172,6 +173,10 @@ TEST(PercentileTest, LargeGroupsMatchASortOnEveryShape) {
     EXPECT_EQ(row.p99_ns, NearestRankPercentile(durations, 9900)) << shape;
     EXPECT_EQ(row.min_ns, durations.front()) << shape;
     EXPECT_EQ(row.max_ns, durations.back()) << shape;
+    // Summarize keeps a row's durations as 4-byte offsets from its minimum
+    // when they fit; the tail shape is the one of the durations themselves.
+    EXPECT_EQ(row.log_sigma, internal::LogSigma(durations, row.median_ns))
+        << shape;
   };
   for (size_t n : {4096u, 5000u, 20011u}) {
     std::vector<int64_t> d(n);
@@ -192,6 +197,64 @@ TEST(PercentileTest, LargeGroupsMatchASortOnEveryShape) {
       d[i] = static_cast<int64_t>((i % 8) * 4096 + (i % 2 == 0 ? 4095 : 0));
     }
     check(d, "bucket edges");
+  }
+  // Rows are held as 4-byte offsets from their minimum when their spread is
+  // below 2^32 ns, else as 8-byte durations: both sides of that edge, far
+  // from zero, and below the radix threshold (nth_element on either form).
+  for (size_t n : {3u, 100u, 4095u, 4096u, 9000u}) {
+    std::vector<int64_t> d(n);
+    const int64_t far = 5'000'000'000'000;  // 5,000 s
+    for (int64_t& x : d) x = far + static_cast<int64_t>(rng() % 100'000);
+    check(d, "narrow far from zero");
+    const int64_t edge = int64_t{UINT32_MAX};
+    for (size_t i = 0; i < n; ++i) {
+      const auto jitter = static_cast<int64_t>(i % 5);
+      d[i] = far + (i % 2 == 0 ? jitter : edge - jitter);
+    }
+    d[0] = far;
+    d[1] = far + edge;
+    check(d, "spread exactly 2^32 - 1");
+    d[1] = far + edge + 1;
+    check(d, "spread 2^32");
+    for (size_t i = 0; i < n; ++i) {
+      d[i] = far + static_cast<int64_t>(rng() % (uint64_t{1} << 33));
+    }
+    check(d, "spread 2^33");
+  }
+}
+
+// One capture with a narrow row and a wide row: each keeps its own form.
+TEST(PercentileTest, NarrowAndWideRowsInOneCapture) {
+  Capture capture;
+  capture.threads.push_back(ThreadInfo{1, "main", 0});
+  capture.sites.push_back(Site{.name = "narrow"});
+  capture.sites.push_back(Site{.name = "wide"});
+  std::vector<int64_t> narrow;
+  std::vector<int64_t> wide;
+  int64_t at = 0;
+  for (int64_t i = 0; i < 6000; ++i) {
+    const bool is_wide = i % 3 == 0;
+    const int64_t d = is_wide ? (i * 7'919'000'003) % 20'000'000'000
+                              : 3'000'000'000 + (i * 104'729) % 4'000'000;
+    (is_wide ? wide : narrow).push_back(d);
+    Span& span = capture.spans.emplace_back();
+    span.id = capture.spans.size();
+    span.site = is_wide ? 1 : 0;
+    span.start_ns = at;
+    span.end_ns = at + d;
+    at += d + 1;
+  }
+  const Summary summary = Summarize(capture);
+  ASSERT_EQ(summary.rows.size(), 2u);
+  for (const Row& row : summary.rows) {
+    std::vector<int64_t>& d = row.key.name == "wide" ? wide : narrow;
+    std::sort(d.begin(), d.end());
+    EXPECT_EQ(row.calls, d.size()) << row.key.name;
+    EXPECT_EQ(row.median_ns, NearestRankPercentile(d, 5000)) << row.key.name;
+    EXPECT_EQ(row.p95_ns, NearestRankPercentile(d, 9500)) << row.key.name;
+    EXPECT_EQ(row.p99_ns, NearestRankPercentile(d, 9900)) << row.key.name;
+    EXPECT_EQ(row.log_sigma, internal::LogSigma(d, row.median_ns))
+        << row.key.name;
   }
 }
 

@@ -3,6 +3,7 @@
 // malformed traces are refused with the event's JSON path.
 #include "analysis/src/trace/trace_reader.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -882,6 +883,20 @@ TEST(TraceReaderRejectsTest, Truncated) {
 
 TEST(TraceReaderRejectsTest, TrailingDocument) {
   ExpectRejected(CleanJson() + "{}", "$: unexpected content after");
+}
+
+// Span::heartbeats is 32 bits, as the runtime counts a span's heartbeats.
+TEST(TraceReaderRejectsTest, HeartbeatsPast32Bits) {
+  ExpectRejected(
+      Replace(CleanJson(), "\"heartbeats\":50", "\"heartbeats\":4294967296"),
+      ".args.heartbeats: ");
+  absl::StatusOr<Capture> most = ParseTrace(
+      Replace(CleanJson(), "\"heartbeats\":50", "\"heartbeats\":4294967295"),
+      kSource);
+  ASSERT_TRUE(most.ok()) << most.status();
+  EXPECT_TRUE(std::any_of(
+      most->spans.begin(), most->spans.end(),
+      [](const Span& span) { return span.heartbeats == UINT32_MAX; }));
 }
 
 TEST(TraceReaderRejectsTest, HugeInteger) {

@@ -2,6 +2,7 @@
 // allocations and bytes per thread, and spans record the deltas. This suite
 // is its own executable (tests/CMakeLists.txt links spanprof::alloc into it
 // alone), so the other suites check the "not measured" side.
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <new>
@@ -149,6 +150,47 @@ TEST(AllocCountersTest, CountersArePerThread) {
   // The waiting span sees only its own thread's allocations (the std::thread
   // state), not the worker's five.
   EXPECT_LE(AllocsNamed(c, "main.waits").count, 1);
+}
+
+// Ring mode keeps the newest spans overall: the main thread's older spans
+// are trimmed and the worker's compacted down over them. Each retained
+// span's allocation deltas must move with it.
+TEST(AllocCountersTest, RingModeKeepsEachSpansAllocationsWithIt) {
+  ASSERT_TRUE(
+      StartRecording({.max_events = 200, .overflow = OverflowPolicy::kRing})
+          .ok());
+  auto record = [](int64_t from, int64_t to) {
+    for (int64_t i = from; i < to; ++i) {
+      SPANPROF_SCOPE("ring.alloc");
+      SPANPROF_ARG("i", i);
+      for (int64_t k = 0; k < i % 7; ++k) delete Keep(new int64_t(k));
+    }
+  };
+  record(0, 150);
+  std::thread worker(record, 150, 2150);
+  worker.join();
+  const Capture c = StopRecording();
+  ASSERT_TRUE(c.alloc_measured);
+  ASSERT_EQ(c.span_allocs.size(), c.spans.size());
+  size_t checked = 0;
+  int64_t oldest = INT64_MAX;
+  for (size_t s = 0; s < c.spans.size(); ++s) {
+    const Span& span = c.spans[s];
+    if (c.sites[span.site].name != "ring.alloc" || span.arg_count != 1) {
+      continue;
+    }
+    const int64_t i = c.args[span.first_arg].int_value;
+    oldest = std::min(oldest, i);
+    ASSERT_EQ(c.span_allocs[s].count, i % 7) << "span with i = " << i;
+    ASSERT_EQ(c.span_allocs[s].bytes,
+              (i % 7) * static_cast<int64_t>(sizeof(int64_t)))
+        << "span with i = " << i;
+    ++checked;
+  }
+  EXPECT_GE(checked, 100u);  // most of the newest 200 kept their argument
+  EXPECT_LE(checked, 200u);
+  EXPECT_GE(oldest, 150);  // all of them the worker's: main's were trimmed
+  EXPECT_GE(c.dropped_events, 1950u);
 }
 
 TEST(AllocCountersTest, SummaryRowsReportAllocations) {

@@ -325,5 +325,37 @@ TEST(RecorderTest, OverheadMeasurementIsPlausible) {
   EXPECT_LT(ns, 10000.0);
 }
 
+// Span::arg_count is 16 bits: a span keeps kMaxSpanArgs entries, in
+// arrival order, and what did not fit is counted as dropped, not lost
+// silently. The next span is unaffected.
+TEST(RecorderTest, ASpanKeepsAtMostMaxSpanArgsArguments) {
+  ASSERT_TRUE(StartRecording({}).ok());
+  const int64_t total = static_cast<int64_t>(kMaxSpanArgs) + 5;
+  {
+    SPANPROF_SCOPE("many.args");
+    for (int64_t i = 0; i < total; ++i) SPANPROF_ARG("i", i);
+    SPANPROF_COUNT("many.count");  // its entry comes after the arguments
+  }
+  {
+    SPANPROF_SCOPE("after");
+    SPANPROF_ARG("x", 7);
+  }
+  const Capture c = StopRecording();
+  const Span* many = FindSpan(c, "many.args");
+  const Span* after = FindSpan(c, "after");
+  ASSERT_NE(many, nullptr);
+  ASSERT_NE(after, nullptr);
+  ASSERT_EQ(many->arg_count, kMaxSpanArgs);
+  for (size_t k = 0; k < kMaxSpanArgs; ++k) {
+    const SpanArg& arg = c.args[many->first_arg + k];
+    ASSERT_EQ(arg.key, "i");
+    ASSERT_EQ(arg.int_value, static_cast<int64_t>(k));
+  }
+  EXPECT_EQ(c.dropped_args, 6u);  // five arguments and the count
+  ASSERT_EQ(after->arg_count, 1u);
+  EXPECT_EQ(c.args[after->first_arg].key, "x");
+  EXPECT_EQ(c.args[after->first_arg].int_value, 7);
+}
+
 }  // namespace
 }  // namespace spanprof
