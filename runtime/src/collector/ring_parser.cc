@@ -158,7 +158,8 @@ bool Collector::ParseChunk(ThreadParse& p, const Chunk& chunk) {
     p.last_hb = rec.heartbeats;
     if (kind == kBeginRecord) {
       OnBegin(p, rec, position, raw);
-    } else if (kind == kEndRecord || kind == kEndExceptionRecord) {
+    } else if (kind == kEndRecord || kind == kEndExceptionRecord ||
+               kind == kEndCountRecord) {
       OnEnd(p, rec, position, raw);
     }
   }
@@ -264,6 +265,17 @@ void Collector::ApplyCounter(const SideRecord& s, size_t target) {
     return;
   }
   args_.push_back(PendingArg{target, PendingArg::kCounter, s.key, s.value});
+}
+
+void Collector::ApplyEndCount(const Record& rec, size_t target) {
+  const uint32_t bits = rec.word & kSiteMask;
+  const uint32_t id = bits >> kEndCountValueBits;
+  if (id == 0 || id > counter_names_.size()) {
+    ++unattached_counts_;
+    return;
+  }
+  args_.push_back(
+      PendingArg{target, PendingArg::kCounter, id, bits & kEndCountValueMask});
 }
 
 SpanArg Collector::MakeArg(PendingArg& pending) {
@@ -376,10 +388,15 @@ void Collector::OnEnd(ThreadParse& p, const Record& rec, uint64_t position,
     p.ts.has_orphan_end = true;
     p.ts.last_orphan_end = position;
     p.last_span = kNoSpan;
+    if ((rec.word >> kKindShift) == kEndCountRecord) ++unattached_counts_;
     return;
   }
   const size_t index = open_.back();
   open_.pop_back();
+  if ((rec.word >> kKindShift) == kEndCountRecord) {
+    // The span's one count, carried by its end (recorder.cc, EndSlow).
+    ApplyEndCount(rec, index);
+  }
   Span& span = spans_[index];
   span.end_ns = std::max(span.start_ns, time_.ToNs(raw));
   span.heartbeats = static_cast<uint32_t>(rec.heartbeats - span.heartbeats);

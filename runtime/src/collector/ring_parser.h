@@ -232,6 +232,7 @@ class Collector {
   void ApplyArg(const SideRecord& s, size_t target);
   void ApplyString(ThreadParse& p, const SideRecord& s, uint64_t index);
   void ApplyCounter(const SideRecord& s, size_t target);
+  void ApplyEndCount(const Record& rec, size_t target);
   inline void OnAlloc(ThreadParse& p, const Record& rec);
   inline void OnBegin(ThreadParse& p, const Record& rec, uint64_t position,
                       uint64_t raw);

@@ -744,11 +744,23 @@ void EndSlow(ThreadState* state, uint32_t begin_epoch,
     return;
   }
   if (r == nullptr || r->epoch != begin_epoch) return;  // an older session
-  // The span's own counts since its last child: written before its end.
-  if (r->pending_count != 0) FlushCounts(*r);
+  // The span's own counts since its last child: written before its end, or,
+  // the usual case of one small count, in the end record itself (no side
+  // record: 16 bytes a counting span instead of 48).
+  uint32_t word = (exception ? kEndExceptionRecord : kEndRecord) << kKindShift;
+  if (r->pending_count == 1 && !exception &&
+      *r->pending[0].slot <= kEndCountValueMask) {
+    const PendingCount held = r->pending[0];
+    word = (kEndCountRecord << kKindShift) | (held.id << kEndCountValueBits) |
+           static_cast<uint32_t>(*held.slot);
+    *held.slot = 0;
+    r->pending_count = 0;
+  } else if (r->pending_count != 0) {
+    FlushCounts(*r);
+  }
   Record* c = r->cursor.load(std::memory_order_relaxed);
   c[0].time = ReadClock(begin_epoch);
-  c[0].word = (exception ? kEndExceptionRecord : kEndRecord) << kKindShift;
+  c[0].word = word;
   c[0].heartbeats = static_cast<uint32_t>(tls_heartbeats);
   if (r->end_slots == 2) WriteAllocRecord(&c[1]);
   r->limit += r->end_slots;
@@ -829,8 +841,14 @@ void AddArgRecord(SiteStatic& key, uint32_t kind, uint64_t bits) noexcept {
   ThreadRing* r = ActiveRing();
   if (r == nullptr) return;
   if (r->dropped_open > 0) return;  // the innermost span was dropped
-  const UncountedAllocations uncounted;
-  const uint32_t key_id = InternStatic(key);
+  // Only interning a key allocates (once per call site); AppendSide's slow
+  // path guards its own allocations, so the usual call saves and restores
+  // no allocation counters (issue 14's argument cost).
+  uint32_t key_id = key.id.load(std::memory_order_acquire);
+  if (SPANPROF_UNLIKELY(key_id == 0)) {
+    const UncountedAllocations uncounted;
+    key_id = InternStatic(key);
+  }
   if (!AppendSide(*r, r->Position(), kind, key_id, bits)) {
     r->CountDroppedArg();
   }

@@ -62,7 +62,8 @@ bool SameSpan(ThreadRing& ring, const ExportPoint& a, uint64_t b_position,
     const uint32_t kind = rec->word >> kKindShift;
     if (kind == kBeginRecord) {
       ++depth;
-    } else if (kind == kEndRecord || kind == kEndExceptionRecord) {
+    } else if (kind == kEndRecord || kind == kEndExceptionRecord ||
+               kind == kEndCountRecord) {
       if (--depth < 0) return false;
     }
   }

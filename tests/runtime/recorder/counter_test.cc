@@ -194,20 +194,48 @@ TEST(CounterTest, ManyCountingSitesInOneSpanAreFlushedEarlyAndKept) {
 }
 
 TEST(CounterTest, CounterRecordsCountAgainstTheCap) {
-  // The cap of one span allows one side record: the second flush is lost,
-  // and reported.
+  // The cap of one span allows one side record: the second flush (two
+  // counts, which no end record can carry) is lost, and reported.
   ASSERT_TRUE(StartRecording({.max_events = 1}).ok());
   {
     SPANPROF_SCOPE("kept");
     SPANPROF_COUNT("c", 1);
     { SPANPROF_SCOPE("over.the.cap"); }  // flushes 1
     SPANPROF_COUNT("c", 10);             // flushed at the end: refused
+    SPANPROF_COUNT("d", 5);              // flushed at the end: refused
   }
   const Capture c = StopRecording();
   ASSERT_EQ(c.spans.size(), 1u);
   EXPECT_EQ(CountersOf(c, c.spans[0]),
             (std::map<std::string, int64_t>{{"c", 1}}));
-  EXPECT_EQ(c.dropped_args, 1u);
+  EXPECT_EQ(c.dropped_args, 2u);
+}
+
+// A span's one pending count below 2^21 rides in its end record
+// (kEndCountRecord): no side record, so the side budget does not refuse it.
+// A larger count is a side record, refused here like any other.
+TEST(CounterTest, ASpansOneSmallCountRidesInItsEndRecord) {
+  constexpr int64_t kLargest = (int64_t{1} << 21) - 1;
+  for (const int64_t last : {kLargest, kLargest + 1}) {
+    ASSERT_TRUE(StartRecording({.max_events = 1}).ok());
+    {
+      SPANPROF_SCOPE("kept");
+      SPANPROF_COUNT("c", 1);
+      { SPANPROF_SCOPE("over.the.cap"); }  // the one side record
+      SPANPROF_COUNT("c", last);           // flushed at the end
+    }
+    const Capture c = StopRecording();
+    ASSERT_EQ(c.spans.size(), 1u);
+    if (last == kLargest) {
+      EXPECT_EQ(CountersOf(c, c.spans[0]),
+                (std::map<std::string, int64_t>{{"c", 1 + kLargest}}));
+      EXPECT_EQ(c.dropped_args, 0u);
+    } else {
+      EXPECT_EQ(CountersOf(c, c.spans[0]),
+                (std::map<std::string, int64_t>{{"c", 1}}));
+      EXPECT_EQ(c.dropped_args, 1u);
+    }
+  }
 }
 
 TEST(CounterTest, ASixtyFifthNameIsCountedAsLost) {

@@ -37,9 +37,16 @@ enum RecordKind : uint32_t {
   kAllocRecord = 4,         // follows a begin or precedes an end when
                             // allocation counting is on: time = count,
                             // word low bits + heartbeats = bytes (60 bits)
+  kEndCountRecord = 5,      // an end that also carries the span's one
+                            // pending named count: word low bits = counter
+                            // id << kEndCountValueBits | count
 };
 inline constexpr uint32_t kKindShift = 28;
 inline constexpr uint32_t kSiteMask = (1u << kKindShift) - 1;
+// A kEndCountRecord's count is below 2^21 and its counter id below 2^7
+// (ids go to kMaxCounters, 64); larger counts are side records.
+inline constexpr uint32_t kEndCountValueBits = 21;
+inline constexpr uint32_t kEndCountValueMask = (1u << kEndCountValueBits) - 1;
 
 // `Record` is one fixed-size ring entry.
 struct Record {
@@ -60,6 +67,8 @@ struct SiteStatic {
 // Named counters (`SPANPROF_COUNT`): at most this many distinct names per
 // process; increments of later names are counted as lost.
 inline constexpr uint32_t kMaxCounters = 64;
+static_assert(kMaxCounters < (1u << (kKindShift - kEndCountValueBits)),
+              "a counter id must fit a kEndCountRecord");
 // Counting sites whose counts a thread holds between two span begins or ends;
 // one more flushes the held counts first.
 inline constexpr uint32_t kMaxPendingCounts = 32;
