@@ -25,6 +25,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "json/cat.h"
+#include "model/capture_order.h"
 #include "perfetto/perfetto_format.h"
 #include "perfetto/proto_decoder.h"
 #include "simdjson.h"
@@ -1094,38 +1095,8 @@ absl::Status PerfettoReader::ResolveDepths() {
 // The capture's order: (thread, start_ns, depth), ties by id, then file
 // order, as the JSON reader sorts.
 Capture PerfettoReader::Assemble() {
-  auto before = [](const Span& x, const Span& y) {
-    return std::tie(x.thread, x.start_ns, x.depth, x.id) <
-           std::tie(y.thread, y.start_ns, y.depth, y.id);
-  };
   Capture c = std::move(capture_);
-  if (std::is_sorted(spans_.begin(), spans_.end(), before)) {
-    c.spans = std::move(spans_);
-    c.span_allocs = std::move(allocs_);
-    c.args = std::move(args_);
-    return c;
-  }
-  std::vector<uint32_t> order(spans_.size());
-  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    return before(spans_[a], spans_[b]);
-  });
-  c.spans.reserve(order.size());
-  c.span_allocs.reserve(allocs_.size());
-  for (const uint32_t i : order) {
-    c.spans.push_back(spans_[i]);
-    if (i < allocs_.size()) c.span_allocs.push_back(allocs_[i]);
-  }
-  spans_ = {};
-  c.args.reserve(args_.size());
-  for (Span& span : c.spans) {
-    if (span.arg_count == 0) continue;
-    const uint32_t first = span.first_arg;
-    span.first_arg = static_cast<uint32_t>(c.args.size());
-    for (uint32_t a = 0; a < span.arg_count; ++a) {
-      c.args.push_back(std::move(args_[first + a]));
-    }
-  }
+  MoveSpansInCaptureOrder(spans_, allocs_, args_, c);
   return c;
 }
 

@@ -31,6 +31,7 @@
 #include "import/chrome_trace_reader.h"
 #include "json/json_writer.h"
 #include "json/strict_json.h"
+#include "model/capture_order.h"
 #include "perfetto/perfetto_reader.h"
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/trace.h"
@@ -722,41 +723,9 @@ class TraceReader {
   // The fast path's result: the spans were read in file order; the capture
   // wants (thread, start_ns, depth), ties by id, then file order.
   ParsedTrace AssembleInOrder() {
-    auto before = [&](const Span& x, const Span& y) {
-      return std::tie(x.thread, x.start_ns, x.depth, x.id) <
-             std::tie(y.thread, y.start_ns, y.depth, y.id);
-    };
     ParsedTrace out;
     out.capture = std::move(capture_);
-    Capture& c = out.capture;
-    if (std::is_sorted(fast_spans_.begin(), fast_spans_.end(), before)) {
-      c.spans = std::move(fast_spans_);
-      c.span_allocs = std::move(fast_allocs_);
-      c.args = std::move(fast_args_);
-    } else {
-      std::vector<uint32_t> order(fast_spans_.size());
-      std::iota(order.begin(), order.end(), uint32_t{0});
-      std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-        return before(fast_spans_[a], fast_spans_[b]);
-      });
-      c.spans.reserve(order.size());
-      c.span_allocs.reserve(fast_allocs_.size());
-      for (const uint32_t i : order) {
-        c.spans.push_back(fast_spans_[i]);
-        if (i < fast_allocs_.size()) c.span_allocs.push_back(fast_allocs_[i]);
-      }
-      fast_spans_ = {};
-      fast_allocs_ = {};
-      c.args.reserve(fast_args_.size());
-      for (Span& span : c.spans) {
-        if (span.arg_count == 0) continue;
-        const uint32_t first = span.first_arg;
-        span.first_arg = static_cast<uint32_t>(c.args.size());
-        for (uint32_t a = 0; a < span.arg_count; ++a) {
-          c.args.push_back(std::move(fast_args_[first + a]));
-        }
-      }
-    }
+    MoveSpansInCaptureOrder(fast_spans_, fast_allocs_, fast_args_, out.capture);
     out.events = std::move(events_);
     return out;
   }

@@ -288,52 +288,41 @@ TEST(PerfettoReaderErrorTest, FlowThatNothingStarts) {
               HasSubstr("flow 77 ends here but no slice starts it"));
 }
 
-TEST(PerfettoReaderErrorTest, UnknownAnnotationName) {
-  std::string trace = SmallTrace();
-  AppendPacket(&trace, [](ProtoEncoder& e) {
+// Appends a slice begin on SmallTrace's thread with one int debug
+// annotation, its name interned as `iid`.
+void AppendBeginWithAnnotation(std::string* trace, uint64_t iid,
+                               std::string_view name, uint64_t value) {
+  AppendPacket(trace, [&](ProtoEncoder& e) {
     e.Varint(pf::kPacketTimestamp, 1);
     e.Varint(pf::kPacketSequenceId, 2);
     const size_t interned = e.BeginNested(pf::kPacketInternedData);
-    const size_t name = e.BeginNested(pf::kInternedAnnotationNames);
-    e.Varint(pf::kInternedIid, 50);
-    e.Bytes(pf::kInternedName, "size");
-    e.EndNested(name);
+    const size_t names = e.BeginNested(pf::kInternedAnnotationNames);
+    e.Varint(pf::kInternedIid, iid);
+    e.Bytes(pf::kInternedName, name);
+    e.EndNested(names);
     e.EndNested(interned);
     const size_t event = e.BeginNested(pf::kPacketTrackEvent);
     e.Varint(pf::kEventType, pf::kTypeSliceBegin);
     e.Varint(pf::kEventNameIid, 1);
     e.Varint(pf::kEventCategoryIids, 1);
     const size_t a = e.BeginNested(pf::kEventDebugAnnotations);
-    e.Varint(pf::kAnnotationNameIid, 50);
-    e.Varint(pf::kAnnotationInt, 3);
+    e.Varint(pf::kAnnotationNameIid, iid);
+    e.Varint(pf::kAnnotationInt, value);
     e.EndNested(a);
     e.EndNested(event);
   });
+}
+
+TEST(PerfettoReaderErrorTest, UnknownAnnotationName) {
+  std::string trace = SmallTrace();
+  AppendBeginWithAnnotation(&trace, 50, "size", 3);
   EXPECT_THAT(Read(trace), HasSubstr("unknown debug annotation \"size\""));
 }
 
 // Span::heartbeats is 32 bits: a larger count is an error, not a wrap.
 TEST(PerfettoReaderErrorTest, HeartbeatsPast32Bits) {
   std::string trace = SmallTrace();
-  AppendPacket(&trace, [](ProtoEncoder& e) {
-    e.Varint(pf::kPacketTimestamp, 1);
-    e.Varint(pf::kPacketSequenceId, 2);
-    const size_t interned = e.BeginNested(pf::kPacketInternedData);
-    const size_t name = e.BeginNested(pf::kInternedAnnotationNames);
-    e.Varint(pf::kInternedIid, 51);
-    e.Bytes(pf::kInternedName, "heartbeats");
-    e.EndNested(name);
-    e.EndNested(interned);
-    const size_t event = e.BeginNested(pf::kPacketTrackEvent);
-    e.Varint(pf::kEventType, pf::kTypeSliceBegin);
-    e.Varint(pf::kEventNameIid, 1);
-    e.Varint(pf::kEventCategoryIids, 1);
-    const size_t a = e.BeginNested(pf::kEventDebugAnnotations);
-    e.Varint(pf::kAnnotationNameIid, 51);
-    e.Varint(pf::kAnnotationInt, uint64_t{1} << 32);
-    e.EndNested(a);
-    e.EndNested(event);
-  });
+  AppendBeginWithAnnotation(&trace, 51, "heartbeats", uint64_t{1} << 32);
   EXPECT_THAT(Read(trace),
               HasSubstr("\"heartbeats\": more than 2^32-1 heartbeats"));
 }
