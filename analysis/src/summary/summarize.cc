@@ -737,6 +737,16 @@ void CopyCaptureFields(const Capture& capture, Summary& summary) {
   for (const std::string& issue : capture.import_issues) {
     summary.validation_issues.push_back(ValidationIssue{0, issue});
   }
+  // A hand-built capture may measure allocations without a full column;
+  // AllocsOf() reads the missing entries as 0, and the summary says so.
+  if (capture.alloc_measured &&
+      capture.span_allocs.size() != capture.spans.size()) {
+    summary.validation_issues.push_back(ValidationIssue{
+        0, "Capture::span_allocs has " +
+               std::to_string(capture.span_allocs.size()) + " entries for " +
+               std::to_string(capture.spans.size()) +
+               " spans (a span without one counts no allocations)"});
+  }
 }
 
 }  // namespace

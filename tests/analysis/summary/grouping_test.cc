@@ -295,6 +295,32 @@ TEST(GroupingTest, AllocationCountersAreNullUnlessMeasured) {
   EXPECT_EQ(measured.rows[0].alloc_bytes, std::optional<int64_t>(364));
 }
 
+// The allocation column must cover every span when allocations were
+// measured; a shorter one is summed as far as it goes and reported.
+TEST(GroupingTest, AShortAllocationColumnIsAValidationIssue) {
+  CaptureBuilder b;
+  const uint32_t t = b.Thread(1);
+  const uint32_t s = b.Site("alloc");
+  b.Add(1, 0, s, t, 0, 10);
+  b.Add(2, 0, s, t, 20, 30);
+  b.Allocs(1, 3, 300);
+  b.Allocs(2, 1, 64);
+  b.capture().alloc_measured = true;
+  Capture capture = b.Build();
+  const Summary full = Summarize(capture);
+  EXPECT_TRUE(full.validation_issues.empty());
+  EXPECT_EQ(full.rows[0].alloc_count, 4);
+  capture.span_allocs.pop_back();
+  const Summary shorter = Summarize(capture);
+  ASSERT_EQ(shorter.validation_issues.size(), 1u);
+  EXPECT_EQ(shorter.validation_issues[0].span, 0u);
+  EXPECT_EQ(shorter.validation_issues[0].message,
+            "Capture::span_allocs has 1 entries for 2 spans (a span without "
+            "one counts no allocations)");
+  EXPECT_EQ(shorter.rows[0].alloc_count, 3);
+  EXPECT_FALSE(shorter.complete);
+}
+
 TEST(GroupingTest, MeasuredZeroAllocationsAreZeroNotNull) {
   CaptureBuilder b;
   const uint32_t t = b.Thread(1);
