@@ -95,9 +95,9 @@ struct SpanArg {
 // cross-thread parent: linked, never subtracted from the child thread's time.
 //
 // 56 bytes: session end holds one per retained span, next to the rings it
-// reads (issue 14; docs/performance.md, "Session-end memory"). Allocation
-// deltas live in `Capture::span_allocs`, a column that exists only when
-// allocations were measured.
+// reads (issue 14; docs/performance.md, "Session end under 2x the ring").
+// Allocation deltas live in `Capture::span_allocs`, a column that exists only
+// when allocations were measured.
 struct Span {
   uint64_t id = 0;         // unique, > 0
   uint64_t parent_id = 0;  // 0 = root

@@ -746,7 +746,7 @@ void EndSlow(ThreadState* state, uint32_t begin_epoch,
   if (r == nullptr || r->epoch != begin_epoch) return;  // an older session
   // The span's own counts since its last child: written before its end, or,
   // the usual case of one small count, in the end record itself (no side
-  // record: 16 bytes a counting span instead of 48).
+  // record: a counting span writes 32 bytes, as a plain one, not 64).
   uint32_t word = (exception ? kEndExceptionRecord : kEndRecord) << kKindShift;
   if (r->pending_count == 1 && !exception &&
       *r->pending[0].slot <= kEndCountValueMask) {
