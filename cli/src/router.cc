@@ -230,6 +230,34 @@ Example:
   spanprof merge build/trace-*.json -o build/merged.pftrace
 )",
      RunMerge},
+    {"recover", "recover STREAM... [-o TRACE] [--summary-out SUMMARY]",
+     "the trace and summary of a program that was killed or crashed",
+     R"(While a session runs, spanprof copies what the threads recorded into a
+stream file every 10 ms (SPANPROF_STREAM; by default the trace path with
+".stream" added). A session that ends normally removes it. When the program
+was killed (SIGKILL, the OOM killer), crashed (SIGSEGV, abort(),
+std::terminate) or is still running, `recover` turns the stream into a trace
+and a summary: spans still open at the last drain are marked unfinished, the
+summary says complete: false and end_reason "crash:SIGSEGV" (the crash
+handler wrote the stream's end) or "lost" (killed: what was recorded after
+the last drain, at most the last 10 ms, cannot be known). Corrupt or cut
+chunks are skipped and counted on stderr; the stream is left in place.
+
+STREAM... are stream files; several are merged into one capture (as
+`spanprof merge`), which needs -o and --summary-out.
+
+Options:
+  -o, --output TRACE        the trace (.json, .json.gz, .pftrace); default:
+                            the trace path the session was configured with
+  --summary-out SUMMARY     the summary; default: the session's summary path
+
+Exit: 0 wrote the outputs, 2 usage error, a file that is not a readable
+stream, or a write error.
+
+Example:
+  spanprof recover build/spanprof-trace.json.stream -o build/crashed.pftrace       --summary-out build/crashed-summary.json
+)",
+     RunRecover},
     {"plot",
      "plot timeline TRACE | breakdown SUMMARY | compare BASE CAND | "
      "scaling TRACE... [options] [-o OUT.svg]",

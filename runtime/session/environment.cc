@@ -127,6 +127,17 @@ absl::StatusOr<Config> ConfigFromEnvironment() {
   }
   s = ParseBool("SPANPROF_QUIET", &config.quiet);
   if (!s.ok()) return s;
+  if (const char* raw = Get("SPANPROF_STREAM");
+      raw != nullptr && std::string(raw) == "off") {
+    config.stream_path = "off";
+  } else {
+    s = ParsePath("SPANPROF_STREAM", &config.stream_path);
+    if (!s.ok()) return s;
+  }
+  s = ParseBool("SPANPROF_KEEP_STREAM", &config.keep_stream);
+  if (!s.ok()) return s;
+  s = ParseBool("SPANPROF_SIGNALS", &config.signals);
+  if (!s.ok()) return s;
   // Empty means none, as for a header that was not sent.
   if (const char* raw = Get("SPANPROF_TRACEPARENT");
       raw != nullptr && raw[0] != '\0') {

@@ -5,9 +5,11 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -19,9 +21,12 @@
 #include "spanprof/session.h"
 
 // Private to the runtime component (runtime/src is a private include dir).
+#include "collector/assemble.h"
 #include "path_template.h"
 #include "recorder/recorder_internal.h"
 #include "session_internal.h"
+#include "session_watch.h"
+#include "stream/stream_writer.h"
 
 namespace spanprof::internal {
 namespace {
@@ -39,6 +44,8 @@ struct RunningSession {
   pthread_t thread{};
   rusage start_usage{};
   int64_t overhead_ns = 0;
+  // The helper thread (stream drain, signals); null when neither is on.
+  std::unique_ptr<SessionWatcher> watcher;
 };
 
 std::mutex& RunningMutex() {
@@ -48,6 +55,20 @@ std::mutex& RunningMutex() {
 RunningSession*& Running() {
   static RunningSession* running = nullptr;
   return running;
+}
+// Held by the thread that ends the session (collects and writes) for as long
+// as that takes: an exit() or a session end elsewhere waits for it, so that
+// the process never ends, nor the caller return, half-way through writing.
+std::mutex& FinishMutex() {
+  static auto* mu = new std::mutex();
+  return *mu;
+}
+// Set when a session was ended by another thread than the one that opened
+// it (exit() elsewhere, a termination signal): its CloseSession returns
+// quietly.
+bool& EndedElsewhere() {
+  static bool ended = false;
+  return ended;
 }
 
 ProcessResources ResourcesSince(const rusage& start) {
@@ -83,10 +104,16 @@ absl::Status WriteOutputs(const Capture& capture,
 }
 
 // Collects, analyses and writes one session, and prints the table unless
-// quiet. Returns the output errors; the caller reports them (once).
-absl::Status Finish(const RunningSession& running, bool finished_normally) {
+// quiet. Returns the output errors; the caller reports them (once). The
+// stream is removed: the outputs hold everything it had.
+absl::Status Finish(RunningSession& running, const std::string& end_reason) {
+  const std::lock_guard<std::mutex> finishing(FinishMutex());
+  if (running.watcher != nullptr) {
+    running.watcher->Stop(/*remove_stream=*/!running.config.keep_stream);
+  }
   Capture capture = StopRecording();
-  capture.finished_normally = finished_normally;
+  capture.finished_normally = end_reason == "finished";
+  capture.end_reason = end_reason;
   capture.process_resources = ResourcesSince(running.start_usage);
   capture.overhead_ns_per_span = running.overhead_ns;
   const analysis::Summary summary = analysis::Summarize(capture);
@@ -119,16 +146,46 @@ void PrintOutputError(const absl::Status& status) {
   std::fprintf(stderr, "%s\n", message.c_str());
 }
 
-// exit() inside a session: finish it with complete: false.
+// Takes the running session of this process for a thread that did not open
+// it; nullptr when there is none (never started, or another thread is
+// ending it).
+std::unique_ptr<RunningSession> TakeRunningElsewhere() {
+  std::lock_guard<std::mutex> lock(RunningMutex());
+  if (Running() == nullptr || Running()->pid != getpid()) return nullptr;
+  std::unique_ptr<RunningSession> running(Running());
+  Running() = nullptr;
+  EndedElsewhere() = true;
+  return running;
+}
+
+// exit() inside a session: finish it with complete: false. When another
+// thread is ending the session right now, wait until its outputs are
+// written: the process must not end under it.
 void FinishAtExit() {
-  std::unique_ptr<RunningSession> running;
-  {
-    std::lock_guard<std::mutex> lock(RunningMutex());
-    if (Running() == nullptr || Running()->pid != getpid()) return;
-    running.reset(Running());
-    Running() = nullptr;
+  std::unique_ptr<RunningSession> running = TakeRunningElsewhere();
+  if (running == nullptr) {
+    const std::lock_guard<std::mutex> wait(FinishMutex());
+    return;
   }
-  PrintOutputError(Finish(*running, /*finished_normally=*/false));
+  PrintOutputError(Finish(*running, "exit"));
+  RaiseDeferredSignal();
+}
+
+// SIGINT, SIGTERM or SIGHUP (on the helper thread): end the session
+// normally, then let the signal's default action end the process, so that
+// its exit status is what the shell expects. When another thread is ending
+// the session already, that thread raises the signal when it is done.
+void FinishFromSignal(int sig) {
+  std::unique_ptr<RunningSession> running = TakeRunningElsewhere();
+  if (running == nullptr) {
+    DeferSignal(sig);
+    return;
+  }
+  PrintOutputError(Finish(*running, std::string("signal:") + SignalName(sig)));
+  // This runs on the helper thread, which Finish let go: its object must
+  // outlive this call.
+  static_cast<void>(running->watcher.release());
+  RaiseWithDefaultAction(sig);
 }
 
 // fork(): the locks a child may need are taken around the fork, so none is
@@ -151,7 +208,11 @@ void ParentAfterFork() {
 void ChildAfterFork() {
   ResetInForkedChild();
   // The child's copy of the parent's session: Running() owns it (OpenSession
-  // hands it over), and nothing in the child finishes it.
+  // hands it over), and nothing in the child finishes it. Its helper thread
+  // does not exist here: the object is left alone, and so are the parent's
+  // stream and signal handlers.
+  ResetSignalsInForkedChild();
+  if (Running() != nullptr) static_cast<void>(Running()->watcher.release());
   delete Running();
   Running() = nullptr;
   RunningMutex().unlock();
@@ -161,8 +222,62 @@ void InstallProcessHooks() {
   static std::once_flag once;
   std::call_once(once, [] {
     std::atexit(FinishAtExit);
+    std::at_quick_exit(FinishAtExit);
     pthread_atfork(PrepareFork, ParentAfterFork, ChildAfterFork);
   });
+}
+
+// The stream file of a session: `Config::stream_path` expanded, or by
+// default the trace path (else the summary path) with ".stream" added; ""
+// when streaming is off. A flight recorder (ring mode) keeps its spans in
+// memory: its stream would grow with the run, which its cap exists to
+// prevent.
+std::string StreamPath(const Config& config, const PathFields& fields) {
+  if (config.stream_path == "off" ||
+      config.recording.overflow == OverflowPolicy::kRing) {
+    return "";
+  }
+  if (!config.stream_path.empty()) {
+    return ExpandPathTemplate(config.stream_path, fields);
+  }
+  const std::string& base =
+      config.trace_path != "off" ? config.trace_path : config.summary_path;
+  return ExpandPathTemplate(base, fields) + ".stream";
+}
+
+// Opens the stream (when on) and starts the helper thread (when the stream
+// or the signal handlers need one). Called with recording started; an error
+// names the stream's path.
+absl::Status StartWatcher(RunningSession& running) {
+  const Config& config = running.config;
+  const SessionFacts facts = FactsOf(Session());
+  const PathFields fields{.pid = facts.pid,
+                          .host = facts.host,
+                          .process_name = facts.process_name,
+                          .start_wall_ns = facts.start_wall_ns};
+  const std::string path = StreamPath(config, fields);
+  std::unique_ptr<StreamWriter> writer;
+  if (!path.empty()) {
+    const std::filesystem::path parent =
+        std::filesystem::path(path).parent_path();
+    std::error_code error;
+    if (!parent.empty()) std::filesystem::create_directories(parent, error);
+    absl::StatusOr<std::unique_ptr<StreamWriter>> opened = StreamWriter::Open(
+        path, facts,
+        {.trace_path = ExpandPathTemplate(config.trace_path, fields),
+         .summary_path = ExpandPathTemplate(config.summary_path, fields)});
+    if (!opened.ok()) {
+      return absl::InvalidArgumentError(
+          "SPANPROF_STREAM / Config::stream_path: " +
+          std::string(opened.status().message()));
+    }
+    writer = std::move(*opened);
+  }
+  if (writer == nullptr && !config.signals) return absl::OkStatus();
+  running.watcher = std::make_unique<SessionWatcher>(
+      std::move(writer), Session().epoch, config.signals, FinishFromSignal);
+  running.watcher->Start();
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -176,7 +291,9 @@ absl::Status OpenSession(const Config& config, const char* root) {
   // environment value (ConfigFromEnvironment checks its own variables).
   for (const auto& [field, path] : {std::pair<const char*, const std::string*>{
                                         "trace_path", &config.trace_path},
-                                    {"summary_path", &config.summary_path}}) {
+                                    {"summary_path", &config.summary_path},
+                                    {"stream_path", &config.stream_path}}) {
+    if (path->empty() || *path == "off") continue;
     if (const absl::Status s = CheckPathTemplate(*path); !s.ok()) {
       return absl::InvalidArgumentError("Config::" + std::string(field) + " '" +
                                         *path +
@@ -201,6 +318,10 @@ absl::Status OpenSession(const Config& config, const char* root) {
       // too; anything else is the configuration's fault.
       if (IsRecording()) return absl::AlreadyExistsError(started.message());
       return started;
+    }
+    if (absl::Status watching = StartWatcher(*running); !watching.ok()) {
+      static_cast<void>(StopRecording());
+      return watching;
     }
     Running() = running.get();
   }
@@ -230,16 +351,24 @@ absl::Status CloseSession(bool body_threw) {
   {
     std::lock_guard<std::mutex> lock(RunningMutex());
     RunningSession* current = Running();
-    if (current == nullptr || current->pid != getpid()) {
+    if (current == nullptr && EndedElsewhere()) {
+      EndedElsewhere() = false;
+    } else if (current == nullptr || current->pid != getpid()) {
       return absl::FailedPreconditionError("no session is active");
-    }
-    if (pthread_equal(current->thread, pthread_self()) == 0) {
+    } else if (pthread_equal(current->thread, pthread_self()) == 0) {
       return absl::FailedPreconditionError(
           "the session must be stopped on the thread that started it (its "
           "root span is open there)");
+    } else {
+      running.reset(current);
+      Running() = nullptr;
     }
-    running.reset(current);
-    Running() = nullptr;
+  }
+  if (running == nullptr) {
+    // Ended by another thread (exit(), a termination signal): wait until
+    // its outputs are written; there is nothing left to do here.
+    const std::lock_guard<std::mutex> wait(FinishMutex());
+    return absl::OkStatus();
   }
   if (running->root_epoch != 0) {
     if (body_threw) {
@@ -248,7 +377,9 @@ absl::Status CloseSession(bool body_threw) {
       EndSpan(running->root_epoch);
     }
   }
-  return Finish(*running, /*finished_normally=*/true);
+  absl::Status written = Finish(*running, "finished");
+  RaiseDeferredSignal();
+  return written;
 }
 
 void RunSession(const Config& config, const char* root,

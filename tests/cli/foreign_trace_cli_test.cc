@@ -58,7 +58,7 @@ TEST(ForeignTraceCliTest, SummarizeWritesAChromeTraceSummary) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   absl::StatusOr<analysis::Summary> summary = analysis::ReadSummary(out);
   ASSERT_TRUE(summary.ok()) << summary.status();
-  EXPECT_EQ(summary->schema_version, 4);
+  EXPECT_EQ(summary->schema_version, analysis::kSummarySchemaVersion);
   EXPECT_EQ(summary->source, "chrome-trace");
   EXPECT_EQ(summary->clock, "unknown");
   EXPECT_TRUE(summary->complete);

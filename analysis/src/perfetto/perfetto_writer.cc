@@ -453,6 +453,7 @@ Capture MetadataOf(const Capture& capture) {
   out.dropped_args = capture.dropped_args;
   out.failed_prepares = capture.failed_prepares;
   out.finished_normally = capture.finished_normally;
+  out.end_reason = capture.end_reason;
   out.overhead_ns_per_span = capture.overhead_ns_per_span;
   out.alloc_measured = capture.alloc_measured;
   out.process_resources = capture.process_resources;

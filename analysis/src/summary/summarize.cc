@@ -272,6 +272,7 @@ class RowAccumulator {
     summary.recorded_thread_time_ns = recorded_ns_;
     summary.recorded_heartbeats = recorded_heartbeats_;
     summary.unfinished_events = unfinished_;
+    summary.end_reason = capture_.end_reason;
     summary.complete = capture_.finished_normally &&
                        capture_.dropped_events == 0 &&
                        capture_.dropped_args == 0 && unfinished_ == 0 &&

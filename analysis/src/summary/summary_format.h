@@ -1,7 +1,7 @@
 // summary_format.h — the one description of the `spanprof.summary` fields
 // (private to the analysis library): the names and order that
-// `SummaryToJson()` writes (version 4) and the strict reader expects, and
-// which of them versions 1 to 3 have.
+// `SummaryToJson()` writes (version 5) and the strict reader expects, and
+// which of them versions 1 to 4 have.
 // docs/formats.md ("Summary") explains each field.
 #ifndef SPANPROF_ANALYSIS_SRC_SUMMARY_SUMMARY_FORMAT_H_
 #define SPANPROF_ANALYSIS_SRC_SUMMARY_SUMMARY_FORMAT_H_
@@ -37,12 +37,13 @@ enum SummaryField : size_t {
   kRootFailedPrepares,
   kRootUnfinishedEvents,
   kRootComplete,
+  kRootEndReason,
   kRootOverheadNsPerSpan,
   kRootProcessResources,
   kRootValidationIssues,
   kRootRows,
 };
-inline constexpr std::array<std::string_view, 27> kSummaryKeys = {
+inline constexpr std::array<std::string_view, 28> kSummaryKeys = {
     "schema",
     "schema_version",
     "source",
@@ -66,6 +67,7 @@ inline constexpr std::array<std::string_view, 27> kSummaryKeys = {
     "failed_prepares",
     "unfinished_events",
     "complete",
+    "end_reason",
     "overhead_ns_per_span",
     "process_resources",
     "validation_issues",
@@ -153,7 +155,38 @@ inline constexpr std::string_view kSourceSpanprof = "spanprof";
 inline constexpr std::string_view kSourceChromeTrace = "chrome-trace";
 inline constexpr std::string_view kClockUnknown = "unknown";
 
-// The fields of version 3: every field but `process_count` and
+// The fields of version 4: every field but `end_reason` (version 5).
+inline constexpr std::array<size_t, 27> kSummaryV4Fields = {
+    kRootSchema,
+    kRootSchemaVersion,
+    kRootSource,
+    kRootClock,
+    kRootProcessName,
+    kRootHost,
+    kRootPid,
+    kRootWallClockAnchorNs,
+    kRootWallClockUncertaintyNs,
+    kRootProcessCount,
+    kRootEventCount,
+    kRootThreadCount,
+    kRootMaxDepth,
+    kRootWindowNs,
+    kRootRecordedThreadTimeNs,
+    kRootRecordedHeartbeats,
+    kRootEventLimit,
+    kRootOverflowPolicy,
+    kRootDroppedEvents,
+    kRootDroppedArgs,
+    kRootFailedPrepares,
+    kRootUnfinishedEvents,
+    kRootComplete,
+    kRootOverheadNsPerSpan,
+    kRootProcessResources,
+    kRootValidationIssues,
+    kRootRows,
+};
+
+// The fields of version 3: every field of version 4 but `process_count` and
 // `failed_prepares` (version 4).
 inline constexpr std::array<size_t, 25> kSummaryV3Fields = {
     kRootSchema,

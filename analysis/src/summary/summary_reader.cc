@@ -25,6 +25,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "json/strict_json.h"
+#include "model/end_reason.h"
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/summary.h"
 #include "status_macros.h"
@@ -51,6 +52,7 @@ constexpr std::array<FieldSpec, M> SelectedFields(
 }
 
 constexpr auto kRootFields = RequiredFields(kSummaryKeys);
+constexpr auto kRootFieldsV4 = SelectedFields(kSummaryKeys, kSummaryV4Fields);
 constexpr auto kRootFieldsV3 = SelectedFields(kSummaryKeys, kSummaryV3Fields);
 constexpr auto kRootFieldsV2 = SelectedFields(kSummaryKeys, kSummaryV2Fields);
 constexpr auto kRootFieldsV1 = SelectedFields(kSummaryKeys, kSummaryV1Fields);
@@ -128,6 +130,12 @@ class SummaryReader {
       return json_.ReadObject(root, JsonPath::Root(), kRootFieldsV3,
                               [&](size_t i, value& v, const JsonPath& p) {
                                 return on_field(kSummaryV3Fields[i], v, p);
+                              });
+    }
+    if (version_ == 4) {
+      return json_.ReadObject(root, JsonPath::Root(), kRootFieldsV4,
+                              [&](size_t i, value& v, const JsonPath& p) {
+                                return on_field(kSummaryV4Fields[i], v, p);
                               });
     }
     return json_.ReadObject(root, JsonPath::Root(), kRootFields, on_field);
@@ -227,6 +235,17 @@ class SummaryReader {
     return absl::OkStatus();
   }
 
+  absl::Status ReadEndReason(value& v, const JsonPath& p, Summary& s) {
+    SPANPROF_ASSIGN_OR_RETURN(std::string_view text, json_.String(v, p));
+    if (!IsEndReason(text)) {
+      return json_.Error(p, Cat("expected \"finished\", \"exit\", \"lost\", "
+                                "\"signal:NAME\" or \"crash:NAME\", got ",
+                                Quote(text)));
+    }
+    s.end_reason = std::string(text);
+    return absl::OkStatus();
+  }
+
   absl::Status ReadText(value& v, const JsonPath& p, std::string& out) {
     SPANPROF_ASSIGN_OR_RETURN(std::string_view text, json_.String(v, p));
     out = std::string(text);
@@ -300,6 +319,8 @@ class SummaryReader {
         return Assign(json_.Unsigned(v, p), s.unfinished_events);
       case kRootComplete:
         return Assign(json_.Bool(v, p), s.complete);
+      case kRootEndReason:
+        return ReadEndReason(v, p, s);
       case kRootOverheadNsPerSpan:
         return Assign(json_.NonNegative(v, p), s.overhead_ns_per_span);
       case kRootProcessResources:

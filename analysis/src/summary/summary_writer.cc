@@ -70,6 +70,8 @@ void WriteTotals(JsonWriter& w, const Summary& summary) {
   w.Uint(summary.unfinished_events);
   w.Key(kSummaryKeys[kRootComplete]);
   w.Bool(summary.complete);
+  w.Key(kSummaryKeys[kRootEndReason]);
+  w.String(summary.end_reason);
   w.Key(kSummaryKeys[kRootOverheadNsPerSpan]);
   w.Int(summary.overhead_ns_per_span);
 }

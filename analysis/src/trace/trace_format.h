@@ -122,6 +122,7 @@ enum MetadataField : size_t {
   kMetaDroppedArgs,
   kMetaFailedPrepares,
   kMetaFinishedNormally,
+  kMetaEndReason,
   kMetaOverheadNsPerSpan,
   kMetaAllocMeasured,
   kMetaProcessResources,
@@ -129,7 +130,7 @@ enum MetadataField : size_t {
   kMetaThreads,
   kMetaSites,
 };
-inline constexpr std::array<std::string_view, 27> kMetadataKeys = {
+inline constexpr std::array<std::string_view, 28> kMetadataKeys = {
     "schema",
     "schema_version",
     "spanprof_version",
@@ -151,6 +152,7 @@ inline constexpr std::array<std::string_view, 27> kMetadataKeys = {
     "dropped_args",
     "failed_prepares",
     "finished_normally",
+    "end_reason",
     "overhead_ns_per_span",
     "alloc_measured",
     "process_resources",

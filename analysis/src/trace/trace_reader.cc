@@ -32,6 +32,7 @@
 #include "json/json_writer.h"
 #include "json/strict_json.h"
 #include "model/capture_order.h"
+#include "model/end_reason.h"
 #include "perfetto/perfetto_reader.h"
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/trace.h"
@@ -65,6 +66,8 @@ constexpr std::array<FieldSpec, kMetadataKeys.size()> kMetadataFields = [] {
   }
   // Only a merged capture has processes (and threads that name theirs).
   specs[kMetaProcesses].required = false;
+  // Added with crash-safe streaming: older traces have none.
+  specs[kMetaEndReason].required = false;
   return specs;
 }();
 constexpr std::array<FieldSpec, kThreadKeys.size()> kThreadFields = [] {
@@ -1047,8 +1050,27 @@ class TraceReader {
         return Assign(json_.Unsigned(fv, fp), c.dropped_args);
       case kMetaFailedPrepares:
         return Assign(json_.Unsigned(fv, fp), c.failed_prepares);
-      case kMetaFinishedNormally:
-        return Assign(json_.Bool(fv, fp), c.finished_normally);
+      case kMetaFinishedNormally: {
+        SPANPROF_RETURN_IF_ERROR(
+            Assign(json_.Bool(fv, fp), c.finished_normally));
+        // Traces written before `end_reason`: a session that did not finish
+        // normally was ended by exit().
+        if (!c.finished_normally && c.end_reason == kEndFinished) {
+          c.end_reason = std::string(kEndExit);
+        }
+        return absl::OkStatus();
+      }
+      case kMetaEndReason: {
+        SPANPROF_ASSIGN_OR_RETURN(std::string_view text, json_.String(fv, fp));
+        if (!IsEndReason(text)) {
+          return json_.Error(fp, Cat("expected \"finished\", \"exit\", "
+                                     "\"lost\", \"signal:NAME\" or "
+                                     "\"crash:NAME\", got ",
+                                     Quote(text)));
+        }
+        c.end_reason = std::string(text);
+        return absl::OkStatus();
+      }
       case kMetaOverheadNsPerSpan:
         return Assign(json_.NonNegative(fv, fp), c.overhead_ns_per_span);
       case kMetaAllocMeasured:

@@ -367,6 +367,8 @@ void WriteMetadata(JsonWriter& w, const Capture& capture) {
   w.Uint(c.failed_prepares);
   key(internal::kMetaFinishedNormally);
   w.Bool(c.finished_normally);
+  key(internal::kMetaEndReason);
+  w.String(c.end_reason);
   key(internal::kMetaOverheadNsPerSpan);
   w.Int(c.overhead_ns_per_span);
   key(internal::kMetaAllocMeasured);

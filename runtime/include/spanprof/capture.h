@@ -286,8 +286,16 @@ struct Capture {
   // Spans not recorded because their `prepare` hook failed (threw or
   // returned false): the body ran without a span.
   uint64_t failed_prepares = 0;
-  // False when the session did not end normally (exit() inside the body).
+  // False when the session did not end normally (exit() inside the body, a
+  // signal, a crash, or a capture recovered from a stream).
   bool finished_normally = true;
+  // How the session ended: "finished" (through the API), "exit" (exit()
+  // inside the body), "signal:SIGTERM" (SIGINT, SIGTERM or SIGHUP ended it,
+  // then the signal's default action ran), "crash:SIGSEGV" (a fatal signal,
+  // or "crash:terminate" for std::terminate; recovered from the stream) or
+  // "lost" (recovered from a stream that has no end: the program was
+  // killed). docs/formats.md lists them.
+  std::string end_reason = "finished";
   // Measured cost of one span at session start, rounded to whole ns.
   int64_t overhead_ns_per_span = 0;
   // True when the program links spanprof::alloc.

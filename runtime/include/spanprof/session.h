@@ -66,12 +66,25 @@ struct Config {
   std::string summary_path = kDefaultSummaryPath;
   RecordingOptions recording;
   bool quiet = false;  // do not print the table
+  // The stream file (SPANPROF_STREAM): while the session runs, what the
+  // threads recorded is copied there every 10 ms, so that a program that is
+  // killed or crashes keeps it (`spanprof recover`). Empty: the trace path
+  // with ".stream" added; "off": no stream. Same fields as `trace_path`.
+  // Removed when the session ends normally, unless `keep_stream`.
+  std::string stream_path;
+  bool keep_stream = false;  // SPANPROF_KEEP_STREAM
+  // Handle SIGINT, SIGTERM and SIGHUP (end the session, write the outputs,
+  // then let the signal end the program) and the fatal signals and
+  // std::terminate (push the rings into the stream, name it on stderr); a
+  // handler the program installed itself stays. SPANPROF_SIGNALS=off.
+  bool signals = true;
 };
 
 // `ConfigFromEnvironment()` reads SPANPROF, SPANPROF_OUT,
 // SPANPROF_SUMMARY_OUT, SPANPROF_MAX_EVENTS, SPANPROF_OVERFLOW,
-// SPANPROF_PROCESS_NAME, SPANPROF_CLOCK, SPANPROF_QUIET and
-// SPANPROF_TRACEPARENT (empty: none) strictly: a bad
+// SPANPROF_PROCESS_NAME, SPANPROF_CLOCK, SPANPROF_QUIET,
+// SPANPROF_TRACEPARENT (empty: none), SPANPROF_STREAM (a path or "off"),
+// SPANPROF_KEEP_STREAM and SPANPROF_SIGNALS strictly: a bad
 // value is an error that names the variable and the value.
 absl::StatusOr<Config> ConfigFromEnvironment();
 

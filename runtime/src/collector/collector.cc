@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "collector/assemble.h"
 #include "collector/ring_parser.h"
 #include "collector/ring_snapshot.h"
 #include "recorder/recorder_internal.h"
@@ -24,12 +25,14 @@
 
 namespace spanprof {
 
+using internal::CaptureInputs;
 using internal::ClockPair;
 using internal::Collector;
 using internal::kNoSpan;
 using internal::kRemovedFlag;
 using internal::PendingArg;
 using internal::RingSnapshot;
+using internal::SessionFacts;
 using internal::SessionState;
 using internal::ThreadRing;
 using internal::TimeBase;
@@ -59,13 +62,15 @@ bool EndSession(SessionState& session, std::vector<ThreadRing*>* rings,
 // not plus all. Returns, by ring slot, the snapshot index of each thread.
 std::vector<uint32_t> ParseRings(Collector& collector,
                                  std::vector<RingSnapshot>& snaps) {
-  std::vector<uint32_t> slot_to_thread(snaps.size(), UINT32_MAX);
+  uint32_t slots = 0;
+  for (const RingSnapshot& snap : snaps) slots = std::max(slots, snap.slot + 1);
+  std::vector<uint32_t> slot_to_thread(slots, UINT32_MAX);
   for (uint32_t t = 0; t < snaps.size(); ++t) {
-    slot_to_thread[snaps[t].ring->slot] = t;
+    slot_to_thread[snaps[t].slot] = t;
   }
   for (uint32_t t = 0; t < snaps.size(); ++t) {
     collector.ParseThread(t, snaps[t]);
-    internal::HandBack(snaps[t]);
+    if (snaps[t].ring != nullptr) internal::HandBack(snaps[t]);
     snaps[t].ring = nullptr;
   }
   return slot_to_thread;
@@ -191,26 +196,26 @@ std::string HostName() {
 }
 
 // The session's description: version, process, clock, window, cap.
-void DescribeSession(const SessionState& session, const ClockPair& stop,
+void DescribeSession(const SessionFacts& facts, const ClockPair& stop,
                      Capture& capture) {
-  capture.spanprof_version = SPANPROF_VERSION_STRING;
-  capture.process_name = session.options.process_name;
-  capture.pid = session.pid;
-  capture.clock = session.use_tsc ? "tsc" : "monotonic";
-  capture.wall_clock_anchor_ns = session.start_wall_ns;
-  capture.wall_clock_uncertainty_ns = session.start_wall_uncertainty_ns;
-  capture.host = HostName();
+  capture.spanprof_version = facts.version;
+  capture.process_name = facts.process_name;
+  capture.pid = facts.pid;
+  capture.clock = facts.use_tsc ? "tsc" : "monotonic";
+  capture.wall_clock_anchor_ns = facts.start_wall_ns;
+  capture.wall_clock_uncertainty_ns = facts.start_wall_uncertainty_ns;
+  capture.host = facts.host;
   capture.trace_id =
-      internal::HexId(session.trace_high) + internal::HexId(session.trace_low);
-  capture.remote_parent_span_id = session.remote_parent_span_id;
-  capture.span_id_seed = session.span_id_seed;
+      internal::HexId(facts.trace_high) + internal::HexId(facts.trace_low);
+  capture.remote_parent_span_id = facts.remote_parent_span_id;
+  capture.span_id_seed = facts.span_id_seed;
   capture.window_ns =
-      stop.mono_ns > session.start_mono_ns
-          ? static_cast<int64_t>(stop.mono_ns - session.start_mono_ns)
+      stop.mono_ns > facts.start_mono_ns
+          ? static_cast<int64_t>(stop.mono_ns - facts.start_mono_ns)
           : 0;
-  capture.event_limit = session.options.max_events;
-  capture.overflow_policy = OverflowPolicyName(session.options.overflow);
-  capture.alloc_measured = session.count_allocs;
+  capture.event_limit = facts.max_events;
+  capture.overflow_policy = OverflowPolicyName(facts.overflow);
+  capture.alloc_measured = facts.count_allocs;
 }
 
 // Arguments, contiguous per span, numeric arguments first, then one entry
@@ -299,63 +304,92 @@ void AttachDrops(const std::vector<uint64_t>& drops_by_site,
 
 }  // namespace
 
-Capture StopRecording() {
-  SessionState& session = internal::Session();
-  std::vector<ThreadRing*> rings;
-  ClockPair stop{};
-  if (!EndSession(session, &rings, &stop)) return Capture{};
+namespace internal {
 
-  std::vector<uint64_t> drops_by_site;
-  std::vector<RingSnapshot> snaps =
-      internal::SnapshotRings(rings, &drops_by_site);
-  const std::vector<Site> sites = internal::SnapshotSites();
-  const uint64_t stop_raw = session.use_tsc ? stop.tsc : stop.mono_ns;
-  const TimeBase time(
-      session.use_tsc,
-      session.use_tsc ? session.start_tsc : session.start_mono_ns, stop_raw,
-      session.start_mono_ns, stop.mono_ns);
+SessionFacts FactsOf(const SessionState& session) {
+  SessionFacts facts;
+  facts.version = SPANPROF_VERSION_STRING;
+  facts.process_name = session.options.process_name;
+  facts.host = HostName();
+  facts.pid = session.pid;
+  facts.use_tsc = session.use_tsc;
+  facts.start_tsc = session.start_tsc;
+  facts.start_mono_ns = session.start_mono_ns;
+  facts.start_wall_ns = session.start_wall_ns;
+  facts.start_wall_uncertainty_ns = session.start_wall_uncertainty_ns;
+  facts.trace_high = session.trace_high;
+  facts.trace_low = session.trace_low;
+  facts.remote_parent_span_id = session.remote_parent_span_id;
+  facts.span_id_seed = session.span_id_seed;
+  facts.max_events = session.options.max_events;
+  facts.overflow = session.options.overflow;
+  facts.count_allocs = session.count_allocs;
+  return facts;
+}
 
+// The named steps after the rings are taken: parse every thread, link
+// cross-thread parents, trim and compact (ring mode), describe the session,
+// attach arguments, exports and drops.
+Capture AssembleCapture(const SessionFacts& facts, CaptureInputs& in) {
+  const uint64_t stop_raw = facts.use_tsc ? in.stop.tsc : in.stop.mono_ns;
+  const TimeBase time(facts.use_tsc,
+                      facts.use_tsc ? facts.start_tsc : facts.start_mono_ns,
+                      stop_raw, facts.start_mono_ns, in.stop.mono_ns);
+  std::vector<RingSnapshot>& snaps = in.snaps;
   Capture capture;
-  const size_t begins = internal::CountBegins(snaps);
+  const size_t begins = CountBegins(snaps);
   capture.spans.reserve(begins);
-  if (session.count_allocs) capture.span_allocs.reserve(begins);
-  Collector collector(
-      capture, sites, time, stop_raw,
-      internal::NeedPositions(snaps) || !session.exports.empty());
-  collector.set_counter_names(internal::SnapshotCounterNames());
-  collector.set_alloc_column(session.count_allocs);
-  collector.set_release_blocks(internal::RingBytes(snaps) >
-                               internal::BlockCacheCapacityBytes());
+  if (facts.count_allocs) capture.span_allocs.reserve(begins);
+  Collector collector(capture, in.sites, time, stop_raw,
+                      NeedPositions(snaps) || !in.exports.empty());
+  collector.set_counter_names(std::move(in.counter_names));
+  collector.set_alloc_column(facts.count_allocs);
+  collector.set_release_blocks(RingBytes(snaps) > BlockCacheCapacityBytes());
   const std::vector<uint32_t> slot_to_thread = ParseRings(collector, snaps);
   // Before the cross-thread links: resolving walks same-thread parents.
   std::vector<int64_t> exported =
-      collector.ResolvePoints(slot_to_thread, session.exports);
+      collector.ResolvePoints(slot_to_thread, in.exports);
   bool depths_changed = collector.ResolveContexts(slot_to_thread);
 
   size_t removed = collector.removed();
-  if (session.options.overflow == OverflowPolicy::kRing) {
-    removed +=
-        TrimRingOverflow(capture.spans, removed, session.options.max_events);
+  if (facts.overflow == OverflowPolicy::kRing) {
+    removed += TrimRingOverflow(capture.spans, removed, facts.max_events);
   }
   std::vector<size_t> new_index;
   if (removed > 0) {
-    CountRemoved(collector, capture.spans, drops_by_site);
+    CountRemoved(collector, capture.spans, in.drops_by_site);
     new_index = Compact(capture);
     depths_changed = true;
   }
   if (depths_changed) RecomputeDepths(capture.spans);
 
-  DescribeSession(session, stop, capture);
-  AttachExports(session.exports, exported, new_index, capture);
+  DescribeSession(facts, in.stop, capture);
+  AttachExports(in.exports, exported, new_index, capture);
   AttachArgs(collector, new_index, capture);
-  AttachDrops(drops_by_site, collector, capture);
+  AttachDrops(in.drops_by_site, collector, capture);
   capture.dropped_args += collector.unattached_counts();
-  capture.failed_prepares =
-      session.failed_prepares.load(std::memory_order_relaxed);
+  capture.failed_prepares = in.failed_prepares;
   for (const RingSnapshot& snap : snaps) {
     capture.dropped_args += snap.dropped_args;
   }
   return capture;
+}
+
+}  // namespace internal
+
+Capture StopRecording() {
+  SessionState& session = internal::Session();
+  std::vector<ThreadRing*> rings;
+  ClockPair stop{};
+  if (!EndSession(session, &rings, &stop)) return Capture{};
+  internal::CaptureInputs in;
+  in.snaps = internal::SnapshotRings(rings, &in.drops_by_site);
+  in.sites = internal::SnapshotSites();
+  in.counter_names = internal::SnapshotCounterNames();
+  in.exports = session.exports;
+  in.stop = stop;
+  in.failed_prepares = session.failed_prepares.load(std::memory_order_relaxed);
+  return internal::AssembleCapture(internal::FactsOf(session), in);
 }
 
 }  // namespace spanprof

@@ -103,7 +103,7 @@ void Collector::ParseThread(uint32_t snapshot, const RingSnapshot& snap) {
     // A closed chunk is never written again and is read only here: free it
     // now (the ring's own descriptor, so the hand-back skips it), so that the
     // rings shrink while the capture grows.
-    if (chunk_index + 1 < snap.chunks.size()) {
+    if (snap.ring != nullptr && chunk_index + 1 < snap.chunks.size()) {
       std::lock_guard<std::mutex> lock(snap.ring->mu);
       FreeChunk(snap.ring->chunks[chunk_index], !release_blocks_);
     }

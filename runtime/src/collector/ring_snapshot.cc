@@ -88,6 +88,7 @@ std::vector<RingSnapshot> SnapshotRings(const std::vector<ThreadRing*>& rings,
     RingSnapshot& snap = snaps[i];
     std::lock_guard<std::mutex> lock(r->mu);
     snap.ring = r;
+    snap.slot = r->slot;
     SnapshotChunks(*r, &snap);
     SnapshotSide(*r, &snap);
     snap.drops_by_site = r->drops_by_site;

@@ -14,7 +14,10 @@ namespace spanprof::internal {
 
 // One thread's consistent snapshot, taken under its mutex after stop.
 struct RingSnapshot {
+  // The ring it was taken from; nullptr for a thread read back from a
+  // stream file (nothing to hand back).
   ThreadRing* ring = nullptr;
+  uint32_t slot = 0;          // the thread's index in its session's ring list
   std::vector<Chunk> chunks;  // with `used` filled in
   // Side records oldest first, and the index of each in the thread's side
   // stream (ring mode overwrites the oldest, so indices need not start at 0).

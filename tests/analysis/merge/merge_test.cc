@@ -544,8 +544,9 @@ TEST(MergedTraceReaderTest, OnlyAMergedTraceNamesProcesses) {
 // A summary of version 3 (before process counts) reads as one process.
 TEST(MergedSummaryTest, Version3ReadsAsOneProcess) {
   std::string v3 = SummaryToJson(Summarize(Coordinator()));
-  v3 = Replace(v3, "\"schema_version\": 4", "\"schema_version\": 3");
+  v3 = Replace(v3, "\"schema_version\": 5", "\"schema_version\": 3");
   v3 = Replace(v3, "  \"process_count\": 1,\n", "");
+  v3 = Replace(v3, "  \"end_reason\": \"finished\",\n", "");
   v3 = Replace(v3, "  \"failed_prepares\": 0,\n", "");
   for (size_t at;
        (at = v3.find("      \"hook_failures\": 0,\n")) != std::string::npos;) {
@@ -563,7 +564,7 @@ TEST(MergedSummaryTest, Version3ReadsAsOneProcess) {
   // Version 3 has no process counts: they are unknown fields there.
   const absl::StatusOr<Summary> mixed =
       ParseSummary(Replace(SummaryToJson(Summarize(Coordinator())),
-                           "\"schema_version\": 4", "\"schema_version\": 3"),
+                           "\"schema_version\": 5", "\"schema_version\": 3"),
                    "mixed.json");
   ASSERT_FALSE(mixed.ok());
   EXPECT_THAT(std::string(mixed.status().message()),

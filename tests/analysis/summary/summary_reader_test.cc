@@ -128,8 +128,9 @@ TEST(SummaryReaderTest, KeyFieldsAreWrittenWhenSetAndReadAsEmptyWhenMissing) {
 
   // A version 3 summary has no key fields beyond activity.
   std::string v3 = std::regex_replace(
-      Replace(json, "\"schema_version\": 4", "\"schema_version\": 3"),
-      std::regex("\"(process_count|processes|failed_prepares|hook_failures)\": "
+      Replace(json, "\"schema_version\": 5", "\"schema_version\": 3"),
+      std::regex("\"(process_count|processes|failed_prepares|hook_failures|"
+                 "end_reason)\": "
                  "[^,]+,\\s*"),
       "");
   ExpectRejected(v3, "unknown field \"backend\"");
@@ -254,9 +255,9 @@ TEST(SummaryReaderRejectsTest, WrongSchema) {
 
 TEST(SummaryReaderRejectsTest, WrongSchemaVersion) {
   ExpectRejected(
-      Replace(CleanJson(), "\"schema_version\": 4", "\"schema_version\": 5"),
-      "$.schema_version: unsupported schema_version 5 (this reader reads "
-      "versions 1 to 4)");
+      Replace(CleanJson(), "\"schema_version\": 5", "\"schema_version\": 6"),
+      "$.schema_version: unsupported schema_version 6 (this reader reads "
+      "versions 1 to 5)");
 }
 
 TEST(SummaryReaderRejectsTest, Version3NeedsASource) {
@@ -295,7 +296,7 @@ TEST(SummaryReaderRejectsTest, MoreHookFailuresThanCalls) {
 // Version 2 has no source (read as "spanprof") and no "unknown" clock.
 TEST(SummaryReaderRejectsTest, Version2HasNoSource) {
   std::string v2 = Replace(
-      Replace(CleanJson(), "\"schema_version\": 4", "\"schema_version\": 2"),
+      Replace(CleanJson(), "\"schema_version\": 5", "\"schema_version\": 2"),
       "\"source\": \"spanprof\",\n", "");
   // Nor rows' instrumentation_permille (derived on reading), nor the host,
   // pid and wall-clock anchor.
@@ -303,14 +304,14 @@ TEST(SummaryReaderRejectsTest, Version2HasNoSource) {
       v2,
       std::regex("\"(instrumentation_permille|host|pid|wall_clock_anchor_ns|"
                  "wall_clock_uncertainty_ns|process_count|processes|"
-                 "failed_prepares|hook_failures)\": "
+                 "failed_prepares|hook_failures|end_reason)\": "
                  "[^,]+,\\s*"),
       "");
   absl::StatusOr<Summary> parsed = ParseSummary(v2, kSource);
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   EXPECT_EQ(parsed->schema_version, 2);
   EXPECT_EQ(parsed->source, "spanprof");
-  ExpectRejected(Replace(Replace(CleanJson(), "\"schema_version\": 4",
+  ExpectRejected(Replace(Replace(CleanJson(), "\"schema_version\": 5",
                                  "\"schema_version\": 2"),
                          "\"source\": \"spanprof\",", "\"source\": 1,"),
                  "$: unknown field \"source\"");

@@ -87,7 +87,7 @@ Row& RowNamed(Summary& summary, std::string_view name) {
 
 TEST(SummaryV2Test, WritesVersion2WithTheNewFields) {
   const std::string json = Json();
-  EXPECT_THAT(json, HasSubstr("\"schema_version\": 4,"));
+  EXPECT_THAT(json, HasSubstr("\"schema_version\": 5,"));
   EXPECT_THAT(json,
               HasSubstr("\"dropped_events\": 0,\n  \"dropped_args\": 0,"));
   EXPECT_THAT(json, HasSubstr("\"tail_ratio\": 1000.0,"));

@@ -44,7 +44,7 @@ TEST(SummaryWriterTest, MatchesTheGoldenDocument) {
   const std::string json = SummaryToJson(Summarize(TinyCapture()));
   EXPECT_EQ(json, R"({
   "schema": "spanprof.summary",
-  "schema_version": 4,
+  "schema_version": 5,
   "source": "spanprof",
   "clock": "tsc",
   "process_name": "tiny",
@@ -66,6 +66,7 @@ TEST(SummaryWriterTest, MatchesTheGoldenDocument) {
   "failed_prepares": 0,
   "unfinished_events": 0,
   "complete": true,
+  "end_reason": "finished",
   "overhead_ns_per_span": 7,
   "process_resources": {
     "user_cpu_ns": 1000,

@@ -31,14 +31,15 @@
 namespace spanprof::analysis {
 
 inline constexpr std::string_view kSummarySchema = "spanprof.summary";
-// The version the writer writes. A row `key`'s `backend`, `dtype` and
-// `device` are written only when set and read as "" when missing, so v4
-// summaries written before those key fields read unchanged. The reader reads
-// it, version 3 (which has
-// no `process_count` and no row `processes`: read as one process), version 2
-// (which also has no `source`: read as "spanprof") and version 1 (which also
-// has no tail shape, counters or `dropped_args`).
-inline constexpr int64_t kSummarySchemaVersion = 4;
+// The version the writer writes (version 5 added `end_reason`). A row
+// `key`'s `backend`, `dtype` and `device` are written only when set and read
+// as "" when missing, so v4 summaries written before those key fields read
+// unchanged. The reader reads it, version 4 (which has no `end_reason`: read
+// as "finished"), version 3 (which also has no `process_count` and no row
+// `processes`: read as one process), version 2 (which also has no `source`:
+// read as "spanprof") and version 1 (which also has no tail shape, counters
+// or `dropped_args`).
+inline constexpr int64_t kSummarySchemaVersion = 5;
 
 // `RowKey` is the grouping key: a span name plus its tags (`spanprof::Tags`).
 // Compare matches rows by the whole key. Every field defaults to empty, so
@@ -187,6 +188,10 @@ struct Summary {
   uint64_t failed_prepares = 0;
   uint64_t unfinished_events = 0;
   bool complete = true;
+  // How the session ended (`Capture::end_reason`): "finished", "exit",
+  // "signal:SIGTERM", "crash:SIGSEGV", "crash:terminate" or "lost".
+  // "finished" for versions 1 to 4, which do not say.
+  std::string end_reason = "finished";
   int64_t overhead_ns_per_span = 0;
   ProcessResources process_resources;
   std::vector<ValidationIssue> validation_issues;

@@ -1,0 +1,44 @@
+// end_reason.h — the values of a capture's `end_reason` (private to the
+// analysis library): one rule that the trace and summary readers share.
+//
+// Example:
+//
+//   if (!IsEndReason(text)) return Error(path, "not an end reason");
+#ifndef SPANPROF_ANALYSIS_SRC_MODEL_END_REASON_H_
+#define SPANPROF_ANALYSIS_SRC_MODEL_END_REASON_H_
+
+#include <string_view>
+
+namespace spanprof::analysis::internal {
+
+inline constexpr std::string_view kEndFinished = "finished";
+inline constexpr std::string_view kEndExit = "exit";
+inline constexpr std::string_view kEndLost = "lost";
+
+// `IsEndReason()` accepts "finished", "exit", "lost", and "signal:NAME" or
+// "crash:NAME" where NAME is a signal's name ("SIGTERM") or, for a crash,
+// "terminate": 1 to 16 ASCII letters and digits.
+inline bool IsEndReason(std::string_view text) {
+  if (text == kEndFinished || text == kEndExit || text == kEndLost) {
+    return true;
+  }
+  std::string_view name;
+  if (text.substr(0, 7) == "signal:") {
+    name = text.substr(7);
+  } else if (text.substr(0, 6) == "crash:") {
+    name = text.substr(6);
+  } else {
+    return false;
+  }
+  if (name.empty() || name.size() > 16) return false;
+  for (const char c : name) {
+    const bool alnum = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+                       (c >= '0' && c <= '9');
+    if (!alnum) return false;
+  }
+  return true;
+}
+
+}  // namespace spanprof::analysis::internal
+
+#endif  // SPANPROF_ANALYSIS_SRC_MODEL_END_REASON_H_

@@ -1,0 +1,61 @@
+// Assembling a capture from ring snapshots: the collector's steps after the
+// rings are taken, shared by a session's end (StopRecording, from the live
+// rings) and by recovery (the stream reader, from a stream file's records).
+#ifndef SPANPROF_RUNTIME_SRC_COLLECTOR_ASSEMBLE_H_
+#define SPANPROF_RUNTIME_SRC_COLLECTOR_ASSEMBLE_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "collector/ring_snapshot.h"
+#include "recorder/recorder_internal.h"
+#include "spanprof/capture.h"
+#include "spanprof/recording.h"
+
+namespace spanprof::internal {
+
+// What a capture says about its session (`SessionState`'s description, or
+// the stream's session chunk).
+struct SessionFacts {
+  std::string version;
+  std::string process_name;
+  std::string host;
+  int64_t pid = 0;
+  bool use_tsc = true;
+  uint64_t start_tsc = 0;
+  uint64_t start_mono_ns = 0;
+  int64_t start_wall_ns = 0;
+  int64_t start_wall_uncertainty_ns = 0;
+  uint64_t trace_high = 0;
+  uint64_t trace_low = 0;
+  uint64_t remote_parent_span_id = 0;
+  uint64_t span_id_seed = 0;
+  uint64_t max_events = 0;
+  OverflowPolicy overflow = OverflowPolicy::kDropNewest;
+  bool count_allocs = false;
+};
+
+// The rings' contents and what goes with them. Snapshots whose `ring` is
+// set are handed back to their rings as they are parsed.
+struct CaptureInputs {
+  std::vector<RingSnapshot> snaps;
+  std::vector<uint64_t> drops_by_site;  // by interned site id
+  std::vector<Site> sites;              // by interned site id
+  std::vector<std::string> counter_names;
+  std::vector<ExportPoint> exports;
+  ClockPair stop{};
+  uint64_t failed_prepares = 0;
+};
+
+// The description of the active (or just ended) session.
+SessionFacts FactsOf(const SessionState& session);
+
+// Parses `in.snaps` into a capture: spans, cross-thread parents, ring-mode
+// trimming, arguments, exports and drops, described by `facts`. Spans open
+// at `in.stop` end there, flagged unfinished.
+Capture AssembleCapture(const SessionFacts& facts, CaptureInputs& in);
+
+}  // namespace spanprof::internal
+
+#endif  // SPANPROF_RUNTIME_SRC_COLLECTOR_ASSEMBLE_H_

@@ -1,0 +1,198 @@
+// stream_format.h — the one description of the `spanprof.stream` file
+// (version 1), shared by its writer (the session's drain thread) and its
+// reader (`spanprof recover`). docs/formats.md ("Stream") explains it field
+// by field.
+//
+// A stream is a 32-byte file header, then chunks. Each chunk is a 32-byte
+// header and a payload; its checksum covers both, so a torn or corrupt chunk
+// is skipped and counted, never trusted. Integers are little-endian.
+//
+// Example:
+//
+//   StreamEncoder e;
+//   e.U64(position);
+//   AppendChunk(kChunkRecords, slot, seq, e.bytes(), &out);
+#ifndef SPANPROF_RUNTIME_SRC_STREAM_STREAM_FORMAT_H_
+#define SPANPROF_RUNTIME_SRC_STREAM_STREAM_FORMAT_H_
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+namespace spanprof::internal {
+
+// The file header: the magic text, then the version and header size (u32
+// each), then 8 reserved zero bytes.
+inline constexpr std::string_view kStreamMagic = "spanprof.stream\n";
+inline constexpr uint32_t kStreamVersion = 1;
+inline constexpr size_t kStreamHeaderBytes = 32;
+
+// A chunk header: magic, kind, slot, payload size (u32 each), sequence
+// number (u64), checksum (u32: CRC-32 of the header's first 24 bytes and the
+// payload), reserved (u32, zero).
+inline constexpr uint32_t kChunkMagic = 0x4B435053;  // "SPCK"
+inline constexpr size_t kChunkHeaderBytes = 32;
+// A payload is at most this large (the writer splits larger batches).
+inline constexpr uint32_t kMaxChunkPayload = 8u << 20;
+
+enum ChunkKind : uint32_t {
+  kChunkSession = 1,   // the session's description (first chunk)
+  kChunkSites = 2,     // u32 first id, u32 count, 7 strings a site
+  kChunkCounters = 3,  // u32 first id, u32 count, a string each
+  kChunkThread = 4,    // u64 OS tid, string name (slot: the thread)
+  kChunkRecords = 5,   // u64 first position, 16-byte records
+  kChunkSide = 6,      // u64 first index, 32-byte side records
+  kChunkClock = 7,     // u64 TSC, u64 CLOCK_MONOTONIC ns: a clock pair
+  kChunkDrops = 8,     // u64 dropped args, u32 n, n x (u32 site, u64 spans)
+  kChunkEnd = 9,       // string: how the session ended
+};
+
+// CRC-32 (IEEE 802.3, reflected, as zlib's crc32()), table-driven.
+class Crc32 {
+ public:
+  static constexpr std::array<uint32_t, 256> MakeTable() {
+    std::array<uint32_t, 256> table{};
+    for (uint32_t i = 0; i < 256; ++i) {
+      uint32_t c = i;
+      for (int k = 0; k < 8; ++k)
+        c = (c & 1u) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+      table[i] = c;
+    }
+    return table;
+  }
+  void Update(const void* data, size_t size) {
+    static constexpr std::array<uint32_t, 256> kTable = MakeTable();
+    const auto* p = static_cast<const unsigned char*>(data);
+    for (size_t i = 0; i < size; ++i) {
+      state_ = kTable[(state_ ^ p[i]) & 0xFFu] ^ (state_ >> 8);
+    }
+  }
+  uint32_t value() const { return state_ ^ 0xFFFFFFFFu; }
+
+ private:
+  uint32_t state_ = 0xFFFFFFFFu;
+};
+
+inline void PutU32(unsigned char* at, uint32_t v) {
+  for (int i = 0; i < 4; ++i) at[i] = static_cast<unsigned char>(v >> (8 * i));
+}
+inline void PutU64(unsigned char* at, uint64_t v) {
+  for (int i = 0; i < 8; ++i) at[i] = static_cast<unsigned char>(v >> (8 * i));
+}
+inline uint32_t GetU32(const unsigned char* at) {
+  uint32_t v = 0;
+  for (int i = 3; i >= 0; --i) v = (v << 8) | at[i];
+  return v;
+}
+inline uint64_t GetU64(const unsigned char* at) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | at[i];
+  return v;
+}
+
+// The checksum of a chunk: its header's first 24 bytes, then the payload.
+inline uint32_t ChunkChecksum(const unsigned char* header, const void* payload,
+                              size_t size) {
+  Crc32 crc;
+  crc.Update(header, 24);
+  crc.Update(payload, size);
+  return crc.value();
+}
+
+// Builds a payload.
+class StreamEncoder {
+ public:
+  void U32(uint32_t v) {
+    unsigned char b[4];
+    PutU32(b, v);
+    bytes_.append(reinterpret_cast<const char*>(b), 4);
+  }
+  void U64(uint64_t v) {
+    unsigned char b[8];
+    PutU64(b, v);
+    bytes_.append(reinterpret_cast<const char*>(b), 8);
+  }
+  // A string: u32 size, then its bytes.
+  void String(std::string_view s) {
+    U32(static_cast<uint32_t>(s.size()));
+    bytes_.append(s);
+  }
+  void Raw(const void* data, size_t size) {
+    bytes_.append(static_cast<const char*>(data), size);
+  }
+  const std::string& bytes() const { return bytes_; }
+  void clear() { bytes_.clear(); }
+
+ private:
+  std::string bytes_;
+};
+
+// Reads a payload; every read past the end fails (and keeps failing).
+class StreamDecoder {
+ public:
+  explicit StreamDecoder(std::string_view bytes) : bytes_(bytes) {}
+  bool U32(uint32_t* v) {
+    if (!Has(4)) return false;
+    *v = GetU32(Here());
+    at_ += 4;
+    return true;
+  }
+  bool U64(uint64_t* v) {
+    if (!Has(8)) return false;
+    *v = GetU64(Here());
+    at_ += 8;
+    return true;
+  }
+  bool String(std::string* s) {
+    uint32_t size = 0;
+    if (!U32(&size) || !Has(size)) return ok_ = false;
+    s->assign(bytes_.data() + at_, size);
+    at_ += size;
+    return true;
+  }
+  std::string_view Rest() const { return bytes_.substr(at_); }
+  bool ok() const { return ok_; }
+
+ private:
+  bool Has(size_t n) {
+    if (!ok_ || bytes_.size() - at_ < n) return ok_ = false;
+    return true;
+  }
+  const unsigned char* Here() const {
+    return reinterpret_cast<const unsigned char*>(bytes_.data() + at_);
+  }
+  std::string_view bytes_;
+  size_t at_ = 0;
+  bool ok_ = true;
+};
+
+// Appends a whole chunk (header and payload) to `out`.
+inline void AppendChunk(uint32_t kind, uint32_t slot, uint64_t seq,
+                        std::string_view payload, std::string* out) {
+  unsigned char header[kChunkHeaderBytes] = {};
+  PutU32(header, kChunkMagic);
+  PutU32(header + 4, kind);
+  PutU32(header + 8, slot);
+  PutU32(header + 12, static_cast<uint32_t>(payload.size()));
+  PutU64(header + 16, seq);
+  PutU32(header + 24, ChunkChecksum(header, payload.data(), payload.size()));
+  out->append(reinterpret_cast<const char*>(header), sizeof(header));
+  out->append(payload);
+}
+
+// The file header.
+inline std::string StreamFileHeader() {
+  std::string header(kStreamMagic);
+  unsigned char rest[16] = {};
+  PutU32(rest, kStreamVersion);
+  PutU32(rest + 4, static_cast<uint32_t>(kStreamHeaderBytes));
+  header.append(reinterpret_cast<const char*>(rest), sizeof(rest));
+  return header;
+}
+
+}  // namespace spanprof::internal
+
+#endif  // SPANPROF_RUNTIME_SRC_STREAM_STREAM_FORMAT_H_

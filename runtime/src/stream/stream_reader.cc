@@ -1,0 +1,384 @@
+// Reading a stream file back into a capture (spanprof/stream.h): scan the
+// chunks, keep each thread's records and side records while they are
+// contiguous, then assemble the capture as a session end would.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "collector/assemble.h"
+#include "collector/ring_snapshot.h"
+#include "recorder/recorder_internal.h"
+#include "spanprof/stream.h"
+#include "stream/stream_format.h"
+
+namespace spanprof {
+namespace {
+
+using internal::CaptureInputs;
+using internal::Record;
+using internal::SessionFacts;
+using internal::SideRecord;
+using internal::StreamDecoder;
+
+// One thread's streams as far as they are contiguous.
+struct ThreadData {
+  uint64_t os_tid = 0;
+  std::string name;
+  std::vector<Record> records;  // positions 0 .. size - 1
+  bool records_gap = false;
+  std::vector<SideRecord> side;  // indices 0 .. size - 1
+  bool side_gap = false;
+  uint64_t dropped_args = 0;
+  std::vector<uint64_t> drops_by_site;
+};
+
+class StreamScanner {
+ public:
+  StreamScanner(std::string_view bytes, std::string_view name)
+      : bytes_(bytes), name_(name) {}
+
+  absl::StatusOr<RecoveredCapture> Read() {
+    if (absl::Status s = CheckHeader(); !s.ok()) return s;
+    ScanChunks();
+    if (!has_session_) {
+      return absl::InvalidArgumentError(
+          std::string(name_) +
+          ": the stream has no valid session chunk (cut or corrupt before "
+          "its first chunk ended)");
+    }
+    return Assemble();
+  }
+
+ private:
+  absl::Status CheckHeader() const {
+    const std::string_view magic = internal::kStreamMagic;
+    if (bytes_.size() < internal::kStreamHeaderBytes ||
+        bytes_.substr(0, magic.size()) != magic) {
+      return absl::InvalidArgumentError(
+          std::string(name_) + ": not a spanprof stream (no \"" +
+          std::string(magic.substr(0, magic.size() - 1)) + "\" header)");
+    }
+    const uint32_t version = internal::GetU32(Byte(magic.size()));
+    if (version != internal::kStreamVersion) {
+      return absl::InvalidArgumentError(
+          std::string(name_) + ": unsupported spanprof.stream version " +
+          std::to_string(version) + " (this reader reads version 1)");
+    }
+    return absl::OkStatus();
+  }
+
+  const unsigned char* Byte(size_t at) const {
+    return reinterpret_cast<const unsigned char*>(bytes_.data() + at);
+  }
+
+  // The next chunk magic at or after `from`, or the end.
+  size_t Resync(size_t from) const {
+    unsigned char magic[4];
+    internal::PutU32(magic, internal::kChunkMagic);
+    const std::string_view needle(reinterpret_cast<const char*>(magic), 4);
+    const size_t at = bytes_.find(needle, from);
+    return at == std::string_view::npos ? bytes_.size() : at;
+  }
+
+  void Skip(size_t& at) {
+    const size_t next = Resync(at + 1);
+    ++out_.skipped_chunks;
+    out_.skipped_bytes += next - at;
+    at = next;
+  }
+
+  void ScanChunks() {
+    size_t at = internal::kStreamHeaderBytes;
+    while (at < bytes_.size()) {
+      const size_t left = bytes_.size() - at;
+      if (left < internal::kChunkHeaderBytes) {
+        out_.torn_bytes = left;
+        return;
+      }
+      const unsigned char* h = Byte(at);
+      const uint32_t size = internal::GetU32(h + 12);
+      if (internal::GetU32(h) != internal::kChunkMagic ||
+          size > internal::kMaxChunkPayload) {
+        Skip(at);
+        continue;
+      }
+      if (left - internal::kChunkHeaderBytes < size) {
+        out_.torn_bytes = left;  // the last chunk, cut short
+        return;
+      }
+      const std::string_view payload =
+          bytes_.substr(at + internal::kChunkHeaderBytes, size);
+      if (internal::ChunkChecksum(h, payload.data(), payload.size()) !=
+              internal::GetU32(h + 24) ||
+          !Apply(internal::GetU32(h + 4), internal::GetU32(h + 8), payload)) {
+        Skip(at);
+        continue;
+      }
+      ++out_.chunks;
+      at += internal::kChunkHeaderBytes + size;
+    }
+  }
+
+  // Applies one valid chunk; false when its payload does not fit its kind.
+  bool Apply(uint32_t kind, uint32_t slot, std::string_view payload) {
+    StreamDecoder d(payload);
+    if (!has_session_) {
+      return kind == internal::kChunkSession && ReadSession(d);
+    }
+    if (slot >= (1u << 24)) return false;
+    switch (kind) {
+      case internal::kChunkSites:
+        return ReadSites(d);
+      case internal::kChunkCounters:
+        return ReadCounters(d);
+      case internal::kChunkThread:
+        return d.U64(&Thread(slot).os_tid) && d.String(&Thread(slot).name);
+      case internal::kChunkRecords:
+        return ReadRecords(d, Thread(slot));
+      case internal::kChunkSide:
+        return ReadSide(d, Thread(slot));
+      case internal::kChunkClock:
+        return ReadClock(d);
+      case internal::kChunkDrops:
+        return ReadDrops(d, Thread(slot));
+      case internal::kChunkEnd:
+        out_.ended = d.String(&end_reason_);
+        return out_.ended;
+      default:
+        return false;
+    }
+  }
+
+  ThreadData& Thread(uint32_t slot) {
+    if (slot >= threads_.size()) threads_.resize(slot + 1);
+    return threads_[slot];
+  }
+
+  bool ReadSession(StreamDecoder& d) {
+    uint64_t pid = 0;
+    uint64_t wall = 0;
+    uint64_t uncertainty = 0;
+    uint32_t flags = 0;
+    const bool ok = d.U64(&pid) && d.U64(&facts_.start_tsc) &&
+                    d.U64(&facts_.start_mono_ns) && d.U64(&wall) &&
+                    d.U64(&uncertainty) && d.U64(&facts_.max_events) &&
+                    d.U32(&flags) && d.U64(&facts_.trace_high) &&
+                    d.U64(&facts_.trace_low) &&
+                    d.U64(&facts_.remote_parent_span_id) &&
+                    d.U64(&facts_.span_id_seed) && d.String(&facts_.version) &&
+                    d.String(&facts_.process_name) && d.String(&facts_.host) &&
+                    d.String(&out_.trace_path) && d.String(&out_.summary_path);
+    if (!ok) return false;
+    facts_.pid = static_cast<int64_t>(pid);
+    facts_.start_wall_ns = static_cast<int64_t>(wall);
+    facts_.start_wall_uncertainty_ns = static_cast<int64_t>(uncertainty);
+    facts_.use_tsc = (flags & 1u) != 0;
+    facts_.overflow =
+        (flags & 2u) != 0 ? OverflowPolicy::kRing : OverflowPolicy::kDropNewest;
+    facts_.count_allocs = (flags & 4u) != 0;
+    stop_ = {facts_.start_tsc, facts_.start_mono_ns};
+    has_session_ = true;
+    return true;
+  }
+
+  bool ReadSites(StreamDecoder& d) {
+    uint32_t first = 0;
+    uint32_t count = 0;
+    if (!d.U32(&first) || !d.U32(&count) || first == 0 ||
+        count > internal::kMaxChunkPayload / 28) {
+      return false;
+    }
+    std::vector<Site> sites(count);
+    for (Site& site : sites) {
+      for (std::string* field :
+           {&site.name, &site.phase, &site.module, &site.activity,
+            &site.backend, &site.dtype, &site.device}) {
+        if (!d.String(field)) return false;
+      }
+    }
+    if (sites_.size() < first + count) sites_.resize(first + count);
+    std::move(sites.begin(), sites.end(), sites_.begin() + first);
+    return true;
+  }
+
+  bool ReadCounters(StreamDecoder& d) {
+    uint32_t first = 0;
+    uint32_t count = 0;
+    if (!d.U32(&first) || !d.U32(&count) || count > 4096 || first > 4096) {
+      return false;
+    }
+    std::vector<std::string> names(count);
+    for (std::string& name : names) {
+      if (!d.String(&name)) return false;
+    }
+    if (counters_.size() < first + count) counters_.resize(first + count);
+    std::move(names.begin(), names.end(), counters_.begin() + first);
+    return true;
+  }
+
+  bool ReadRecords(StreamDecoder& d, ThreadData& t) {
+    uint64_t first = 0;
+    if (!d.U64(&first) || d.Rest().size() % sizeof(Record) != 0) return false;
+    const size_t n = d.Rest().size() / sizeof(Record);
+    if (first < t.records.size()) return true;  // already read
+    if (t.records_gap || first > t.records.size()) {
+      t.records_gap = true;
+      out_.lost_records += n;
+      return true;
+    }
+    const size_t old = t.records.size();
+    t.records.resize(old + n);
+    std::memcpy(t.records.data() + old, d.Rest().data(), n * sizeof(Record));
+    return true;
+  }
+
+  bool ReadSide(StreamDecoder& d, ThreadData& t) {
+    uint64_t first = 0;
+    if (!d.U64(&first) || d.Rest().size() % sizeof(SideRecord) != 0) {
+      return false;
+    }
+    const size_t n = d.Rest().size() / sizeof(SideRecord);
+    if (first < t.side.size()) return true;
+    if (t.side_gap || first > t.side.size()) {
+      t.side_gap = true;
+      out_.lost_records += n;
+      return true;
+    }
+    const size_t old = t.side.size();
+    t.side.resize(old + n);
+    std::memcpy(t.side.data() + old, d.Rest().data(), n * sizeof(SideRecord));
+    return true;
+  }
+
+  bool ReadClock(StreamDecoder& d) {
+    internal::ClockPair pair{};
+    if (!d.U64(&pair.tsc) || !d.U64(&pair.mono_ns)) return false;
+    if (pair.mono_ns >= stop_.mono_ns) stop_ = pair;
+    return true;
+  }
+
+  bool ReadDrops(StreamDecoder& d, ThreadData& t) {
+    uint32_t count = 0;
+    if (!d.U64(&t.dropped_args) || !d.U32(&count) || count > (1u << 24)) {
+      return false;
+    }
+    std::vector<uint64_t> drops;
+    for (uint32_t k = 0; k < count; ++k) {
+      uint32_t site = 0;
+      uint64_t n = 0;
+      if (!d.U32(&site) || !d.U64(&n) || site >= (1u << 24)) return false;
+      if (site >= drops.size()) drops.resize(site + 1, 0);
+      drops[site] = n;
+    }
+    t.drops_by_site = std::move(drops);  // the latest counts replace earlier
+    return true;
+  }
+
+  // The last clock value of the stream: the latest clock pair, or a later
+  // span time (records drained after the pair was read).
+  internal::ClockPair Stop() const {
+    internal::ClockPair stop = stop_;
+    for (const ThreadData& t : threads_) {
+      for (const Record& r : t.records) {
+        if ((r.word >> internal::kKindShift) != internal::kAllocRecord) {
+          const uint64_t raw = r.time;
+          if (facts_.use_tsc && raw > stop.tsc) stop.tsc = raw;
+          if (!facts_.use_tsc && raw > stop.mono_ns) stop.mono_ns = raw;
+        }
+      }
+    }
+    return stop;
+  }
+
+  CaptureInputs Inputs() {
+    CaptureInputs in;
+    in.stop = Stop();
+    in.sites = std::move(sites_);
+    if (in.sites.empty()) in.sites.resize(1);
+    for (size_t id = 1; id < in.sites.size(); ++id) {
+      if (in.sites[id].name.empty()) {
+        in.sites[id].name = "(site " + std::to_string(id) + ", not in stream)";
+      }
+    }
+    in.counter_names = std::move(counters_);
+    for (uint32_t slot = 0; slot < threads_.size(); ++slot) {
+      ThreadData& t = threads_[slot];
+      // Side records past the last record kept (after a gap) cannot be
+      // placed.
+      const auto past = std::find_if(
+          t.side.begin(), t.side.end(),
+          [&t](const SideRecord& s) { return s.position > t.records.size(); });
+      out_.lost_records += static_cast<uint64_t>(t.side.end() - past);
+      t.side.erase(past, t.side.end());
+      internal::RingSnapshot& snap = in.snaps.emplace_back();
+      snap.slot = slot;
+      if (!t.records.empty()) {
+        snap.chunks.push_back(internal::Chunk{
+            t.records.data(), t.records.size(), t.records.size(), 0});
+      }
+      snap.side = t.side;
+      snap.side_index.resize(t.side.size());
+      for (uint64_t k = 0; k < t.side.size(); ++k) snap.side_index[k] = k;
+      snap.os_tid = t.os_tid;
+      snap.name = t.name;
+      snap.dropped_args = t.dropped_args;
+      snap.drops_by_site = t.drops_by_site;
+      if (in.drops_by_site.size() < t.drops_by_site.size()) {
+        in.drops_by_site.resize(t.drops_by_site.size(), 0);
+      }
+      for (size_t s = 0; s < t.drops_by_site.size(); ++s) {
+        in.drops_by_site[s] += t.drops_by_site[s];
+      }
+    }
+    return in;
+  }
+
+  absl::StatusOr<RecoveredCapture> Assemble() {
+    CaptureInputs in = Inputs();
+    out_.capture = internal::AssembleCapture(facts_, in);
+    out_.capture.finished_normally = false;
+    out_.capture.end_reason =
+        out_.ended && IsCrashReason(end_reason_) ? end_reason_ : "lost";
+    return std::move(out_);
+  }
+
+  // What a crash handler writes: "crash:" and a name of 1 to 16 letters and
+  // digits ("crash:SIGSEGV", "crash:terminate").
+  static bool IsCrashReason(std::string_view reason) {
+    constexpr std::string_view kPrefix = "crash:";
+    if (reason.substr(0, kPrefix.size()) != kPrefix) return false;
+    const std::string_view name = reason.substr(kPrefix.size());
+    return !name.empty() && name.size() <= 16 &&
+           std::all_of(name.begin(), name.end(), [](char c) {
+             return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+                    (c >= '0' && c <= '9');
+           });
+  }
+
+  std::string_view bytes_;
+  std::string_view name_;
+  bool has_session_ = false;
+  SessionFacts facts_;
+  internal::ClockPair stop_{};
+  std::vector<Site> sites_;
+  std::vector<std::string> counters_;
+  std::vector<ThreadData> threads_;
+  std::string end_reason_;
+  RecoveredCapture out_;
+};
+
+}  // namespace
+
+absl::StatusOr<RecoveredCapture> RecoverStream(std::string_view bytes,
+                                               std::string_view name) {
+  return StreamScanner(bytes, name).Read();
+}
+
+}  // namespace spanprof

@@ -1,0 +1,267 @@
+// The stream writer (stream_writer.h).
+#include "stream/stream_writer.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+#include <numeric>
+#include <string>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "recorder/recorder_internal.h"
+
+namespace spanprof::internal {
+namespace {
+
+// Records per chunk: a payload stays under kMaxChunkPayload.
+constexpr uint64_t kRecordsPerChunk = 65536;  // 1 MiB of records
+constexpr uint64_t kSideRecordsPerChunk = 32768;
+
+bool WriteAll(int fd, const std::string& bytes) {
+  const char* data = bytes.data();
+  size_t left = bytes.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd, data, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    data += n;
+    left -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+void EncodeFacts(const SessionFacts& facts, const StreamOutputs& outputs,
+                 StreamEncoder& e) {
+  e.U64(static_cast<uint64_t>(facts.pid));
+  e.U64(facts.start_tsc);
+  e.U64(facts.start_mono_ns);
+  e.U64(static_cast<uint64_t>(facts.start_wall_ns));
+  e.U64(static_cast<uint64_t>(facts.start_wall_uncertainty_ns));
+  e.U64(facts.max_events);
+  e.U32((facts.use_tsc ? 1u : 0u) |
+        (facts.overflow == OverflowPolicy::kRing ? 2u : 0u) |
+        (facts.count_allocs ? 4u : 0u));
+  e.U64(facts.trace_high);
+  e.U64(facts.trace_low);
+  e.U64(facts.remote_parent_span_id);
+  e.U64(facts.span_id_seed);
+  e.String(facts.version);
+  e.String(facts.process_name);
+  e.String(facts.host);
+  e.String(outputs.trace_path);
+  e.String(outputs.summary_path);
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<StreamWriter>> StreamWriter::Open(
+    const std::string& path, const SessionFacts& facts,
+    const StreamOutputs& outputs) {
+  // O_NOFOLLOW: the stream replaces no link's target; a non-regular file at
+  // the path is refused below rather than truncated.
+  const int fd =
+      ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0) {
+    return absl::UnavailableError("cannot create the stream file " + path +
+                                  ": " + std::strerror(errno));  // NOLINT
+  }
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode) ||
+      ::ftruncate(fd, 0) != 0) {
+    ::close(fd);
+    return absl::FailedPreconditionError("the stream file " + path +
+                                         " is not a regular file");
+  }
+  std::unique_ptr<StreamWriter> writer(new StreamWriter(path, fd));
+  writer->out_ = StreamFileHeader();
+  EncodeFacts(facts, outputs, writer->payload_);
+  writer->Chunk(kChunkSession, 0, writer->seq_++);
+  if (!writer->Flush()) {
+    return absl::UnavailableError("cannot write the stream file " + path);
+  }
+  return writer;
+}
+
+StreamWriter::~StreamWriter() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void StreamWriter::Chunk(uint32_t kind, uint32_t slot, uint64_t seq) {
+  AppendChunk(kind, slot, seq, payload_.bytes(), &out_);
+  payload_.clear();
+}
+
+bool StreamWriter::Flush() {
+  if (failed_ || fd_ < 0) return false;
+  if (!out_.empty() && !WriteAll(fd_, out_)) failed_ = true;
+  out_.clear();
+  return !failed_;
+}
+
+void StreamWriter::DrainSites() {
+  SiteTable& table = Sites();
+  std::lock_guard<std::mutex> lock(table.mu);
+  const auto count = static_cast<uint32_t>(table.sites.size());
+  if (count <= sites_written_) return;
+  payload_.U32(sites_written_);
+  payload_.U32(count - sites_written_);
+  for (uint32_t id = sites_written_; id < count; ++id) {
+    const Site& site = table.sites[id];
+    for (const std::string* field :
+         {&site.name, &site.phase, &site.module, &site.activity, &site.backend,
+          &site.dtype, &site.device}) {
+      payload_.String(*field);
+    }
+  }
+  sites_written_ = count;
+  Chunk(kChunkSites, 0, seq_++);
+}
+
+void StreamWriter::DrainCounters() {
+  const std::vector<std::string> names = SnapshotCounterNames();
+  const auto count = static_cast<uint32_t>(names.size());
+  if (count <= counters_written_) return;
+  payload_.U32(counters_written_);
+  payload_.U32(count - counters_written_);
+  for (uint32_t i = counters_written_; i < count; ++i)
+    payload_.String(names[i]);
+  counters_written_ = count;
+  Chunk(kChunkCounters, 0, seq_++);
+}
+
+void StreamWriter::DescribeThread(const ThreadRing& ring,
+                                  ThreadProgress& progress) {
+  const std::string name(ring.name, strnlen(ring.name, sizeof(ring.name)));
+  if (progress.described && name == progress.name) return;
+  payload_.U64(ring.os_tid);
+  payload_.String(name);
+  Chunk(kChunkThread, ring.slot, progress.seq++);
+  progress.name = name;
+  progress.described = true;
+}
+
+// The main stream's records from `progress.position` to the published
+// cursor. Closed chunks keep their `used`; the current one ends at the cursor.
+void StreamWriter::DrainRecords(const ThreadRing& ring,
+                                ThreadProgress& progress) {
+  const Record* cursor = ring.cursor.load(std::memory_order_acquire);
+  for (size_t c = 0; c < ring.chunks.size(); ++c) {
+    const internal::Chunk& chunk = ring.chunks[c];
+    if (chunk.records == nullptr) continue;
+    const bool current = c + 1 == ring.chunks.size();
+    const uint64_t used =
+        current ? static_cast<uint64_t>(cursor - ring.chunk_begin) : chunk.used;
+    const uint64_t end = chunk.base_position + used;
+    if (end <= progress.position) continue;
+    // A recycled chunk (ring mode) starts past what was copied: a gap, which
+    // the reader counts.
+    uint64_t from = std::max(progress.position, chunk.base_position);
+    while (from < end) {
+      const uint64_t n = std::min(end - from, kRecordsPerChunk);
+      payload_.U64(from);
+      payload_.Raw(chunk.records + (from - chunk.base_position),
+                   n * sizeof(Record));
+      Chunk(kChunkRecords, ring.slot, progress.seq++);
+      records_written_ += n;
+      from += n;
+    }
+    progress.position = end;
+  }
+}
+
+// Side records from `progress.side` to the published count. A wrapped side
+// buffer (ring mode) overwrites records in place: it is not copied.
+void StreamWriter::DrainSide(const ThreadRing& ring, ThreadProgress& progress) {
+  if (ring.side_wrapped) return;
+  const uint64_t published =
+      ring.side_published.load(std::memory_order_acquire);
+  const SideBuffer& side = ring.side;
+  while (progress.side < published) {
+    const uint64_t n =
+        std::min(published - progress.side, kSideRecordsPerChunk);
+    payload_.U64(progress.side);
+    for (uint64_t k = progress.side; k < progress.side + n; ++k) {
+      payload_.Raw(&side[k], sizeof(SideRecord));
+    }
+    Chunk(kChunkSide, ring.slot, progress.seq++);
+    records_written_ += n;
+    progress.side += n;
+  }
+}
+
+void StreamWriter::DrainDrops(const ThreadRing& ring,
+                              ThreadProgress& progress) {
+  const uint64_t args = ring.dropped_args.load(std::memory_order_relaxed);
+  const uint64_t spans = std::accumulate(ring.drops_by_site.begin(),
+                                         ring.drops_by_site.end(), uint64_t{0});
+  if (args == progress.dropped_args && spans == progress.dropped_spans) return;
+  payload_.U64(args);
+  uint32_t sites = 0;
+  for (const uint64_t n : ring.drops_by_site) sites += n != 0 ? 1 : 0;
+  payload_.U32(sites);
+  for (size_t s = 0; s < ring.drops_by_site.size(); ++s) {
+    if (ring.drops_by_site[s] == 0) continue;
+    payload_.U32(static_cast<uint32_t>(s));
+    payload_.U64(ring.drops_by_site[s]);
+  }
+  Chunk(kChunkDrops, ring.slot, progress.seq++);
+  progress.dropped_args = args;
+  progress.dropped_spans = spans;
+}
+
+void StreamWriter::DrainRing(ThreadRing& ring, ThreadProgress& progress) {
+  std::lock_guard<std::mutex> lock(ring.mu);
+  DescribeThread(ring, progress);
+  // Side records first: each one's position is the main cursor when it was
+  // written, so every side record copied now lies at or before the cursor
+  // read next, and recovery never sees an argument of a span it lacks.
+  DrainSide(ring, progress);
+  DrainRecords(ring, progress);
+  DrainDrops(ring, progress);
+}
+
+bool StreamWriter::Drain(uint32_t epoch) {
+  if (failed_) return false;
+  DrainSites();
+  DrainCounters();
+  {
+    SessionState& session = Session();
+    std::lock_guard<std::mutex> lock(session.mu);
+    if (!session.active || session.epoch != epoch) return Flush();
+    if (threads_.size() < session.rings.size()) {
+      threads_.resize(session.rings.size());
+    }
+    for (size_t i = 0; i < session.rings.size(); ++i) {
+      DrainRing(*session.rings[i], threads_[i]);
+    }
+  }
+  const ClockPair now = ReadClockPair();
+  payload_.U64(now.tsc);
+  payload_.U64(now.mono_ns);
+  Chunk(kChunkClock, 0, seq_++);
+  return Flush();
+}
+
+void StreamWriter::WriteEnd(std::string_view reason) {
+  payload_.String(reason);
+  Chunk(kChunkEnd, 0, seq_++);
+  Flush();
+}
+
+void StreamWriter::Close(bool remove) {
+  if (fd_ >= 0) {
+    ::close(fd_);
+    fd_ = -1;
+  }
+  if (remove) ::unlink(path_.c_str());
+}
+
+}  // namespace spanprof::internal

@@ -1,0 +1,100 @@
+// The stream writer: copies what the recording threads have published into
+// the session's stream file (stream_format.h) while the session runs, so that
+// a program that dies keeps what was drained (`spanprof recover`).
+//
+// Recording threads are never slowed or blocked by it: it reads each ring
+// under the ring's mutex, which the owner takes only on its slow paths (a
+// chunk switch), and the records before the owner's release-stored cursor,
+// which the owner never writes again.
+//
+// Example:
+//
+//   SPANPROF_ASSIGN_OR_RETURN(auto writer, StreamWriter::Open(path, facts,
+//                                                             outputs));
+//   writer->Drain();  // every few milliseconds, on one helper thread
+//   writer->Close(/*remove=*/true);
+#ifndef SPANPROF_RUNTIME_SRC_STREAM_STREAM_WRITER_H_
+#define SPANPROF_RUNTIME_SRC_STREAM_STREAM_WRITER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "collector/assemble.h"
+#include "stream/stream_format.h"
+
+namespace spanprof::internal {
+
+// Where the session writes its outputs: recorded in the stream, so that
+// recovery writes where the program would have.
+struct StreamOutputs {
+  std::string trace_path;
+  std::string summary_path;
+};
+
+class StreamWriter {
+ public:
+  // Creates (or truncates) the regular file `path` and writes the file
+  // header and the session chunk. Errors name the path.
+  static absl::StatusOr<std::unique_ptr<StreamWriter>> Open(
+      const std::string& path, const SessionFacts& facts,
+      const StreamOutputs& outputs);
+  ~StreamWriter();
+  StreamWriter(const StreamWriter&) = delete;
+  StreamWriter& operator=(const StreamWriter&) = delete;
+
+  // Appends what was published since the last call: new sites and counter
+  // names, new threads and names, each thread's records and side records,
+  // drops, and a clock pair. Session `epoch` only: after it ends, nothing.
+  // Not thread-safe: one thread drains. Returns false once writing failed
+  // (the stream then stops growing; the session goes on).
+  bool Drain(uint32_t epoch);
+  // Appends the end chunk (`reason`: "crash:SIGSEGV", ...).
+  void WriteEnd(std::string_view reason);
+  // Closes the file; with `remove`, deletes it.
+  void Close(bool remove);
+
+  const std::string& path() const { return path_; }
+  // Records (main and side) written so far.
+  uint64_t records_written() const { return records_written_; }
+
+ private:
+  struct ThreadProgress {
+    uint64_t position = 0;  // next main-stream position to copy
+    uint64_t side = 0;      // next side index to copy
+    uint64_t seq = 0;       // chunks written for this thread
+    std::string name;       // last name written
+    bool described = false;
+    uint64_t dropped_args = 0;
+    uint64_t dropped_spans = 0;
+  };
+
+  StreamWriter(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
+  void Chunk(uint32_t kind, uint32_t slot, uint64_t seq);
+  void DrainSites();
+  void DrainCounters();
+  void DrainRing(ThreadRing& ring, ThreadProgress& progress);
+  void DrainRecords(const ThreadRing& ring, ThreadProgress& progress);
+  void DrainSide(const ThreadRing& ring, ThreadProgress& progress);
+  void DescribeThread(const ThreadRing& ring, ThreadProgress& progress);
+  void DrainDrops(const ThreadRing& ring, ThreadProgress& progress);
+  bool Flush();
+
+  std::string path_;
+  int fd_ = -1;
+  bool failed_ = false;
+  uint64_t seq_ = 0;            // session-wide chunks
+  uint32_t sites_written_ = 1;  // id 0 is unused
+  uint32_t counters_written_ = 0;
+  uint64_t records_written_ = 0;
+  std::vector<ThreadProgress> threads_;
+  StreamEncoder payload_;
+  std::string out_;  // chunks not yet written
+};
+
+}  // namespace spanprof::internal
+
+#endif  // SPANPROF_RUNTIME_SRC_STREAM_STREAM_WRITER_H_
