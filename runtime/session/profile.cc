@@ -109,7 +109,8 @@ absl::Status WriteOutputs(const Capture& capture,
 absl::Status Finish(RunningSession& running, const std::string& end_reason) {
   const std::lock_guard<std::mutex> finishing(FinishMutex());
   if (running.watcher != nullptr) {
-    running.watcher->Stop(/*remove_stream=*/!running.config.keep_stream);
+    running.watcher->Stop(/*remove_stream=*/!running.config.keep_stream,
+                          end_reason);
   }
   Capture capture = StopRecording();
   capture.finished_normally = end_reason == "finished";
@@ -266,12 +267,21 @@ absl::Status StartWatcher(RunningSession& running) {
         path, facts,
         {.trace_path = ExpandPathTemplate(config.trace_path, fields),
          .summary_path = ExpandPathTemplate(config.summary_path, fields)});
-    if (!opened.ok()) {
+    if (opened.ok()) {
+      writer = std::move(*opened);
+    } else if (!config.stream_path.empty()) {
       return absl::InvalidArgumentError(
           "SPANPROF_STREAM / Config::stream_path: " +
           std::string(opened.status().message()));
+    } else {
+      // The default stream sits beside the trace: a trace directory that
+      // cannot be written is an output error reported at the end (as
+      // before streaming), not a reason to refuse the session.
+      std::fprintf(stderr,
+                   "spanprof: %s; recording without a stream (a crash or a "
+                   "kill will lose this session)\n",
+                   std::string(opened.status().message()).c_str());
     }
-    writer = std::move(*opened);
   }
   if (writer == nullptr && !config.signals) return absl::OkStatus();
   running.watcher = std::make_unique<SessionWatcher>(

@@ -254,7 +254,7 @@ void SessionWatcher::Start() {
   if (signals_) InstallAll();
 }
 
-void SessionWatcher::Stop(bool remove_stream) {
+void SessionWatcher::Stop(bool remove_stream, const std::string& end_reason) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stopped_) return;
@@ -270,7 +270,13 @@ void SessionWatcher::Stop(bool remove_stream) {
       thread_.join();
     }
   }
-  if (writer_ != nullptr) writer_->Close(remove_stream);
+  if (writer_ != nullptr) {
+    if (!remove_stream) {
+      writer_->Drain(epoch_);
+      writer_->WriteEnd(end_reason);
+    }
+    writer_->Close(remove_stream);
+  }
 }
 
 void SessionWatcher::HandleCrash() {

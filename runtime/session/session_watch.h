@@ -52,9 +52,10 @@ class SessionWatcher {
 
   void Start();
   // Restores the signal actions, stops the thread (joins it, or lets it go
-  // when called on it), and closes the stream, removing it when
-  // `remove_stream`. Idempotent.
-  void Stop(bool remove_stream);
+  // when called on it), and closes the stream: removed when `remove_stream`,
+  // else drained once more and ended with `end_reason` (a kept stream then
+  // recovers to the same capture as the outputs). Idempotent.
+  void Stop(bool remove_stream, const std::string& end_reason = "lost");
 
   // The stream's path, "" when streaming is off.
   std::string stream_path() const;

@@ -108,6 +108,15 @@ TEST(FuzzRegressionTest, Traceparent) {
   }
 }
 
+TEST(FuzzRegressionTest, StreamReader) {
+  const std::vector<std::filesystem::path> files =
+      Inputs("stream_reader_fuzzer");
+  ASSERT_GE(files.size(), 2u);
+  for (const auto& file : files) {
+    EXPECT_TRUE(StreamReaderHolds(testing::ReadText(file.string()))) << file;
+  }
+}
+
 // The seeds are real outputs: the readers accept them (so the fuzzers start
 // from deep inside the accepted language, not at the first error).
 TEST(FuzzRegressionTest, SeedsAreAccepted) {

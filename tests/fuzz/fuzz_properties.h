@@ -19,6 +19,7 @@
 #include "spanprof/analysis/validate.h"
 #include "spanprof/cli/compare_args.h"
 #include "spanprof/context.h"
+#include "spanprof/stream.h"
 
 namespace spanprof::fuzzing {
 
@@ -40,6 +41,20 @@ inline bool TraceparentHolds(std::string_view data) {
   }
   absl::StatusOr<Context> again = ContextFromTraceparent(rendered);
   return again.ok() && again->Traceparent() == rendered;
+}
+
+// The stream reader never crashes and never trusts what it cannot check:
+// what it refuses is an InvalidArgument naming the file; what it recovers
+// summarizes into a summary that the strict reader accepts.
+inline bool StreamReaderHolds(std::string_view data) {
+  absl::StatusOr<RecoveredCapture> recovered = RecoverStream(data, "fuzz");
+  if (!recovered.ok()) {
+    return recovered.status().code() == absl::StatusCode::kInvalidArgument &&
+           recovered.status().message().rfind("fuzz: ", 0) == 0;
+  }
+  const std::string json =
+      analysis::SummaryToJson(analysis::Summarize(recovered->capture));
+  return analysis::ParseSummary(json, "fuzz-summary").ok();
 }
 
 // The strict summary reader never crashes; whatever it accepts survives a

@@ -63,20 +63,20 @@ inline void WriteText(const std::string& path, const std::string& text) {
 }
 
 struct ProcessResult {
-  int exit_code = -1;  // -1 when killed by a signal
+  int exit_code = -1;   // -1 when killed by a signal
+  int term_signal = 0;  // the signal that killed it, 0 when it exited
   std::string out;
   std::string err;
 };
 
-// Runs `argv` (argv[0] is a path) with the current environment plus `env`
-// (a value of "\x01unset" removes the variable), in `cwd` when not empty.
-inline ProcessResult RunProcess(
-    const std::vector<std::string>& argv,
-    const std::map<std::string, std::string>& env = {},
-    const std::string& cwd = "") {
-  TempDir io;
-  const std::string out_path = io.File("stdout");
-  const std::string err_path = io.File("stderr");
+// Starts `argv` (argv[0] is a path) with the current environment plus `env`
+// (a value of "\x01unset" removes the variable), in `cwd` when not empty,
+// its stdout and stderr going to `out_path` and `err_path`. Returns its pid,
+// or -1 when it could not be started.
+inline pid_t SpawnProcess(const std::vector<std::string>& argv,
+                          const std::map<std::string, std::string>& env,
+                          const std::string& cwd, const std::string& out_path,
+                          const std::string& err_path) {
   std::map<std::string, std::string> merged;
   for (char** e = environ; *e != nullptr; ++e) {
     const std::string entry(*e);
@@ -111,20 +111,40 @@ inline ProcessResult RunProcess(
                                    O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
   pid_t pid = 0;
-  ProcessResult result;
   const int rc =
       posix_spawn(&pid, argp[0], &actions, nullptr, argp.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) {
-    result.err = "posix_spawn failed for " + argv[0];
-    return result;
-  }
+  return rc == 0 ? pid : -1;
+}
+
+// Waits for `pid` (from SpawnProcess) and reads what it wrote.
+inline ProcessResult WaitProcess(pid_t pid, const std::string& out_path,
+                                 const std::string& err_path) {
+  ProcessResult result;
   int status = 0;
   waitpid(pid, &status, 0);
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) result.term_signal = WTERMSIG(status);
   result.out = ReadText(out_path);
   result.err = ReadText(err_path);
   return result;
+}
+
+// Runs `argv` to its end (SpawnProcess's arguments).
+inline ProcessResult RunProcess(
+    const std::vector<std::string>& argv,
+    const std::map<std::string, std::string>& env = {},
+    const std::string& cwd = "") {
+  TempDir io;
+  const std::string out_path = io.File("stdout");
+  const std::string err_path = io.File("stderr");
+  const pid_t pid = SpawnProcess(argv, env, cwd, out_path, err_path);
+  if (pid < 0) {
+    ProcessResult result;
+    result.err = "posix_spawn failed for " + argv[0];
+    return result;
+  }
+  return WaitProcess(pid, out_path, err_path);
 }
 
 // The first executable called `name` on $PATH, or nullopt.

@@ -343,18 +343,25 @@ class StreamScanner {
   absl::StatusOr<RecoveredCapture> Assemble() {
     CaptureInputs in = Inputs();
     out_.capture = internal::AssembleCapture(facts_, in);
-    out_.capture.finished_normally = false;
-    out_.capture.end_reason =
-        out_.ended && IsCrashReason(end_reason_) ? end_reason_ : "lost";
+    const bool known = out_.ended && IsEndReason(end_reason_);
+    out_.capture.end_reason = known ? end_reason_ : "lost";
+    out_.capture.finished_normally = out_.capture.end_reason == "finished";
     return std::move(out_);
   }
 
-  // What a crash handler writes: "crash:" and a name of 1 to 16 letters and
+  // What a session writes as its stream's end: "finished" or "exit" (a
+  // kept stream), "signal:" or "crash:" and a name of 1 to 16 letters and
   // digits ("crash:SIGSEGV", "crash:terminate").
-  static bool IsCrashReason(std::string_view reason) {
-    constexpr std::string_view kPrefix = "crash:";
-    if (reason.substr(0, kPrefix.size()) != kPrefix) return false;
-    const std::string_view name = reason.substr(kPrefix.size());
+  static bool IsEndReason(std::string_view reason) {
+    if (reason == "finished" || reason == "exit") return true;
+    std::string_view name;
+    if (reason.substr(0, 6) == "crash:") {
+      name = reason.substr(6);
+    } else if (reason.substr(0, 7) == "signal:") {
+      name = reason.substr(7);
+    } else {
+      return false;
+    }
     return !name.empty() && name.size() <= 16 &&
            std::all_of(name.begin(), name.end(), [](char c) {
              return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||

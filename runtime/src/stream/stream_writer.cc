@@ -177,16 +177,19 @@ void StreamWriter::DrainRecords(const ThreadRing& ring,
   }
 }
 
-// Side records from `progress.side` to the published count. A wrapped side
+// Side records from `progress.side` to the published count, as far as their
+// positions lie within the records copied (`progress.position`): one
+// written after the cursor was read waits for the next drain. A wrapped side
 // buffer (ring mode) overwrites records in place: it is not copied.
 void StreamWriter::DrainSide(const ThreadRing& ring, ThreadProgress& progress) {
   if (ring.side_wrapped) return;
   const uint64_t published =
       ring.side_published.load(std::memory_order_acquire);
   const SideBuffer& side = ring.side;
-  while (progress.side < published) {
-    const uint64_t n =
-        std::min(published - progress.side, kSideRecordsPerChunk);
+  uint64_t end = progress.side;
+  while (end < published && side[end].position <= progress.position) ++end;
+  while (progress.side < end) {
+    const uint64_t n = std::min(end - progress.side, kSideRecordsPerChunk);
     payload_.U64(progress.side);
     for (uint64_t k = progress.side; k < progress.side + n; ++k) {
       payload_.Raw(&side[k], sizeof(SideRecord));
@@ -220,11 +223,12 @@ void StreamWriter::DrainDrops(const ThreadRing& ring,
 void StreamWriter::DrainRing(ThreadRing& ring, ThreadProgress& progress) {
   std::lock_guard<std::mutex> lock(ring.mu);
   DescribeThread(ring, progress);
-  // Side records first: each one's position is the main cursor when it was
-  // written, so every side record copied now lies at or before the cursor
-  // read next, and recovery never sees an argument of a span it lacks.
-  DrainSide(ring, progress);
+  // Records first, then the side records up to their end. A span's
+  // arguments are published before its end record, so a span whose end is
+  // copied has its arguments copied in the same drain: the last drain
+  // before a crash or a kill leaves no ended span without them.
   DrainRecords(ring, progress);
+  DrainSide(ring, progress);
   DrainDrops(ring, progress);
 }
 

@@ -237,7 +237,7 @@ TEST(GroupingTest, CopiesCaptureFieldsIntoTheSummary) {
   c.process_resources = {1, 2, 3, 4, 5, 6, 7};
   const Summary summary = Summarize(b.Build());
   EXPECT_EQ(summary.schema, "spanprof.summary");
-  EXPECT_EQ(summary.schema_version, 4);
+  EXPECT_EQ(summary.schema_version, 5);
   EXPECT_EQ(summary.source, "spanprof");
   EXPECT_EQ(summary.clock, "tsc");
   EXPECT_EQ(summary.process_name, "indexer");

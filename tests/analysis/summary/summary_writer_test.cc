@@ -196,6 +196,7 @@ TEST(SummaryWriterTest, FieldsAreInTheDesignOrder) {
                                                  "failed_prepares",
                                                  "unfinished_events",
                                                  "complete",
+                                                 "end_reason",
                                                  "overhead_ns_per_span",
                                                  "process_resources",
                                                  "validation_issues",

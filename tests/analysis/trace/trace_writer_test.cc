@@ -387,6 +387,7 @@ TEST(TraceWriterTest, MetadataCarriesEverythingToRebuildTheCapture) {
                                                  "dropped_args",
                                                  "failed_prepares",
                                                  "finished_normally",
+                                                 "end_reason",
                                                  "overhead_ns_per_span",
                                                  "alloc_measured",
                                                  "process_resources",

@@ -1,0 +1,306 @@
+// A capture that survives its program: the real service_example, stopped
+// with real signals, crashed and killed, and its stream recovered with the
+// real `spanprof recover`.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "spanprof/analysis/summary.h"
+#include "spanprof/analysis/trace.h"
+#include "tests/testing/test_support.h"
+
+namespace spanprof {
+namespace {
+
+using spanprof::testing::ProcessResult;
+using spanprof::testing::RunProcess;
+using spanprof::testing::SpawnProcess;
+using spanprof::testing::TempDir;
+using spanprof::testing::WaitProcess;
+using ::testing::HasSubstr;
+
+constexpr char kService[] = SPANPROF_TEST_BIN_DIR "/service_example";
+constexpr char kSpanprof[] = SPANPROF_TEST_BIN_DIR "/spanprof";
+constexpr int kWorkers = 2;
+
+std::map<std::string, std::string> Env(const TempDir& dir) {
+  return {{"SPANPROF", "1"},
+          {"SPANPROF_OUT", dir.File("trace.json")},
+          {"SPANPROF_SUMMARY_OUT", dir.File("summary.json")}};
+}
+
+// The requests each worker finished, as the service's progress file says.
+// Read with pread (the file is the service's shared mapping, so the page
+// cache has its latest stores); a file not yet sized reads as zeros.
+std::vector<uint64_t> Progress(const std::string& path) {
+  std::vector<uint64_t> counts(kWorkers, 0);
+  const int fd = open(path.c_str(), O_RDONLY);
+  if (fd < 0) return counts;
+  const ssize_t n = pread(fd, counts.data(), kWorkers * sizeof(uint64_t), 0);
+  close(fd);
+  if (n != static_cast<ssize_t>(kWorkers * sizeof(uint64_t))) {
+    std::fill(counts.begin(), counts.end(), 0);
+  }
+  return counts;
+}
+
+// Polls until every worker finished at least `n` requests (the service is
+// running and recording), or the process died; false then.
+bool WaitForProgress(pid_t pid, const std::string& path, uint64_t n) {
+  for (int i = 0; i < 60000; ++i) {
+    const std::vector<uint64_t> counts = Progress(path);
+    if (counts[0] >= n && counts[1] >= n) return true;
+    if (kill(pid, 0) != 0) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return false;
+}
+
+// For each worker thread, the request numbers of its finished
+// request.handle spans; also checks that every request.parse span has a
+// request.handle parent on its own thread.
+std::map<std::string, std::vector<bool>> FinishedRequests(const Capture& c) {
+  std::map<std::string, std::vector<bool>> seen;
+  for (const Span& span : c.spans) {
+    const std::string& name = c.sites[span.site].name;
+    if (name == "request.parse") {
+      EXPECT_NE(span.parent_id, 0u);
+      if (span.parent_id != 0) {
+        const Span& parent = c.spans[span.parent_id - 1];
+        EXPECT_EQ(c.sites[parent.site].name, "request.handle");
+        EXPECT_EQ(parent.thread, span.thread);
+      }
+    }
+    if (name != "request.handle" || (span.flags & kSpanUnfinished) != 0) {
+      continue;
+    }
+    int64_t request = -1;
+    for (uint32_t a = 0; a < span.arg_count; ++a) {
+      const SpanArg& arg = c.args[span.first_arg + a];
+      if (arg.key == "request") request = arg.int_value;
+    }
+    EXPECT_GE(request, 0);
+    if (request < 0) continue;
+    std::vector<bool>& ids = seen[c.threads[span.thread].name];
+    if (ids.size() <= static_cast<size_t>(request)) ids.resize(request + 1);
+    ids[static_cast<size_t>(request)] = true;
+  }
+  return seen;
+}
+
+// The requests of `thread` in `c` form an unbroken run from 0: nothing
+// lost in the middle. Returns its length.
+uint64_t UnbrokenRequests(const Capture& c, const std::string& thread) {
+  std::map<std::string, std::vector<bool>> seen = FinishedRequests(c);
+  const std::vector<bool>& ids = seen[thread];
+  uint64_t run = 0;
+  while (run < ids.size() && ids[run]) ++run;
+  EXPECT_EQ(run, ids.size()) << thread << ": a request missing in the middle";
+  return run;
+}
+
+// Every request a worker finished (per the progress file) is in `c`.
+void ExpectAllFinishedRequests(const Capture& c,
+                               const std::vector<uint64_t>& finished) {
+  std::map<std::string, std::vector<bool>> seen = FinishedRequests(c);
+  for (int w = 0; w < kWorkers; ++w) {
+    const std::string thread = "worker-" + std::to_string(w);
+    const std::vector<bool>& ids = seen[thread];
+    uint64_t missing = 0;
+    for (uint64_t r = 0; r < finished[w]; ++r) {
+      if (r >= ids.size() || !ids[r]) ++missing;
+    }
+    EXPECT_EQ(missing, 0u) << thread << " finished " << finished[w];
+  }
+}
+
+class TerminationSignalTest : public ::testing::TestWithParam<int> {};
+
+// Ctrl-C, kill and a closed terminal end the session normally (outputs
+// written, every finished request in them), then the signal ends the
+// program as the shell expects.
+TEST_P(TerminationSignalTest, EndsTheSessionThenTakesTheDefaultAction) {
+  const int sig = GetParam();
+  TempDir dir;
+  const pid_t pid = SpawnProcess(
+      {kService, "--progress-file", dir.File("progress")}, Env(dir),
+      dir.path().string(), dir.File("out"), dir.File("err"));
+  ASSERT_GT(pid, 0);
+  ASSERT_TRUE(WaitForProgress(pid, dir.File("progress"), 500));
+  // Finished before the signal, so before the session ended. (The workers
+  // go on while the session ends: what they finish then is not recorded.)
+  const std::vector<uint64_t> finished = Progress(dir.File("progress"));
+  ASSERT_EQ(kill(pid, sig), 0);
+  const ProcessResult result =
+      WaitProcess(pid, dir.File("out"), dir.File("err"));
+  EXPECT_EQ(result.term_signal, sig) << result.err;
+
+  absl::StatusOr<analysis::Summary> summary =
+      analysis::ReadSummary(dir.File("summary.json"));
+  ASSERT_TRUE(summary.ok()) << summary.status() << result.err;
+  EXPECT_EQ(summary->end_reason, std::string("signal:SIG") + sigabbrev_np(sig));
+  absl::StatusOr<Capture> trace = analysis::ReadTrace(dir.File("trace.json"));
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  EXPECT_EQ(trace->end_reason, summary->end_reason);
+  ExpectAllFinishedRequests(*trace, finished);
+  EXPECT_FALSE(std::filesystem::exists(dir.File("trace.json.stream")));
+}
+
+INSTANTIATE_TEST_SUITE_P(Signals, TerminationSignalTest,
+                         ::testing::Values(SIGINT, SIGTERM, SIGHUP),
+                         [](const auto& info) {
+                           return std::string(sigabbrev_np(info.param));
+                         });
+
+struct CrashCase {
+  const char* mode;
+  int signal;
+  const char* end_reason;
+};
+
+class CrashTest : public ::testing::TestWithParam<CrashCase> {};
+
+// A crash kills the program as before (same signal, core dumps unchanged),
+// names the stream on stderr, and `spanprof recover` gives back every
+// request the crashing thread finished, and the other thread's without a
+// gap (it goes on while the crash handler drains, so how far it got before
+// the crash is not known outside).
+TEST_P(CrashTest, LeavesAStreamThatRecoversEveryFinishedSpan) {
+  const CrashCase& c = GetParam();
+  TempDir dir;
+  const ProcessResult result =
+      RunProcess({kService, "--crash", c.mode, "--crash-after", "3000",
+                  "--progress-file", dir.File("progress")},
+                 Env(dir), dir.path().string());
+  EXPECT_EQ(result.term_signal, c.signal) << result.err;
+  const std::string stream = dir.File("trace.json.stream");
+  EXPECT_THAT(result.err, HasSubstr(std::string("spanprof: ") + c.end_reason));
+  EXPECT_THAT(result.err, HasSubstr("spanprof recover " + stream));
+  EXPECT_FALSE(std::filesystem::exists(dir.File("trace.json")));
+  const std::vector<uint64_t> finished = Progress(dir.File("progress"));
+  EXPECT_EQ(finished[0], 3000u);
+
+  const ProcessResult recovered = RunProcess(
+      {kSpanprof, "recover", stream, "-o", dir.File("recovered.json"),
+       "--summary-out", dir.File("recovered-summary.json")});
+  ASSERT_EQ(recovered.exit_code, 0) << recovered.err;
+  absl::StatusOr<analysis::Summary> summary =
+      analysis::ReadSummary(dir.File("recovered-summary.json"));
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->end_reason, c.end_reason);
+  EXPECT_FALSE(summary->complete);
+  absl::StatusOr<Capture> trace =
+      analysis::ReadTrace(dir.File("recovered.json"));
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  EXPECT_EQ(UnbrokenRequests(*trace, "worker-0"), 3000u);
+  EXPECT_GT(UnbrokenRequests(*trace, "worker-1"), 0u);
+  const ProcessResult valid =
+      RunProcess({kSpanprof, "validate", dir.File("recovered-summary.json")});
+  EXPECT_EQ(valid.exit_code, 0) << valid.out << valid.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Crashes, CrashTest,
+    ::testing::Values(CrashCase{"segv", SIGSEGV, "crash:SIGSEGV"},
+                      CrashCase{"abort", SIGABRT, "crash:SIGABRT"},
+                      CrashCase{"terminate", SIGABRT, "crash:terminate"}),
+    [](const auto& info) { return std::string(info.param.mode); });
+
+// SIGKILL: nothing runs in the program. Every request finished 100 ms
+// before the kill (ten drain intervals) comes back from the stream, with its
+// name, parent and argument.
+TEST(KillTest, RecoversEverySpanThatEndedBeforeTheLastDrain) {
+  TempDir dir;
+  const pid_t pid = SpawnProcess(
+      {kService, "--progress-file", dir.File("progress")}, Env(dir),
+      dir.path().string(), dir.File("out"), dir.File("err"));
+  ASSERT_GT(pid, 0);
+  ASSERT_TRUE(WaitForProgress(pid, dir.File("progress"), 2000));
+  const std::vector<uint64_t> before = Progress(dir.File("progress"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_EQ(kill(pid, SIGKILL), 0);
+  const ProcessResult result =
+      WaitProcess(pid, dir.File("out"), dir.File("err"));
+  EXPECT_EQ(result.term_signal, SIGKILL);
+
+  const ProcessResult recovered =
+      RunProcess({kSpanprof, "recover", dir.File("trace.json.stream")});
+  ASSERT_EQ(recovered.exit_code, 0) << recovered.err;
+  // Written where the program would have written them.
+  EXPECT_THAT(recovered.err, HasSubstr("end_reason lost"));
+  absl::StatusOr<Capture> trace = analysis::ReadTrace(dir.File("trace.json"));
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  EXPECT_EQ(trace->end_reason, "lost");
+  ExpectAllFinishedRequests(*trace, before);
+  absl::StatusOr<analysis::Summary> summary =
+      analysis::ReadSummary(dir.File("summary.json"));
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_TRUE(summary->validation_issues.empty());
+}
+
+// exit() on a worker while the main thread waits in the body: one session
+// end, one set of outputs, no std::terminate, no temporary file left.
+TEST(ExitTest, ExitOnAnotherThreadWritesOneCapture) {
+  TempDir dir;
+  const ProcessResult result =
+      RunProcess({kService, "--crash", "exit", "--crash-after", "2000"},
+                 Env(dir), dir.path().string());
+  EXPECT_EQ(result.exit_code, 3) << result.err;
+  EXPECT_THAT(result.err, ::testing::Not(HasSubstr("terminate")));
+  absl::StatusOr<analysis::Summary> summary =
+      analysis::ReadSummary(dir.File("summary.json"));
+  ASSERT_TRUE(summary.ok()) << summary.status() << result.err;
+  EXPECT_EQ(summary->end_reason, "exit");
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    const std::string name = entry.path().filename().string();
+    EXPECT_NE(name[0], '.') << name;
+    EXPECT_THAT(name, ::testing::Not(HasSubstr(".stream")));
+  }
+}
+
+// SPANPROF_SIGNALS=off: spanprof stays out of the way; SIGTERM ends the
+// program at once, and only the stream is left.
+TEST(SignalsOffTest, LeavesSignalsAlone) {
+  TempDir dir;
+  std::map<std::string, std::string> env = Env(dir);
+  env["SPANPROF_SIGNALS"] = "off";
+  const pid_t pid =
+      SpawnProcess({kService, "--progress-file", dir.File("progress")}, env,
+                   dir.path().string(), dir.File("out"), dir.File("err"));
+  ASSERT_GT(pid, 0);
+  ASSERT_TRUE(WaitForProgress(pid, dir.File("progress"), 100));
+  ASSERT_EQ(kill(pid, SIGTERM), 0);
+  const ProcessResult result =
+      WaitProcess(pid, dir.File("out"), dir.File("err"));
+  EXPECT_EQ(result.term_signal, SIGTERM);
+  EXPECT_FALSE(std::filesystem::exists(dir.File("summary.json")));
+  EXPECT_TRUE(std::filesystem::exists(dir.File("trace.json.stream")));
+}
+
+// A bad SPANPROF_STREAM is refused before the body runs, naming it.
+TEST(StreamVariableTest, ABadValueIsRefusedBeforeTheBodyRuns) {
+  TempDir dir;
+  std::map<std::string, std::string> env = Env(dir);
+  env["SPANPROF_STREAM"] = "";
+  const ProcessResult result = RunProcess(
+      {kService, "--requests", "10", "--progress-file", dir.File("progress")},
+      env, dir.path().string());
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(result.err, HasSubstr("SPANPROF_STREAM"));
+  EXPECT_EQ(Progress(dir.File("progress"))[0], 0u);
+}
+
+}  // namespace
+}  // namespace spanprof

@@ -1,0 +1,232 @@
+// The stream file: a session's kept stream recovers to the capture its
+// outputs hold; corrupt, cut and foreign bytes are skipped, counted or
+// refused, never trusted.
+#include "spanprof/stream.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "spanprof/analysis/summary.h"
+#include "spanprof/analysis/trace.h"
+#include "spanprof/spanprof.h"
+#include "tests/testing/test_support.h"
+
+namespace spanprof {
+namespace {
+
+using spanprof::testing::ReadText;
+using spanprof::testing::TempDir;
+using ::testing::HasSubstr;
+
+Config StreamConfig(const TempDir& dir) {
+  Config config;
+  config.trace_path = dir.File("out/trace.json");
+  config.summary_path = dir.File("out/summary.json");
+  config.stream_path = dir.File("out/session.stream");
+  config.keep_stream = true;
+  config.quiet = true;
+  return config;
+}
+
+// A session with nesting, arguments, a string argument, counts and a
+// cross-thread child: everything the stream carries.
+void RecordWork() {
+  for (int i = 0; i < 300; ++i) {
+    SPANPROF_SCOPE("outer", {.phase = "work"});
+    SPANPROF_ARG("i", i);
+    SPANPROF_ARG_STR("kind", i % 2 == 0 ? "even" : "odd");
+    SPANPROF_COUNT("items", 3);
+    SPANPROF_SCOPE("inner");
+    Heartbeat(2);
+  }
+  std::thread helper(Bind([] {
+    SetThreadName("helper");
+    SPANPROF_SCOPE("helper.task");
+  }));
+  helper.join();
+}
+
+TEST(StreamTest, AKeptStreamRecoversToTheWrittenCapture) {
+  TempDir dir;
+  Profile(StreamConfig(dir), "stream.root", [] { RecordWork(); });
+  const std::string bytes = ReadText(dir.File("out/session.stream"));
+  ASSERT_FALSE(bytes.empty());
+  absl::StatusOr<RecoveredCapture> recovered =
+      RecoverStream(bytes, "session.stream");
+  ASSERT_TRUE(recovered.ok()) << recovered.status();
+  EXPECT_TRUE(recovered->ended);
+  EXPECT_EQ(recovered->skipped_chunks, 0u);
+  EXPECT_EQ(recovered->torn_bytes, 0u);
+  EXPECT_EQ(recovered->trace_path, dir.File("out/trace.json"));
+  EXPECT_EQ(recovered->summary_path, dir.File("out/summary.json"));
+  EXPECT_EQ(recovered->capture.end_reason, "finished");
+
+  absl::StatusOr<Capture> written =
+      analysis::ReadTrace(dir.File("out/trace.json"));
+  ASSERT_TRUE(written.ok()) << written.status();
+  const Capture& back = recovered->capture;
+  ASSERT_EQ(back.spans.size(), written->spans.size());
+  EXPECT_EQ(back.spans.size(), 602u);  // root, 300 x 2, the helper's one
+  // The same rows, figure for figure: names, tags, nesting, durations,
+  // heartbeats, counters and the cross-thread child.
+  // Span for span: the same site, thread, parent, depth, flags, heartbeats
+  // and arguments. Times agree within the clock calibration: the recovered
+  // capture converts TSC ticks with the stream's last clock pair, the
+  // session end with its own, each read to within tens of ns (a few ppm of
+  // the session's length).
+  const auto near = [](int64_t a, int64_t b) {
+    const int64_t slack = std::max<int64_t>(2, std::max(a, b) / 20000);
+    return a - b <= slack && b - a <= slack;
+  };
+  for (size_t i = 0; i < back.spans.size(); ++i) {
+    const Span& a = back.spans[i];
+    const Span& b = written->spans[i];
+    EXPECT_EQ(back.sites[a.site], written->sites[b.site]) << i;
+    EXPECT_EQ(a.thread, b.thread) << i;
+    EXPECT_EQ(a.parent_id, b.parent_id) << i;
+    EXPECT_EQ(a.depth, b.depth) << i;
+    EXPECT_EQ(a.flags, b.flags) << i;
+    EXPECT_EQ(a.heartbeats, b.heartbeats) << i;
+    EXPECT_EQ(a.arg_count, b.arg_count) << i;
+    EXPECT_TRUE(near(a.start_ns, b.start_ns))
+        << a.start_ns << " " << b.start_ns;
+    EXPECT_TRUE(near(a.end_ns, b.end_ns)) << a.end_ns << " " << b.end_ns;
+  }
+  const analysis::Summary from_stream = analysis::Summarize(back);
+  const analysis::Summary from_trace = analysis::Summarize(*written);
+  ASSERT_EQ(from_stream.rows.size(), from_trace.rows.size());
+  for (size_t r = 0; r < from_stream.rows.size(); ++r) {
+    EXPECT_EQ(from_stream.rows[r].label, from_trace.rows[r].label);
+    EXPECT_EQ(from_stream.rows[r].calls, from_trace.rows[r].calls);
+    EXPECT_EQ(from_stream.rows[r].counters, from_trace.rows[r].counters);
+  }
+  EXPECT_TRUE(from_stream.validation_issues.empty());
+  EXPECT_EQ(back.args.size(), written->args.size());
+  EXPECT_EQ(back.threads.size(), written->threads.size());
+  EXPECT_EQ(back.trace_id, written->trace_id);
+  EXPECT_EQ(back.pid, written->pid);
+}
+
+TEST(StreamTest, ANormalEndRemovesTheStream) {
+  TempDir dir;
+  Config config = StreamConfig(dir);
+  config.keep_stream = false;
+  bool existed = false;
+  Profile(config, "stream.root", [&] {
+    SPANPROF_SCOPE("work");
+    existed = std::filesystem::exists(dir.File("out/session.stream"));
+  });
+  EXPECT_TRUE(existed);  // there while the session ran
+  EXPECT_FALSE(std::filesystem::exists(dir.File("out/session.stream")));
+  EXPECT_TRUE(std::filesystem::exists(dir.File("out/trace.json")));
+}
+
+TEST(StreamTest, StreamOffWritesNoStream) {
+  TempDir dir;
+  Config config = StreamConfig(dir);
+  config.stream_path = "off";
+  Profile(config, "stream.root", [&] {
+    SPANPROF_SCOPE("work");
+    EXPECT_FALSE(std::filesystem::exists(dir.File("out/session.stream")));
+  });
+  EXPECT_TRUE(std::filesystem::exists(dir.File("out/trace.json")));
+  for (const auto& entry :
+       std::filesystem::directory_iterator(dir.File("out"))) {
+    EXPECT_NE(entry.path().extension(), ".stream") << entry.path();
+  }
+}
+
+TEST(StreamTest, TheDefaultStreamIsTheTracePathWithStreamAdded) {
+  TempDir dir;
+  Config config = StreamConfig(dir);
+  config.stream_path.clear();
+  bool existed = false;
+  Profile(config, "stream.root", [&] {
+    existed = std::filesystem::exists(dir.File("out/trace.json.stream"));
+  });
+  EXPECT_TRUE(existed);
+}
+
+TEST(StreamTest, AStreamThatCannotBeCreatedRefusesTheSession) {
+  TempDir dir;
+  testing::WriteText(dir.File("file"), "x");
+  Config config = StreamConfig(dir);
+  config.stream_path = dir.File("file/below/s.stream");
+  bool ran = false;
+  try {
+    Profile(config, "stream.root", [&] { ran = true; });
+    FAIL() << "the session started";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("SPANPROF_STREAM"));
+    EXPECT_THAT(e.what(), HasSubstr(dir.File("file/below/s.stream")));
+  }
+  EXPECT_FALSE(ran);
+  EXPECT_FALSE(IsRecording());
+}
+
+std::string KeptStream(const TempDir& dir) {
+  Profile(StreamConfig(dir), "stream.root", [] { RecordWork(); });
+  return ReadText(dir.File("out/session.stream"));
+}
+
+TEST(StreamTest, ACorruptChunkIsSkippedAndCountedNeverTrusted) {
+  TempDir dir;
+  std::string bytes = KeptStream(dir);
+  // A bit flipped in the middle of the file: the chunk holding it fails
+  // its checksum.
+  bytes[bytes.size() / 2] = static_cast<char>(bytes[bytes.size() / 2] ^ 0x10);
+  absl::StatusOr<RecoveredCapture> recovered = RecoverStream(bytes, "s");
+  ASSERT_TRUE(recovered.ok()) << recovered.status();
+  EXPECT_EQ(recovered->skipped_chunks, 1u);
+  EXPECT_GT(recovered->skipped_bytes, 0u);
+  EXPECT_TRUE(
+      analysis::Summarize(recovered->capture).validation_issues.empty());
+}
+
+// Every prefix of a stream (a program killed while writing) reads as a
+// valid capture of what was whole, or, before the session chunk ends, as
+// an error naming the file.
+TEST(StreamTest, EveryCutReadsAsAValidCaptureOrAnError) {
+  TempDir dir;
+  const std::string bytes = KeptStream(dir);
+  size_t previous_spans = 0;
+  for (size_t cut = 0; cut <= bytes.size(); cut += 1 + cut / 64) {
+    absl::StatusOr<RecoveredCapture> recovered =
+        RecoverStream(std::string_view(bytes).substr(0, cut), "cut.stream");
+    if (!recovered.ok()) {
+      EXPECT_THAT(std::string(recovered.status().message()),
+                  HasSubstr("cut.stream"));
+      EXPECT_EQ(previous_spans, 0u) << "cut at " << cut;
+      continue;
+    }
+    const analysis::Summary summary = analysis::Summarize(recovered->capture);
+    EXPECT_TRUE(summary.validation_issues.empty()) << "cut at " << cut;
+    EXPECT_EQ(recovered->skipped_chunks, 0u) << "cut at " << cut;
+    if (cut < bytes.size()) EXPECT_FALSE(recovered->ended);
+    EXPECT_GE(recovered->capture.spans.size() + 1, previous_spans);
+    previous_spans = recovered->capture.spans.size();
+  }
+  EXPECT_EQ(previous_spans, 602u);
+}
+
+TEST(StreamTest, WhatIsNotAStreamIsRefused) {
+  absl::StatusOr<RecoveredCapture> text =
+      RecoverStream("{\"traceEvents\": []}", "trace.json");
+  ASSERT_FALSE(text.ok());
+  EXPECT_THAT(std::string(text.status().message()),
+              HasSubstr("trace.json: not a spanprof stream"));
+  std::string future = "spanprof.stream\n";
+  future += std::string("\x02\0\0\0\x20\0\0\0", 8) + std::string(8, '\0');
+  absl::StatusOr<RecoveredCapture> newer = RecoverStream(future, "new.stream");
+  ASSERT_FALSE(newer.ok());
+  EXPECT_THAT(std::string(newer.status().message()),
+              HasSubstr("unsupported spanprof.stream version 2"));
+}
+
+}  // namespace
+}  // namespace spanprof
