@@ -340,13 +340,23 @@ absl::Status OpenSession(const Config& config, const char* root) {
   if (!config.quiet) {
     const uint64_t bytes = PredictedMemoryBytes(config.recording.max_events,
                                                 config.recording.overflow);
+    const std::string stream =
+        running->watcher != nullptr ? running->watcher->stream_path() : "";
+    const std::string streamed =
+        stream.empty() ? std::string(
+                             "; no stream: a crash or a kill loses "
+                             "the session")
+                       : "; streamed to " + stream +
+                             " every 10 ms (a kill loses at most the last "
+                             "10 ms)";
     std::fprintf(stderr,
                  "spanprof: recording up to %llu spans (%s), worst-case ring "
                  "memory %.1f MiB, committed as spans arrive (a helper "
-                 "thread keeps up to 2 MiB faulted in ahead)\n",
+                 "thread keeps up to 2 MiB faulted in ahead)%s\n",
                  static_cast<unsigned long long>(config.recording.max_events),
                  OverflowPolicyName(config.recording.overflow),
-                 static_cast<double>(bytes) / (1024.0 * 1024.0));
+                 static_cast<double>(bytes) / (1024.0 * 1024.0),
+                 streamed.c_str());
   }
   getrusage(RUSAGE_SELF, &running->start_usage);
   SiteStatic* root_site = InternRootSite(root != nullptr ? root : "");

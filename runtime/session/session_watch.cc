@@ -260,6 +260,7 @@ void SessionWatcher::Stop(bool remove_stream, const std::string& end_reason) {
     if (stopped_) return;
     stopped_ = stop_ = true;
   }
+  if (remove_stream && writer_ != nullptr) writer_->Abandon();
   cv_.notify_all();
   if (signals_) RestoreAll();
   g_signals.watching.store(false);

@@ -164,16 +164,20 @@ void StreamWriter::DrainRecords(const ThreadRing& ring,
     // A recycled chunk (ring mode) starts past what was copied: a gap, which
     // the reader counts.
     uint64_t from = std::max(progress.position, chunk.base_position);
-    while (from < end) {
+    while (from < end && !abandon_.load(std::memory_order_relaxed)) {
       const uint64_t n = std::min(end - from, kRecordsPerChunk);
       payload_.U64(from);
-      payload_.Raw(chunk.records + (from - chunk.base_position),
-                   n * sizeof(Record));
-      Chunk(kChunkRecords, ring.slot, progress.seq++);
+      const Record* first = chunk.records + (from - chunk.base_position);
+      AppendChunk(kChunkRecords, ring.slot, progress.seq++, payload_.bytes(),
+                  std::string_view(reinterpret_cast<const char*>(first),
+                                   n * sizeof(Record)),
+                  &out_);
+      payload_.clear();
       records_written_ += n;
       from += n;
     }
-    progress.position = end;
+    progress.position = from;
+    if (from < end) return;  // abandoned: the stream is being removed
   }
 }
 

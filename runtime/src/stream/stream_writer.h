@@ -16,6 +16,7 @@
 #ifndef SPANPROF_RUNTIME_SRC_STREAM_STREAM_WRITER_H_
 #define SPANPROF_RUNTIME_SRC_STREAM_STREAM_WRITER_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -52,6 +53,9 @@ class StreamWriter {
   // Not thread-safe: one thread drains. Returns false once writing failed
   // (the stream then stops growing; the session goes on).
   bool Drain(uint32_t epoch);
+  // Makes a `Drain()` running on another thread stop at its next chunk
+  // (the stream is about to be removed: a backlog need not be written).
+  void Abandon() { abandon_.store(true, std::memory_order_relaxed); }
   // Appends the end chunk (`reason`: "crash:SIGSEGV", ...).
   void WriteEnd(std::string_view reason);
   // Closes the file; with `remove`, deletes it.
@@ -86,6 +90,7 @@ class StreamWriter {
   std::string path_;
   int fd_ = -1;
   bool failed_ = false;
+  std::atomic<bool> abandon_{false};
   uint64_t seq_ = 0;            // session-wide chunks
   uint32_t sites_written_ = 1;  // id 0 is unused
   uint32_t counters_written_ = 0;
