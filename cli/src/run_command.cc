@@ -254,11 +254,12 @@ void RemoveStoppedRun(const Series& series, int64_t run) {
 
 // Says that a stop signal ended the command and what was kept; returns the
 // exit code of a process ended by that signal (128 + its number).
-int ReportStop(const std::vector<Series>& all, int signal, const CommandIo& io,
-               std::string_view command) {
+int ReportStop(const std::vector<Series>& all, int signal, bool killed,
+               const CommandIo& io, std::string_view command) {
   io.err << io.program << " " << command << ": stopped by "
          << SignalName(signal)
-         << "; the running program's process group was killed";
+         << (killed ? "; the running program's process group was killed"
+                    : " before the next run started");
   for (const Series& series : all) {
     io.err << "; " << series.label << ": " << series.seconds.size()
            << (series.seconds.size() == 1 ? " completed run"
@@ -339,11 +340,12 @@ int RunAll(std::vector<Series>& all, const Options& options,
   }
   for (int64_t run = 1; run <= options.runs; ++run) {
     for (Series& series : all) {
-      const int code = stop.Poll() != 0 ? kExitStopped
-                                        : RunOne(series, run, options, scratch,
-                                                 stop, io, command);
+      const bool between_runs = stop.Poll() != 0;
+      const int code = between_runs ? kExitStopped
+                                    : RunOne(series, run, options, scratch,
+                                             stop, io, command);
       if (code == kExitStopped) {
-        return ReportStop(all, stop.received(), io, command);
+        return ReportStop(all, stop.received(), !between_runs, io, command);
       }
       if (code != kExitPass) return code;
     }
