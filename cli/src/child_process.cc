@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -146,10 +147,8 @@ absl::StatusOr<int> WaitOrStop(pid_t pid, StopSignals& stop) {
 constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
 
 bool IsStopSignal(int signal) {
-  for (const int stop : kStopSignals) {
-    if (signal == stop) return true;
-  }
-  return false;
+  return std::ranges::any_of(kStopSignals,
+                             [signal](int stop) { return stop == signal; });
 }
 
 }  // namespace

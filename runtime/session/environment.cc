@@ -164,10 +164,9 @@ std::string_view ClosestVariable(std::string_view name) {
 }
 
 bool IsKnownVariable(std::string_view name) {
-  for (const KnownVariable& known : kKnownVariables) {
-    if (known.name == name && known.meant.empty()) return true;
-  }
-  return false;
+  return std::ranges::any_of(kKnownVariables, [name](const KnownVariable& k) {
+    return k.name == name && k.meant.empty();
+  });
 }
 
 // One line on stderr for each SPANPROF_* variable that no one reads: every
