@@ -1,10 +1,13 @@
 #include "child_process.h"
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -76,7 +79,8 @@ std::vector<char*> CArray(std::vector<std::string>& words) {
   return out;
 }
 
-absl::StatusOr<pid_t> Spawn(const ChildSpec& spec, int out_fd, int err_fd) {
+absl::StatusOr<pid_t> Spawn(const ChildSpec& spec, int out_fd, int err_fd,
+                            const sigset_t& child_mask) {
   std::vector<std::string> argv = spec.argv;
   std::vector<std::string> envp = ChildEnvironment(spec.env);
   std::vector<char*> c_argv = CArray(argv);
@@ -87,16 +91,14 @@ absl::StatusOr<pid_t> Spawn(const ChildSpec& spec, int out_fd, int err_fd) {
                                    O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&actions, out_fd, STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&actions, err_fd, STDERR_FILENO);
-  // The child gets the default action for the signals the parent ignores
-  // while it waits (an ignored disposition would survive exec).
+  // A process group of its own (so one kill reaches everything the program
+  // started), and the signal mask the caller had before `StopSignals`.
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);
-  sigset_t defaults;
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGINT);
-  sigaddset(&defaults, SIGQUIT);
-  posix_spawnattr_setsigdefault(&attributes, &defaults);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
+  posix_spawnattr_setpgroup(&attributes, 0);
+  posix_spawnattr_setsigmask(&attributes, &child_mask);
+  posix_spawnattr_setflags(&attributes,
+                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
   pid_t pid = 0;
   const int error = posix_spawnp(&pid, c_argv[0], &actions, &attributes,
                                  c_argv.data(), c_envp.data());
@@ -119,37 +121,79 @@ absl::StatusOr<int> Wait(pid_t pid) {
   return status;
 }
 
-// While a child runs, the terminal's Ctrl-C (SIGINT) and Ctrl-\ (SIGQUIT)
-// reach the child, which ends; the parent ignores them, as system(3) does,
-// so that it lives to report which run was interrupted. Restored at scope
-// exit.
-class IgnoreInterrupts {
- public:
-  IgnoreInterrupts() {
-    struct sigaction ignore = {};
-    ignore.sa_handler = SIG_IGN;
-    sigemptyset(&ignore.sa_mask);
-    sigaction(SIGINT, &ignore, &old_int_);
-    sigaction(SIGQUIT, &ignore, &old_quit_);
+// Waits for `pid` to end or for a stop signal; on a stop signal kills the
+// child's whole group (before reaping the child, so that the group id cannot
+// have been reused) and then reaps it. The signals are blocked, so one that
+// arrives between two checks stays pending for `sigwaitinfo`.
+absl::StatusOr<int> WaitOrStop(pid_t pid, StopSignals& stop) {
+  for (;;) {
+    int status = 0;
+    const pid_t reaped = waitpid(pid, &status, WNOHANG);
+    if (reaped == pid) return status;
+    if (reaped < 0 && errno != EINTR) {
+      return absl::InternalError(absl::StrCat("waitpid: ", ErrnoText(errno)));
+    }
+    siginfo_t info = {};
+    const int signal = sigwaitinfo(&stop.waited(), &info);
+    if (signal > 0 && signal != SIGCHLD) {
+      stop.Record(signal);
+      break;
+    }
   }
-  ~IgnoreInterrupts() {
-    sigaction(SIGINT, &old_int_, nullptr);
-    sigaction(SIGQUIT, &old_quit_, nullptr);
-  }
-  IgnoreInterrupts(const IgnoreInterrupts&) = delete;
-  IgnoreInterrupts& operator=(const IgnoreInterrupts&) = delete;
+  kill(-pid, SIGKILL);
+  return Wait(pid);
+}
 
- private:
-  struct sigaction old_int_ = {};
-  struct sigaction old_quit_ = {};
-};
+constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+bool IsStopSignal(int signal) {
+  return std::ranges::any_of(kStopSignals,
+                             [signal](int stop) { return stop == signal; });
+}
 
 }  // namespace
 
-absl::StatusOr<ChildExit> RunChild(const ChildSpec& spec) {
+StopSignals::StopSignals() {
+  sigemptyset(&waited_);
+  sigaddset(&waited_, SIGCHLD);
+  // A signal the caller was started with ignored (nohup, a background job)
+  // stays ignored: blocking it would queue it for sigwaitinfo instead.
+  for (const int signal : kStopSignals) {
+    struct sigaction current = {};
+    if (sigaction(signal, nullptr, &current) == 0 &&
+        current.sa_handler == SIG_IGN) {
+      continue;
+    }
+    sigaddset(&waited_, signal);
+  }
+  pthread_sigmask(SIG_BLOCK, &waited_, &original_);
+}
+
+StopSignals::~StopSignals() {
+  pthread_sigmask(SIG_SETMASK, &original_, nullptr);
+}
+
+int StopSignals::Poll() {
+  sigset_t stops = waited_;
+  sigdelset(&stops, SIGCHLD);
+  const timespec now = {0, 0};
+  siginfo_t info = {};
+  for (int signal = sigtimedwait(&stops, &info, &now); signal > 0;
+       signal = sigtimedwait(&stops, &info, &now)) {
+    Record(signal);
+  }
+  return received_;
+}
+
+void StopSignals::Record(int signal) {
+  if (received_ == 0 && IsStopSignal(signal)) received_ = signal;
+}
+
+absl::StatusOr<ChildExit> RunChild(const ChildSpec& spec, StopSignals& stop) {
   if (spec.argv.empty() || spec.argv[0].empty()) {
     return absl::InvalidArgumentError("no program to run");
   }
+  if (stop.Poll() != 0) return ChildExit{.stopped_by = stop.received()};
   absl::StatusOr<int> out_fd = OpenOutput(spec.stdout_path);
   if (!out_fd.ok()) return out_fd.status();
   const Fd out(*out_fd);
@@ -157,17 +201,20 @@ absl::StatusOr<ChildExit> RunChild(const ChildSpec& spec) {
   if (!err_fd.ok()) return err_fd.status();
   const Fd err(*err_fd);
 
-  const IgnoreInterrupts ignore_interrupts;
   const auto start = std::chrono::steady_clock::now();
-  absl::StatusOr<pid_t> pid = Spawn(spec, out.get(), err.get());
+  absl::StatusOr<pid_t> pid =
+      Spawn(spec, out.get(), err.get(), stop.original());
   if (!pid.ok()) return pid.status();
-  absl::StatusOr<int> status = Wait(*pid);
+  absl::StatusOr<int> status = WaitOrStop(*pid, stop);
   if (!status.ok()) return status.status();
   const std::chrono::duration<double> elapsed =
       std::chrono::steady_clock::now() - start;
 
   ChildExit exit;
   exit.seconds = elapsed.count();
+  // A stop signal that came with the child's end (Ctrl-C reaches both when
+  // the child puts itself in the foreground group) stops the caller too.
+  exit.stopped_by = stop.Poll();
   if (WIFSIGNALED(*status)) {
     exit.signaled = true;
     exit.code = WTERMSIG(*status);
@@ -175,6 +222,12 @@ absl::StatusOr<ChildExit> RunChild(const ChildSpec& spec) {
     exit.code = WEXITSTATUS(*status);
   }
   return exit;
+}
+
+std::string SignalName(int signal) {
+  const char* abbrev = sigabbrev_np(signal);
+  if (abbrev == nullptr) return absl::StrCat("signal ", signal);
+  return absl::StrCat("SIG", abbrev);
 }
 
 std::string Describe(const ChildExit& exit) {

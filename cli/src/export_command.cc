@@ -1,6 +1,7 @@
 // `spanprof export otlp TRACE... [-o OUT.json]`: captures in a format other
 // tools read.
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -16,10 +17,36 @@ namespace spanprof::cli::internal {
 namespace {
 
 constexpr std::string_view kCommand = "export";
-constexpr FlagSpec kExportFlags[] = {{"--output", "-o", true, "OUT"}};
+constexpr FlagSpec kExportFlags[] = {{"--output", "-o", true, "OUT"},
+                                     {"--allow-invalid", "", false, ""}};
+// At most this many invalid spans are named; the rest are counted.
+constexpr size_t kNamedInvalidSpans = 20;
+
+// Names the spans that OTLP consumers cannot place. Returns false (after
+// the message) when they refuse the export: without --allow-invalid.
+bool CheckSpans(std::span<const analysis::OtlpInput> inputs, bool allow_invalid,
+                const CommandIo& io) {
+  const std::vector<std::string> invalid = analysis::InvalidOtlpSpans(inputs);
+  if (invalid.empty()) return true;
+  io.err << io.program << " " << kCommand << ": "
+         << (allow_invalid ? "warning: exporting " : "") << invalid.size()
+         << (invalid.size() == 1 ? " invalid span" : " invalid spans")
+         << (allow_invalid ? " as they are (--allow-invalid)"
+                           : " (OTLP consumers cannot place them; "
+                             "--allow-invalid exports them as they are)")
+         << ":\n";
+  for (size_t i = 0; i < invalid.size() && i < kNamedInvalidSpans; ++i) {
+    io.err << "  " << invalid[i] << "\n";
+  }
+  if (invalid.size() > kNamedInvalidSpans) {
+    io.err << "  ... and " << invalid.size() - kNamedInvalidSpans << " more\n";
+  }
+  return allow_invalid;
+}
 
 int ExportOtlp(const std::vector<std::string>& paths,
-               const std::optional<std::string>& output, const CommandIo& io) {
+               const std::optional<std::string>& output, bool allow_invalid,
+               const CommandIo& io) {
   std::vector<Capture> captures;
   captures.reserve(paths.size());
   for (const std::string& path : paths) {
@@ -32,6 +59,7 @@ int ExportOtlp(const std::vector<std::string>& paths,
   for (size_t i = 0; i < paths.size(); ++i) {
     inputs.push_back({paths[i], &captures[i]});
   }
+  if (!CheckSpans(inputs, allow_invalid, io)) return kExitRegression;
   absl::StatusOr<analysis::OtlpExport> exported = analysis::ExportOtlp(inputs);
   if (!exported.ok()) return Failure(io, kCommand, exported.status());
   for (const std::string& note : exported->notes) {
@@ -73,7 +101,7 @@ int RunExport(const std::vector<std::string>& args, const CommandIo& io) {
   if (output.has_value() && output->empty()) {
     return UsageError(io, kCommand, "-o: the output path is empty");
   }
-  return ExportOtlp(paths, output, io);
+  return ExportOtlp(paths, output, flags->Has("--allow-invalid"), io);
 }
 
 }  // namespace spanprof::cli::internal

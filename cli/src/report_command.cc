@@ -1,5 +1,6 @@
 // `spanprof report`: the console table of a summary or a trace.
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,7 @@ int RunReport(const std::vector<std::string>& args, const CommandIo& io) {
 
   analysis::Summary summary;
   analysis::TableOptions options;
+  std::optional<Capture> capture;  // a trace's, for the heavy-tail note
   if (*kind == analysis::ArtifactKind::kSummary) {
     absl::StatusOr<analysis::Summary> parsed =
         analysis::ParseSummary(*text, path);
@@ -42,11 +44,13 @@ int RunReport(const std::vector<std::string>& args, const CommandIo& io) {
     summary = *std::move(parsed);
     options.summary_path = path;
   } else {
-    absl::StatusOr<Capture> capture = ParseTraceText(
+    absl::StatusOr<Capture> parsed = ParseTraceText(
         *text, path, flags->Value("--group-by-arg").value_or(""), io);
-    if (!capture.ok()) return Failure(io, "report", capture.status());
+    if (!parsed.ok()) return Failure(io, "report", parsed.status());
+    capture = *std::move(parsed);
     summary = analysis::Summarize(*capture);
     options.trace_path = path;
+    options.capture = &*capture;
   }
   io.out << analysis::FormatTable(summary, options);
   return kExitPass;

@@ -160,13 +160,14 @@ Example:
   spanprof folded build/spanprof-trace.json | flamegraph.pl > flame.svg
 )",
      RunFolded},
-    {"export", "export otlp TRACE... [-o OUT.json]",
+    {"export", "export otlp TRACE... [-o OUT.json] [--allow-invalid]",
      "traces as OpenTelemetry OTLP/JSON, for a Collector or a backend",
      R"(Writes the spans of one or more traces (.json, .json.gz or .pftrace, as
 the session wrote them) as one OTLP/JSON ExportTraceServiceRequest: the body
 of an OTLP/HTTP request (POST /v1/traces, Content-Type: application/json) or
-a file for the OpenTelemetry Collector's otlpjsonfile receiver. Each trace
-is one resource (service.name = process name, host.name, process.pid); each
+a file for the OpenTelemetry Collector's otlpjsonfile receiver. Each process
+is one resource (service.name = process name, host.name, process.pid; a
+merged trace gives one per process it holds, with that process's spans); each
 span keeps the trace id and span id spanprof gave it (the ids a traceparent
 handed to another process), its parent (on another thread too; a root's
 parent is the session's remote parent, SPANPROF_TRACEPARENT), its wall-clock
@@ -179,14 +180,17 @@ Several traces make one request. Traces of different trace ids are exported
 with a note (each span keeps its own). A trace without a trace id (written
 by an older spanprof) gets one derived from its host, pid and anchor, with a
 note. A trace without a wall-clock anchor (a foreign Chrome trace) is an
-error, as is the same capture given twice.
+error, as is the same capture given twice. Spans that OTLP consumers cannot
+place (one that ends before it starts, one that is its own parent, a parent
+chain that loops) are named and refused (exit 1) unless --allow-invalid.
 
 Options:
   -o, --output OUT.json   write atomically, creating parent directories
                           (default: stdout)
+  --allow-invalid         export invalid spans as they are, with a warning
 
-Exit: 0 written, 2 usage error (a FORMAT other than otlp), unreadable or
-unexportable trace, or write error.
+Exit: 0 written, 1 invalid spans refused, 2 usage error (a FORMAT other than
+otlp), unreadable or unexportable trace, or write error.
 
 Example:
   spanprof export otlp build/spanprof-trace.json -o build/otlp.json
@@ -410,10 +414,12 @@ DIR is created when missing. A DIR holding the files of earlier runs is
 refused unless --force, which deletes exactly those files; a DIR holding any
 other .json file is refused (compare would read a summary there as a run).
 
-A run that exits non-zero, is killed by a signal (Ctrl-C included: spanprof
-ignores SIGINT while a run is going, as system(3) does), or writes no valid
+A run that exits non-zero, is killed by a signal, or writes no valid
 summary stops everything: the message names the run, the command, its exit
-status or signal, and the last lines of its stderr.
+status or signal, and the last lines of its stderr. SIGINT (Ctrl-C),
+SIGTERM or SIGHUP to spanprof kills the running program's whole process
+group, removes what that run wrote and the scratch directory, keeps the
+completed runs and exits 130, 143 or 129.
 
 Options:
   -n, --runs N   the number of runs, 1 to 100000
@@ -421,8 +427,9 @@ Options:
   --trace        keep each run's trace in DIR/traces/
   --force        replace the files of earlier runs in DIR
 
-Exit: 0 every run succeeded, 1 a run failed, 2 usage error, a refused or
-unwritable DIR, or a PROGRAM that cannot be started.
+Exit: 0 every run succeeded, 1 a run failed, 130/143/129 stopped by
+SIGINT/SIGTERM/SIGHUP, 2 usage error, a refused or unwritable DIR, or a
+PROGRAM that cannot be started.
 
 Example:
   spanprof run --runs 10 --out build/runs/base -- build/bin/app --input x
@@ -447,8 +454,9 @@ Progress lines name the side ("base 3/10: 0.84 s", "cand 3/10: 0.91 s").
 Directories, environment, failures and options as for `spanprof run`; both
 directories are checked before anything runs.
 
-Exit: 0 every run succeeded, 1 a run failed, 2 usage error, a refused or
-unwritable DIR, or a program that cannot be started.
+Exit: 0 every run succeeded, 1 a run failed, 130/143/129 stopped by
+SIGINT/SIGTERM/SIGHUP, 2 usage error, a refused or unwritable DIR, or a
+program that cannot be started.
 
 Example:
   spanprof ab --runs 10 --out build/ab -- build/main/app -- build/pr/app

@@ -37,6 +37,8 @@ constexpr FlagSpec kFlags[] = {
 };
 
 constexpr int64_t kMaxRuns = 100000;
+// RunOne()'s answer when a stop signal ended the run (never an exit code).
+constexpr int kExitStopped = -1;
 constexpr int kStderrTailLines = 20;
 constexpr std::streamoff kStderrTailBytes = 8192;
 
@@ -234,17 +236,56 @@ absl::StatusOr<std::string> CheckSummaries(const Series& series, int64_t run) {
   return note;
 }
 
+// Removes what the stopped run `run` of `series` may have written (its
+// summaries, its trace and the trace's stream), so that the directory holds
+// completed runs only; its logs stay, for the reader who wants to see how far
+// it got.
+void RemoveStoppedRun(const Series& series, int64_t run) {
+  const std::string prefix = series.files.Name(run) + ".";
+  for (const std::string& dir : {series.files.dir(), series.files.TraceDir()}) {
+    std::error_code error;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
+      if (entry.path().filename().string().rfind(prefix, 0) != 0) continue;
+      std::error_code ignored;
+      std::filesystem::remove(entry.path(), ignored);
+    }
+  }
+}
+
+// Says that a stop signal ended the command and what was kept; returns the
+// exit code of a process ended by that signal (128 + its number).
+int ReportStop(const std::vector<Series>& all, int signal, bool killed,
+               const CommandIo& io, std::string_view command) {
+  io.err << io.program << " " << command << ": stopped by "
+         << SignalName(signal)
+         << (killed ? "; the running program's process group was killed"
+                    : " before the next run started");
+  for (const Series& series : all) {
+    io.err << "; " << series.label << ": " << series.seconds.size()
+           << (series.seconds.size() == 1 ? " completed run"
+                                          : " completed runs")
+           << " kept in " << series.files.dir();
+  }
+  io.err << "\n";
+  return 128 + signal;
+}
+
 // Runs run `run` of `series`: kExitPass to go on, else the exit code after
 // the message.
 int RunOne(Series& series, int64_t run, const Options& options,
-           const ScratchDir& scratch, const CommandIo& io,
+           const ScratchDir& scratch, StopSignals& stop, const CommandIo& io,
            std::string_view command) {
   absl::StatusOr<ChildExit> exit =
       RunChild({.argv = series.argv,
                 .env = RunEnvironment(series, run, options, scratch),
                 .stdout_path = series.files.Stdout(run),
-                .stderr_path = series.files.Stderr(run)});
+                .stderr_path = series.files.Stderr(run)},
+               stop);
   if (!exit.ok()) return Failure(io, command, exit.status());
+  if (exit->stopped_by != 0) {
+    RemoveStoppedRun(series, run);
+    return kExitStopped;
+  }
   if (!exit->Succeeded()) {
     return ReportFailedRun(io, command,
                            {series, run, options.runs, Describe(*exit)});
@@ -276,9 +317,12 @@ void PrintWallTimes(const std::vector<Series>& all, const CommandIo& io) {
 }
 
 // Checks and prepares every series' directory, then runs them interleaved:
-// run 1 of each series in order, then run 2, ...
+// run 1 of each series in order, then run 2, ... A stop signal (SIGINT,
+// SIGTERM, SIGHUP) at any point ends it through this function's return, so
+// that the scratch directory is removed; the completed runs stay.
 int RunAll(std::vector<Series>& all, const Options& options,
            const CommandIo& io, std::string_view command) {
+  StopSignals stop;
   for (const Series& series : all) {
     absl::Status usable = CheckRunDirectory(series.files, options.force);
     if (!usable.ok()) return Failure(io, command, usable);
@@ -296,7 +340,13 @@ int RunAll(std::vector<Series>& all, const Options& options,
   }
   for (int64_t run = 1; run <= options.runs; ++run) {
     for (Series& series : all) {
-      const int code = RunOne(series, run, options, scratch, io, command);
+      const bool between_runs = stop.Poll() != 0;
+      const int code = between_runs ? kExitStopped
+                                    : RunOne(series, run, options, scratch,
+                                             stop, io, command);
+      if (code == kExitStopped) {
+        return ReportStop(all, stop.received(), !between_runs, io, command);
+      }
       if (code != kExitPass) return code;
     }
   }

@@ -1,8 +1,15 @@
 // ConfigFromEnvironment(): the strict SPANPROF* environment table.
+#include <unistd.h>
+
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 #include <system_error>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -69,22 +76,115 @@ absl::Status ParsePositive(const char* name, uint64_t* out) {
   return absl::OkStatus();
 }
 
-// A cap whose worst-case ring memory exceeds the physical memory is refused
-// here, naming the variable (StartRecording refuses it too, for Config
-// users): such a process would be killed for memory before the cap could
-// protect it. Refusing beats clamping: the user learns the real bound.
+// A cap whose worst-case ring memory exceeds the memory this process may
+// use (the smallest of physical memory, its cgroup's limit and RLIMIT_AS) is
+// refused here, naming the variable and the limit that applied
+// (StartRecording refuses it too, for Config users): such a process would be
+// killed for memory, or fail to allocate, before the cap could protect it.
+// Refusing beats clamping: the user learns the real bound.
 absl::Status CheckCapFitsMemory(const RecordingOptions& recording) {
   const uint64_t worst =
       PredictedMemoryBytes(recording.max_events, recording.overflow);
-  const uint64_t physical = PhysicalMemoryBytes();
-  if (worst <= physical) return absl::OkStatus();
+  const MemoryLimit limit = ProcessMemoryLimit();
+  if (worst <= limit.bytes) return absl::OkStatus();
   const uint64_t mib = uint64_t{1} << 20;
   const uint64_t per_span = PredictedMemoryBytes(1, recording.overflow);
   return Bad("SPANPROF_MAX_EVENTS", std::to_string(recording.max_events),
-             "a cap whose worst-case ring memory fits this machine's " +
-                 std::to_string(physical / mib) + " MiB of physical memory (" +
+             "a cap whose worst-case ring memory fits " + limit.source + ", " +
+                 std::to_string(limit.bytes / mib) + " MiB (" +
                  std::to_string(per_span) + " bytes a span: at most " +
-                 std::to_string(physical / per_span) + " spans)");
+                 std::to_string(limit.bytes / per_span) + " spans)");
+}
+
+// Every SPANPROF* variable spanprof knows. `session`: read by a session
+// (the environment table in README.md); the others are read by spanprof's
+// own test and benchmark tools and are never warned about nor suggested.
+// `meant`: for a common wrong name, the variable it stands for.
+struct KnownVariable {
+  std::string_view name;
+  bool session = true;
+  std::string_view meant = {};
+};
+
+constexpr KnownVariable kKnownVariables[] = {
+    {"SPANPROF"},
+    {"SPANPROF_OUT"},
+    {"SPANPROF_SUMMARY_OUT"},
+    {"SPANPROF_MAX_EVENTS"},
+    {"SPANPROF_OVERFLOW"},
+    {"SPANPROF_PROCESS_NAME"},
+    {"SPANPROF_CLOCK"},
+    {"SPANPROF_QUIET"},
+    {"SPANPROF_TRACEPARENT"},
+    {"SPANPROF_STREAM"},
+    {"SPANPROF_SIGNALS"},
+    {"SPANPROF_REPORT"},
+    {"SPANPROF_BENCH_CLOCK", false},
+    {"SPANPROF_CHROMIUM", false},
+    {"SPANPROF_OTLP_CHECK_DIR", false},
+    {"SPANPROF_VIEWER_DIR", false},
+    {"SPANPROF_ENABLE", false, "SPANPROF"},
+    {"SPANPROF_ENABLED", false, "SPANPROF"},
+};
+
+// Edit distance with adjacent transpositions (QUITE -> QUIET is one edit).
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<std::vector<size_t>> d(a.size() + 1,
+                                     std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t change = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min(
+          {d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + change});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+// The session variable closest to `name` (the first of equals in table
+// order), or the one a known wrong name stands for.
+std::string_view ClosestVariable(std::string_view name) {
+  std::string_view best;
+  size_t best_distance = SIZE_MAX;
+  for (const KnownVariable& known : kKnownVariables) {
+    if (known.name == name && !known.meant.empty()) return known.meant;
+    if (!known.session) continue;
+    const size_t distance = EditDistance(name, known.name);
+    if (distance < best_distance) {
+      best = known.name;
+      best_distance = distance;
+    }
+  }
+  return best;
+}
+
+bool IsKnownVariable(std::string_view name) {
+  return std::ranges::any_of(kKnownVariables, [name](const KnownVariable& k) {
+    return k.name == name && k.meant.empty();
+  });
+}
+
+// One line on stderr for each SPANPROF_* variable that no one reads: every
+// value is checked strictly, so a misspelt name must not pass in silence.
+void WarnAboutUnknownVariables() {
+  constexpr std::string_view kPrefix = "SPANPROF_";
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    const std::string_view text(*entry);
+    const std::string_view name = text.substr(0, text.find('='));
+    if (name.substr(0, kPrefix.size()) != kPrefix || IsKnownVariable(name)) {
+      continue;
+    }
+    std::fprintf(stderr,
+                 "spanprof: unknown variable %.*s; did you mean %.*s?\n",
+                 static_cast<int>(name.size()), name.data(),
+                 static_cast<int>(ClosestVariable(name).size()),
+                 ClosestVariable(name).data());
+  }
 }
 
 }  // namespace
@@ -94,6 +194,7 @@ absl::StatusOr<Config> ConfigFromEnvironment() {
   config.enabled = false;
   absl::Status s = ParseBool("SPANPROF", &config.enabled);
   if (!s.ok()) return s;
+  if (config.enabled) WarnAboutUnknownVariables();
   s = ParsePath("SPANPROF_OUT", &config.trace_path);
   if (!s.ok()) return s;
   s = ParsePath("SPANPROF_SUMMARY_OUT", &config.summary_path);

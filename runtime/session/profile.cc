@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <string>
 #include <utility>
 
@@ -85,15 +86,23 @@ ProcessResources ResourcesSince(const rusage& start) {
   return r;
 }
 
+// The step `Finish()` is at, for the line that says where memory ran out.
+struct FinishStep {
+  const char* what = "collecting the capture";
+  const char* path = "";
+};
+
 // Writes the trace and the summary. Both are attempted; the error names every
 // output that failed.
 absl::Status WriteOutputs(const Capture& capture,
                           const analysis::Summary& summary,
                           const std::string& trace_path,
-                          const std::string& summary_path) {
+                          const std::string& summary_path, FinishStep& step) {
   std::string errors;
+  step = {"writing the trace", trace_path.c_str()};
   absl::Status s = analysis::WriteTrace(capture, trace_path);
   if (!s.ok()) errors += std::string(s.message());
+  step = {"writing the summary", summary_path.c_str()};
   s = analysis::WriteSummary(summary, summary_path);
   if (!s.ok()) {
     if (!errors.empty()) errors += "; ";
@@ -104,19 +113,15 @@ absl::Status WriteOutputs(const Capture& capture,
 }
 
 // Collects, analyses and writes one session, and prints the table unless
-// quiet. Returns the output errors; the caller reports them (once). The
-// stream is removed: the outputs hold everything it had.
-absl::Status Finish(RunningSession& running, const std::string& end_reason) {
-  const std::lock_guard<std::mutex> finishing(FinishMutex());
-  if (running.watcher != nullptr) {
-    running.watcher->Stop(/*remove_stream=*/!running.config.keep_stream,
-                          end_reason);
-  }
+// quiet. Returns the output errors; the caller reports them (once).
+absl::Status CollectAndWrite(const RunningSession& running,
+                             const std::string& end_reason, FinishStep& step) {
   Capture capture = StopRecording();
   capture.finished_normally = end_reason == "finished";
   capture.end_reason = end_reason;
   capture.process_resources = ResourcesSince(running.start_usage);
   capture.overhead_ns_per_span = running.overhead_ns;
+  step.what = "summarizing the capture";
   const analysis::Summary summary = analysis::Summarize(capture);
   // The paths' fields (%p %h %n %t) from the capture itself: its pid, host,
   // process name and session start.
@@ -129,14 +134,44 @@ absl::Status Finish(RunningSession& running, const std::string& end_reason) {
   const std::string summary_path =
       ExpandPathTemplate(running.config.summary_path, fields);
   absl::Status written =
-      WriteOutputs(capture, summary, trace_path, summary_path);
+      WriteOutputs(capture, summary, trace_path, summary_path, step);
   if (!running.config.quiet) {
-    const std::string table = analysis::FormatTable(
-        summary, {.trace_path = trace_path, .summary_path = summary_path});
+    step = {"printing the table", ""};
+    const std::string table =
+        analysis::FormatTable(summary, {.trace_path = trace_path,
+                                        .summary_path = summary_path,
+                                        .capture = &capture});
     std::fwrite(table.data(), 1, table.size(), stdout);
     std::fflush(stdout);
   }
   return written;
+}
+
+// `CollectAndWrite()`, where running out of memory is one line on stderr
+// instead of an exception: session end is the profiler's business, so the
+// program's own result or exception leaves `Profile()` as it would have.
+// Every output is written atomically, so a file written before memory ran
+// out is complete and one being written is not there at all. The line is
+// built without allocating.
+// The stream is removed first (unless kept): the outputs hold everything
+// it had.
+absl::Status Finish(RunningSession& running, const std::string& end_reason) {
+  const std::lock_guard<std::mutex> finishing(FinishMutex());
+  if (running.watcher != nullptr) {
+    running.watcher->Stop(/*remove_stream=*/!running.config.keep_stream,
+                          end_reason);
+  }
+  FinishStep step;
+  try {
+    return CollectAndWrite(running, end_reason, step);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr,
+                 "spanprof: out of memory at session end while %s%s%s "
+                 "(std::bad_alloc); outputs written before are complete, "
+                 "the rest were not written\n",
+                 step.what, step.path[0] != '\0' ? " " : "", step.path);
+    return absl::OkStatus();
+  }
 }
 
 // Reports an output error that no exception carries (the body's exception

@@ -2,7 +2,10 @@
 // (base 1, cand 1, base 2, ...), each side a series in DIR/base and
 // DIR/cand; a failing side stops everything; both directories are checked
 // before anything runs.
+#include <sys/types.h>
+
 #include <filesystem>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -18,6 +21,7 @@ using ::spanprof::testing::ProcessResult;
 using ::spanprof::testing::ReadText;
 using ::spanprof::testing::TempDir;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 constexpr char kProbe[] = SPANPROF_TEST_BIN_DIR "/run_probe";
@@ -114,6 +118,35 @@ TEST_F(AbCliTest, AFailingCandidateStopsEverythingAndIsNamed) {
   EXPECT_EQ(Lines(Log()).size(), 4u);
   EXPECT_TRUE(std::filesystem::exists(Out("base/run-002.summary.json")));
   EXPECT_FALSE(std::filesystem::exists(Out("base/run-003.summary.json")));
+}
+
+TEST_F(AbCliTest, SigintStopsBothSidesKeepingTheirCompletedRuns) {
+  // Calls: base 1, cand 1, base 2 (the 3rd) starts a grandchild, sends
+  // SIGINT to spanprof and blocks until killed.
+  const std::string pids_file = dir_.File("pids");
+  const ProcessResult result = Ab(
+      3, {"--stop-parent-at", "3", "--stop-signal", "INT", "--pids", pids_file},
+      {});
+  EXPECT_EQ(result.exit_code, 130) << result.err;
+  EXPECT_THAT(result.err, HasSubstr("spanprof ab: stopped by SIGINT"));
+  EXPECT_THAT(result.err,
+              HasSubstr("base: 1 completed run kept in " + Out("base") +
+                        "; cand: 1 completed run "
+                        "kept in " +
+                        Out("cand")));
+  std::istringstream pids(ReadText(pids_file));
+  pid_t probe = 0;
+  pid_t parent = 0;
+  pid_t grandchild = 0;
+  pids >> probe >> parent >> grandchild;
+  ASSERT_GT(grandchild, 0);
+  EXPECT_TRUE(testing::ProcessEnded(probe));
+  EXPECT_TRUE(testing::WaitForProcessEnd(grandchild));
+  EXPECT_EQ(Lines(Log()).size(), 3u);
+  EXPECT_TRUE(analysis::ReadSummary(Out("base/run-001.summary.json")).ok());
+  EXPECT_TRUE(analysis::ReadSummary(Out("cand/run-001.summary.json")).ok());
+  EXPECT_FALSE(std::filesystem::exists(Out("base/run-002.summary.json")));
+  EXPECT_THAT(result.out, Not(HasSubstr("next:")));
 }
 
 TEST_F(AbCliTest, BothDirectoriesAreCheckedBeforeAnythingRuns) {

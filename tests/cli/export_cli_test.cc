@@ -140,6 +140,54 @@ TEST_F(ExportCliTest, TheSameTraceTwiceIsRefused) {
   EXPECT_THAT(r.out, IsEmpty());
 }
 
+// A merged trace is several processes: one resource each.
+TEST_F(ExportCliTest, AMergedTraceIsOneResourcePerProcess) {
+  ASSERT_TRUE(analysis::WriteTrace(SmallCapture(300), Path("c.json")).ok());
+  const std::string merged = Path("merged.json");
+  const ProcessResult m =
+      Spanprof({"merge", Path("a.json"), Path("c.json"), "-o", merged});
+  ASSERT_EQ(m.exit_code, 0) << m.err;
+  const ProcessResult r = Spanprof({"export", "otlp", merged});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  size_t resources = 0;
+  EXPECT_EQ(CountSpans(r.out, &resources), 6u);
+  EXPECT_EQ(resources, 2u);
+  EXPECT_THAT(r.out,
+              HasSubstr("\"process.pid\",\"value\":{\"intValue\":\"100\""));
+  EXPECT_THAT(r.out,
+              HasSubstr("\"process.pid\",\"value\":{\"intValue\":\"300\""));
+}
+
+// Spans that end before they start, or are their own parent, are refused
+// (exit 1, each named) unless --allow-invalid, which warns and exports.
+TEST_F(ExportCliTest, InvalidSpansAreRefusedUnlessAllowed) {
+  CaptureBuilder b;
+  const uint32_t main = b.Thread(100, "main");
+  b.Add(1, 0, b.Site("app.run"), main, 0, 10'000);
+  b.Add(2, 1, b.Site("backwards"), main, 5'000, 4'000);
+  b.Add(3, 3, b.Site("selfish"), main, 6'000, 7'000);
+  b.capture().pid = 100;
+  b.capture().wall_clock_anchor_ns = 1'750'000'000'000'000'000;
+  ASSERT_TRUE(analysis::WriteTrace(b.Build(), Path("bad.json")).ok());
+  const std::string out = Path("refused.json");
+  const ProcessResult refused =
+      Spanprof({"export", "otlp", Path("bad.json"), "-o", out});
+  EXPECT_EQ(refused.exit_code, 1) << refused.err;
+  EXPECT_THAT(refused.err, HasSubstr("2 invalid spans"));
+  EXPECT_THAT(refused.err, HasSubstr(Path("bad.json") +
+                                     ": span 2 'backwards' ends before it "
+                                     "starts"));
+  EXPECT_THAT(refused.err, HasSubstr("span 3 'selfish' is its own parent"));
+  EXPECT_THAT(refused.err, HasSubstr("--allow-invalid"));
+  EXPECT_FALSE(fs::exists(out));
+
+  const ProcessResult allowed = Spanprof(
+      {"export", "otlp", Path("bad.json"), "--allow-invalid", "-o", out});
+  ASSERT_EQ(allowed.exit_code, 0) << allowed.err;
+  EXPECT_THAT(allowed.err, HasSubstr("warning: exporting 2 invalid spans"));
+  EXPECT_EQ(CountSpans(ReadText(out)), 3u);
+}
+
 TEST_F(ExportCliTest, UsageErrors) {
   ProcessResult r = Spanprof({"export"});
   EXPECT_EQ(r.exit_code, 2);

@@ -2,8 +2,12 @@
 // an example) N times. One valid summary per run with sortable names, the
 // environment each run gets, the logs, a failing run stopping everything,
 // bad flags, and what happens to a directory that already holds files.
+#include <signal.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -155,14 +159,72 @@ TEST_F(RunCliTest, AKilledRunNamesTheSignal) {
   EXPECT_EQ(Lines(Log()).size(), 1u);
 }
 
-TEST_F(RunCliTest, AnInterruptedRunIsReportedNotFatal) {
-  // Ctrl-C reaches the whole foreground group: spanprof outlives it and
-  // names the run it stopped.
-  const ProcessResult result = RunProbe(3, {}, {"--interrupt-at", "2"});
-  EXPECT_EQ(result.exit_code, 1);
-  EXPECT_THAT(result.err, HasSubstr("run 2/3 failed"));
-  EXPECT_THAT(result.err, HasSubstr("was killed by signal 2 (SIGINT"));
+TEST_F(RunCliTest, CtrlCStopsTheSeriesWithStatus130) {
+  // Ctrl-C as a terminal sends it (to spanprof and the program): spanprof
+  // stops, keeps run 1, removes what run 2 wrote and exits as SIGINT would.
+  const ProcessResult result =
+      RunProbe(3, {"--trace"}, {"--interrupt-at", "2"});
+  EXPECT_EQ(result.exit_code, 130) << result.err;
+  EXPECT_THAT(result.err, HasSubstr("spanprof run: stopped by SIGINT"));
+  EXPECT_THAT(result.err, HasSubstr("run: 1 completed run kept in " + Out()));
   EXPECT_EQ(Lines(Log()).size(), 2u);
+  EXPECT_TRUE(analysis::ReadSummary(Out("run-001.summary.json")).ok());
+  EXPECT_TRUE(analysis::ReadTrace(Out("traces/run-001.trace.json")).ok());
+  EXPECT_FALSE(std::filesystem::exists(Out("run-002.summary.json")));
+  EXPECT_FALSE(std::filesystem::exists(Out("traces/run-002.trace.json")));
+  EXPECT_TRUE(std::filesystem::exists(Out("logs/run-002.stderr")));
+}
+
+// The pids the probe wrote with --stop-parent-at: itself, its parent
+// (spanprof) and the grandchild it started.
+struct ProbePids {
+  pid_t probe = 0;
+  pid_t parent = 0;
+  pid_t grandchild = 0;
+};
+
+ProbePids ReadPids(const std::string& path) {
+  std::istringstream in(ReadText(path));
+  ProbePids pids;
+  in >> pids.probe >> pids.parent >> pids.grandchild;
+  return pids;
+}
+
+// The directory of the trace path a probe call logged (SPANPROF_OUT=...).
+std::string TraceDirOf(const std::string& log_line) {
+  const std::string key = "SPANPROF_OUT=";
+  const std::string path = log_line.substr(log_line.find(key) + key.size());
+  return std::filesystem::path(path).parent_path().string();
+}
+
+TEST_F(RunCliTest, SigtermKillsTheRunsProcessGroupAndKeepsCompletedRuns) {
+  const std::string pids_file = dir_.File("pids");
+  const ProcessResult result =
+      RunProbe(4, {}, {"--stop-parent-at", "3", "--pids", pids_file});
+  EXPECT_EQ(result.exit_code, 143) << result.err;
+  EXPECT_THAT(result.err, HasSubstr("spanprof run: stopped by SIGTERM; the "
+                                    "running program's process group was "
+                                    "killed; run: 2 completed runs kept in " +
+                                    Out()));
+  const ProbePids pids = ReadPids(pids_file);
+  ASSERT_GT(pids.probe, 0);
+  ASSERT_GT(pids.grandchild, 0);
+  EXPECT_NE(pids.parent, getpid());  // the signal went to spanprof
+  EXPECT_TRUE(testing::ProcessEnded(pids.probe));  // killed and reaped
+  EXPECT_TRUE(testing::WaitForProcessEnd(pids.grandchild))
+      << "the run's grandchild " << pids.grandchild << " outlived spanprof";
+  const std::vector<std::string> lines = Lines(Log());
+  ASSERT_EQ(lines.size(), 3u);
+  const std::string scratch = TraceDirOf(lines[2]);
+  EXPECT_THAT(scratch, HasSubstr("spanprof-run-"));
+  EXPECT_FALSE(std::filesystem::exists(scratch)) << scratch;
+  for (const char* name : {"run-001.summary.json", "run-002.summary.json"}) {
+    const auto summary = analysis::ReadSummary(Out(name));
+    ASSERT_TRUE(summary.ok()) << summary.status();
+    EXPECT_TRUE(summary->complete);
+  }
+  EXPECT_FALSE(std::filesystem::exists(Out("run-003.summary.json")));
+  EXPECT_FALSE(std::filesystem::exists(Out("logs/run-004.stdout")));
 }
 
 TEST_F(RunCliTest, ARunThatWritesNoSummaryFails) {

@@ -13,6 +13,13 @@
 //   --abort-at K    the K-th call aborts (SIGABRT)
 //   --interrupt-at K  the K-th call sends SIGINT to its parent and itself,
 //                   as Ctrl-C in a terminal does to the foreground group
+//   --stop-parent-at K  the K-th call, inside its session, starts a
+//                   grandchild that blocks, writes "<own pid> <parent pid>
+//                   <grandchild pid>" to the --pids file (whole, by rename),
+//                   sends --stop-signal (INT, TERM or HUP; default TERM) to
+//                   its parent and blocks until killed (at most 60 s, then
+//                   SIGALRM ends it, so a broken test fails, not hangs)
+//   --pids FILE     where --stop-parent-at writes the pids
 //   --no-session    exit 0 without a spanprof session (no summary)
 //   --spawn-child   inside the session, in a span "probe.spawn", run this
 //                   program again as role "child" with SPANPROF_TRACEPARENT
@@ -24,6 +31,7 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -42,6 +50,9 @@ struct ProbeArgs {
   long fail_at = 0;
   long abort_at = 0;
   long interrupt_at = 0;
+  long stop_parent_at = 0;
+  int stop_signal = SIGTERM;
+  std::string pids;
   bool session = true;
   bool spawn_child = false;
 };
@@ -65,6 +76,18 @@ ProbeArgs Parse(int argc, char** argv) {
       ++i;
     } else if (word == "--interrupt-at") {
       args.interrupt_at = std::strtol(next, nullptr, 10);
+      ++i;
+    } else if (word == "--stop-parent-at") {
+      args.stop_parent_at = std::strtol(next, nullptr, 10);
+      ++i;
+    } else if (word == "--stop-signal") {
+      const std::string_view name = next;
+      args.stop_signal = name == "INT"   ? SIGINT
+                         : name == "HUP" ? SIGHUP
+                                         : SIGTERM;
+      ++i;
+    } else if (word == "--pids") {
+      args.pids = next;
       ++i;
     } else if (word == "--no-session") {
       args.session = false;
@@ -120,6 +143,26 @@ int SpawnChild(const ProbeArgs& args) {
   return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 5;
 }
 
+// Starts a grandchild that blocks, records the pids, stops the parent and
+// blocks: the parent must kill this process's whole group.
+[[noreturn]] void StopParentAndBlock(const ProbeArgs& args) {
+  SPANPROF_SCOPE("probe.blocked");
+  alarm(60);
+  const pid_t grandchild = fork();
+  if (grandchild == 0) {
+    for (;;) pause();
+  }
+  {
+    const std::string partial = args.pids + ".partial";
+    std::ofstream out(partial);
+    out << getpid() << " " << getppid() << " " << grandchild << "\n";
+    out.close();
+    std::rename(partial.c_str(), args.pids.c_str());
+  }
+  kill(getppid(), args.stop_signal);
+  for (;;) pause();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -142,6 +185,7 @@ int main(int argc, char** argv) {
       SPANPROF_SCOPE("probe.work", {.phase = "work"});
       spanprof::Heartbeat(3);
     }
+    if (call == args.stop_parent_at) StopParentAndBlock(args);
     if (args.spawn_child) return SpawnChild(args);
     return 0;
   });

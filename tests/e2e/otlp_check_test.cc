@@ -79,6 +79,26 @@ class OtlpCheckTest : public ::testing::Test {
     ASSERT_TRUE(fs::exists(trace));
   }
 
+  // Runs the multiprocess example (a coordinator and three workers) with
+  // profiling on; returns the four processes' traces (none when it failed).
+  std::vector<std::string> RecordMultiprocess() {
+    const std::string example = SPANPROF_TEST_BIN_DIR "/multiprocess_example";
+    const ProcessResult run = RunProcess(
+        {example}, {{"SPANPROF", "1"},
+                    {"SPANPROF_OUT", dir_.File("mp/trace-%p.json")},
+                    {"SPANPROF_SUMMARY_OUT", dir_.File("mp/s-%p.json")},
+                    {"SPANPROF_QUIET", "1"}});
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    std::vector<std::string> traces;
+    if (run.exit_code != 0) return traces;
+    for (const auto& entry : fs::directory_iterator(dir_.File("mp"))) {
+      if (entry.path().filename().string().rfind("trace-", 0) == 0) {
+        traces.push_back(entry.path().string());
+      }
+    }
+    return traces;
+  }
+
   ProcessResult Export(std::vector<std::string> traces,
                        const std::string& out) {
     std::vector<std::string> argv = {SPANPROF_TEST_BIN_DIR "/spanprof",
@@ -124,19 +144,7 @@ TEST_F(OtlpCheckTest, AsyncExampleExportPassesTheProtobufCheck) {
 // it started with its spans' traceparents. Their four captures export as one
 // trace whose three workers hang under the coordinator's spawn spans.
 TEST_F(OtlpCheckTest, MultiprocessExampleExportsOneTraceAcrossFourProcesses) {
-  const std::string example = SPANPROF_TEST_BIN_DIR "/multiprocess_example";
-  const ProcessResult run = RunProcess(
-      {example}, {{"SPANPROF", "1"},
-                  {"SPANPROF_OUT", dir_.File("mp/trace-%p.json")},
-                  {"SPANPROF_SUMMARY_OUT", dir_.File("mp/s-%p.json")},
-                  {"SPANPROF_QUIET", "1"}});
-  ASSERT_EQ(run.exit_code, 0) << run.err;
-  std::vector<std::string> traces;
-  for (const auto& entry : fs::directory_iterator(dir_.File("mp"))) {
-    if (entry.path().filename().string().rfind("trace-", 0) == 0) {
-      traces.push_back(entry.path().string());
-    }
-  }
+  const std::vector<std::string> traces = RecordMultiprocess();
   ASSERT_EQ(traces.size(), 4u);
   const std::string otlp = dir_.File("mp.otlp.json");
   const ProcessResult exported = Export(traces, otlp);
@@ -153,6 +161,28 @@ TEST_F(OtlpCheckTest, MultiprocessExampleExportsOneTraceAcrossFourProcesses) {
   ASSERT_NE(ids, std::string::npos);
   EXPECT_EQ(check.out.find_first_of(" ;", ids + 12), ids + 12 + 32)
       << check.out;
+}
+
+// The same four captures merged into one trace first: the export still
+// has one resource per process (each its own service.name and process.pid),
+// and the links between them are cross-process links the checker resolves.
+TEST_F(OtlpCheckTest, AMergedMultiprocessTraceIsOneResourcePerProcess) {
+  const std::vector<std::string> traces = RecordMultiprocess();
+  ASSERT_EQ(traces.size(), 4u);
+  std::vector<std::string> merge = {SPANPROF_TEST_BIN_DIR "/spanprof", "merge"};
+  merge.insert(merge.end(), traces.begin(), traces.end());
+  const std::string merged = dir_.File("merged.json");
+  merge.insert(merge.end(), {"-o", merged});
+  const ProcessResult merged_run = RunProcess(merge);
+  ASSERT_EQ(merged_run.exit_code, 0) << merged_run.err;
+  const std::string otlp = dir_.File("merged.otlp.json");
+  const ProcessResult exported = Export({merged}, otlp);
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  const ProcessResult check =
+      Verify({"--min-spans", "20", "--expect-cross-process", "3", otlp});
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+  EXPECT_THAT(check.out, HasSubstr("4 resource(s)"));
+  EXPECT_THAT(check.out, HasSubstr("3 cross-process"));
 }
 
 // Two processes' captures, one read from the Perfetto protobuf trace, in one

@@ -6,17 +6,22 @@
 #define SPANPROF_TESTS_TESTING_TEST_SUPPORT_H_
 
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 extern char** environ;
@@ -145,6 +150,30 @@ inline ProcessResult RunProcess(
     return result;
   }
   return WaitProcess(pid, out_path, err_path);
+}
+
+// True when process `pid` no longer runs: it does not exist, or it is a
+// zombie waiting for whoever now holds it to reap it.
+inline bool ProcessEnded(pid_t pid) {
+  if (kill(pid, 0) != 0) return errno == ESRCH;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)),
+                   std::istreambuf_iterator<char>());
+  const size_t paren = text.rfind(')');
+  return paren != std::string::npos && paren + 2 < text.size() &&
+         text[paren + 2] == 'Z';
+}
+
+// Polls until `ProcessEnded(pid)` (a killed process takes a moment to go);
+// false when it still runs after `limit`.
+inline bool WaitForProcessEnd(
+    pid_t pid, std::chrono::milliseconds limit = std::chrono::seconds(30)) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!ProcessEnded(pid)) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
 }
 
 // The first executable called `name` on $PATH, or nullopt.

@@ -128,6 +128,17 @@ struct RawEvent {
   }
 };
 
+// A `B` or `E` event, kept until the whole file is read: a thread's pairs
+// are matched in time order, not file order (writers that buffer per thread
+// and flush at exit write them out of order).
+struct Boundary {
+  size_t event = 0;
+  bool begin = false;
+  int64_t ts_ns = 0;
+  uint32_t site = 0;  // a B's
+  std::vector<SpanArg> args;
+};
+
 // A `B` event waiting for its `E`.
 struct OpenBegin {
   size_t event = 0;
@@ -178,6 +189,7 @@ class ChromeTraceReader {
     if (document.current_location().get(location) == simdjson::SUCCESS) {
       return json_.Error(root, "unexpected content after the top-level value");
     }
+    MatchBoundaries();
     CloseUnfinished();
     return Assemble();
   }
@@ -323,7 +335,7 @@ class ChromeTraceReader {
     const std::string_view ph = event_.ph.str;
     if (ph == "X") return OnComplete(index, path);
     if (ph == "B") return OnBegin(index, path);
-    if (ph == "E") return OnEnd(path);
+    if (ph == "E") return OnEnd(index, path);
     if (ph == "M") return OnMetadata(path);
     ++skipped_[SkippedKindOf(ph)];
     return absl::OkStatus();
@@ -390,6 +402,7 @@ class ChromeTraceReader {
     if (inserted) {
       thread_keys_.emplace_back(pid, tid);
       open_.emplace_back();
+      boundaries_.emplace_back();
     }
     return it->second;
   }
@@ -450,39 +463,61 @@ class ChromeTraceReader {
                               Micros(event_.ts, path.Field("ts")));
     SPANPROF_ASSIGN_OR_RETURN(uint32_t thread, Thread(path));
     SPANPROF_ASSIGN_OR_RETURN(uint32_t site, SiteOf(path));
-    open_[thread].push_back(
-        OpenBegin{index, start, site, std::move(event_.args)});
+    boundaries_[thread].push_back(
+        Boundary{index, true, start, site, std::move(event_.args)});
     return absl::OkStatus();
   }
 
-  // Closes the innermost open B of the thread; the E's name is not
-  // compared (Chrome's and Perfetto's importers close it whatever it says).
-  absl::Status OnEnd(const JsonPath& path) {
+  absl::Status OnEnd(size_t index, const JsonPath& path) {
     SPANPROF_ASSIGN_OR_RETURN(int64_t end, Micros(event_.ts, path.Field("ts")));
     SPANPROF_ASSIGN_OR_RETURN(uint32_t thread, Thread(path));
+    boundaries_[thread].push_back(
+        Boundary{index, false, end, 0, std::move(event_.args)});
+    return absl::OkStatus();
+  }
+
+  // Pairs each thread's B and E events in time order (file order among equal
+  // times): an E closes the innermost B open at its time; the E's name is
+  // not compared (Chrome's and Perfetto's importers close it whatever it
+  // says).
+  void MatchBoundaries() {
+    for (uint32_t thread = 0; thread < boundaries_.size(); ++thread) {
+      std::vector<Boundary>& events = boundaries_[thread];
+      std::stable_sort(events.begin(), events.end(),
+                       [](const Boundary& a, const Boundary& b) {
+                         return a.ts_ns < b.ts_ns;
+                       });
+      for (Boundary& event : events) {
+        if (event.begin) {
+          open_[thread].push_back(OpenBegin{event.event, event.ts_ns,
+                                            event.site, std::move(event.args)});
+        } else {
+          Close(thread, event);
+        }
+      }
+      events = {};
+    }
+  }
+
+  // Closes the innermost open B of `thread` with the E `end`.
+  void Close(uint32_t thread, Boundary& end) {
     std::vector<OpenBegin>& open = open_[thread];
     if (open.empty()) {
       const auto [pid, tid] = thread_keys_[thread];
-      AddIssue(Cat(path.ToString(), ": E event with no open B on pid ", pid,
+      AddIssue(Cat(Path(end.event), ": E event with no open B on pid ", pid,
                    " tid ", tid, " (ignored)"));
-      return absl::OkStatus();
+      return;
     }
     OpenBegin begin = std::move(open.back());
     open.pop_back();
-    if (end < begin.start_ns) {
-      AddIssue(Cat(path.Field("ts").ToString(), ": E event before its B (",
-                   Path(begin.event), ") (read as a duration of 0)"));
-      end = begin.start_ns;
-    }
-    for (SpanArg& arg : event_.args) {
+    for (SpanArg& arg : end.args) {
       const bool seen =
           std::any_of(begin.args.begin(), begin.args.end(),
                       [&](const SpanArg& a) { return a.key == arg.key; });
       if (!seen) begin.args.push_back(std::move(arg));
     }
-    AddSpan(begin.event, thread, begin.site, begin.start_ns, end,
+    AddSpan(begin.event, thread, begin.site, begin.start_ns, end.ts_ns,
             std::move(begin.args));
-    return absl::OkStatus();
   }
 
   // The path of event `index` (for messages about another event).
@@ -556,7 +591,8 @@ class ChromeTraceReader {
   RawEvent event_;
   std::vector<ThreadKey> thread_keys_;
   std::map<ThreadKey, uint32_t> thread_of_key_;
-  std::vector<std::vector<OpenBegin>> open_;  // by thread
+  std::vector<std::vector<Boundary>> boundaries_;  // by thread
+  std::vector<std::vector<OpenBegin>> open_;       // by thread
   std::map<int64_t, std::string> process_names_;
   std::map<ThreadKey, std::string> thread_names_;
   std::map<ThreadKey, int64_t> thread_sort_;

@@ -1,4 +1,5 @@
 // The OTLP/JSON writer: captures → one ExportTraceServiceRequest.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <span>
@@ -13,6 +14,7 @@
 #include "json/cat.h"
 #include "json/json_writer.h"
 #include "otlp/otlp_format.h"
+#include "spanprof/analysis/forest.h"
 #include "spanprof/analysis/otlp.h"
 #include "spanprof/capture.h"
 #include "status_macros.h"
@@ -220,24 +222,86 @@ void DoubleAttribute(JsonWriter& w, std::string_view key, double value) {
   EndAttribute(w);
 }
 
-void WriteResource(JsonWriter& w, const Capture& capture) {
+// The process one `resourceSpans` stands for: a single-process capture's
+// top-level fields, or one process of a merged capture (its own name, host,
+// pid, clock, trace id and remote parent), with the indexes of its spans.
+struct Resource {
+  std::string_view process_name;
+  std::string_view host;
+  int64_t pid = 0;
+  std::string_view clock;
+  std::string trace_id;
+  uint64_t remote_parent = 0;  // of its roots, after alias rewriting; 0: none
+  bool merged = false;         // one process of a merged capture
+  std::vector<size_t> spans;
+};
+
+// One resource per process: the capture's own fields when it has one
+// process, else each `ProcessInfo` with the spans of its threads (a span whose
+// thread names no process goes with the first).
+std::vector<Resource> ResourcesOf(const PreparedCapture& p,
+                                  const AliasMap& aliases) {
+  const Capture& capture = *p.input->capture;
+  std::vector<Resource> resources;
+  if (capture.processes.empty()) {
+    Resource& r = resources.emplace_back();
+    r = {capture.process_name, capture.host,    capture.pid, capture.clock,
+         p.trace_id,           p.remote_parent, false,       {}};
+  }
+  for (const ProcessInfo& process : capture.processes) {
+    Resource& r = resources.emplace_back();
+    r = {process.process_name,
+         process.host,
+         process.pid,
+         process.clock,
+         IsOtlpTraceId(process.trace_id) ? process.trace_id : p.trace_id,
+         process.remote_parent_span_id,
+         true,
+         {}};
+    auto alias = aliases.find(std::make_pair(r.trace_id, r.remote_parent));
+    if (r.remote_parent != 0 && alias != aliases.end()) {
+      r.remote_parent = alias->second;
+    }
+  }
+  for (size_t i = 0; i < capture.spans.size(); ++i) {
+    const ProcessInfo* process =
+        ProcessOfThread(capture, capture.spans[i].thread);
+    const size_t k =
+        process == nullptr
+            ? 0
+            : static_cast<size_t>(process - capture.processes.data());
+    resources[k].spans.push_back(i);
+  }
+  return resources;
+}
+
+void WriteResource(JsonWriter& w, const Capture& capture,
+                   const Resource& resource) {
   w.Key("resource");
   w.BeginObject();
   w.Key("attributes");
   w.BeginArray();
   StringAttribute(w, otlp::kServiceName,
-                  capture.process_name.empty() ? otlp::kUnknownService
-                                               : capture.process_name);
-  if (!capture.host.empty()) StringAttribute(w, otlp::kHostName, capture.host);
-  IntAttribute(w, otlp::kProcessPid, capture.pid);
+                  resource.process_name.empty() ? otlp::kUnknownService
+                                                : resource.process_name);
+  if (!resource.host.empty()) {
+    StringAttribute(w, otlp::kHostName, resource.host);
+  }
+  IntAttribute(w, otlp::kProcessPid, resource.pid);
   StringAttribute(w, otlp::kSdkName, otlp::kScopeName);
   StringAttribute(w, otlp::kSdkLanguage, otlp::kSdkLanguageCpp);
   if (!capture.spanprof_version.empty()) {
     StringAttribute(w, otlp::kSdkVersion, capture.spanprof_version);
   }
-  if (!capture.clock.empty()) StringAttribute(w, otlp::kClock, capture.clock);
-  IntAttribute(w, otlp::kDroppedEvents,
-               static_cast<int64_t>(capture.dropped_events));
+  if (!resource.clock.empty()) {
+    StringAttribute(w, otlp::kClock, resource.clock);
+  }
+  // A merged capture counts its drops for all processes together: written on
+  // each process's resource, they would be summed once per process.
+  if (!resource.merged) {
+    IntAttribute(w, otlp::kDroppedEvents,
+                 static_cast<int64_t>(capture.dropped_events));
+  }
   BoolAttribute(w, otlp::kComplete, capture.finished_normally);
   w.EndArray();
   w.EndObject();
@@ -317,7 +381,8 @@ absl::StatusOr<std::string> UnixNanos(const OtlpInput& input, const Span& span,
   return std::to_string(absolute);
 }
 
-absl::Status WriteSpan(JsonWriter& w, const PreparedCapture& p, size_t index,
+absl::Status WriteSpan(JsonWriter& w, const PreparedCapture& p,
+                       const Resource& resource, size_t index,
                        uint64_t& orphans) {
   const Capture& capture = *p.input->capture;
   const Span& span = capture.spans[index];
@@ -325,7 +390,7 @@ absl::Status WriteSpan(JsonWriter& w, const PreparedCapture& p, size_t index,
                             UnixNanos(*p.input, span, span.start_ns));
   SPANPROF_ASSIGN_OR_RETURN(std::string end,
                             UnixNanos(*p.input, span, span.end_ns));
-  uint64_t parent = p.remote_parent;
+  uint64_t parent = resource.remote_parent;
   if (span.parent_id != 0) {
     auto it = p.index_of.find(span.parent_id);
     if (it != p.index_of.end()) {
@@ -336,7 +401,7 @@ absl::Status WriteSpan(JsonWriter& w, const PreparedCapture& p, size_t index,
   }
   w.BeginObject();
   w.Key("traceId");
-  w.String(p.trace_id);
+  w.String(resource.trace_id);
   w.Key("spanId");
   w.String(OtlpSpanIdHex(ExternalSpanId(capture, span)));
   if (parent != 0) {
@@ -367,10 +432,10 @@ absl::Status WriteSpan(JsonWriter& w, const PreparedCapture& p, size_t index,
 }
 
 absl::Status WriteResourceSpans(JsonWriter& w, const PreparedCapture& p,
-                                OtlpExport& out) {
+                                const Resource& resource, uint64_t& orphans) {
   const Capture& capture = *p.input->capture;
   w.BeginObject();
-  WriteResource(w, capture);
+  WriteResource(w, capture, resource);
   w.Key("scopeSpans");
   w.BeginArray();
   w.BeginObject();
@@ -385,15 +450,24 @@ absl::Status WriteResourceSpans(JsonWriter& w, const PreparedCapture& p,
   w.EndObject();
   w.Key("spans");
   w.BeginArray();
-  uint64_t orphans = 0;
-  for (size_t i = 0; i < capture.spans.size(); ++i) {
-    SPANPROF_RETURN_IF_ERROR(WriteSpan(w, p, i, orphans));
+  for (const size_t i : resource.spans) {
+    SPANPROF_RETURN_IF_ERROR(WriteSpan(w, p, resource, i, orphans));
   }
-  out.span_count += capture.spans.size();
   w.EndArray();
   w.EndObject();
   w.EndArray();
   w.EndObject();
+  return absl::OkStatus();
+}
+
+// One `resourceSpans` per process of the capture.
+absl::Status WriteCapture(JsonWriter& w, const PreparedCapture& p,
+                          const AliasMap& aliases, OtlpExport& out) {
+  uint64_t orphans = 0;
+  for (const Resource& resource : ResourcesOf(p, aliases)) {
+    SPANPROF_RETURN_IF_ERROR(WriteResourceSpans(w, p, resource, orphans));
+  }
+  out.span_count += p.input->capture->spans.size();
   if (orphans != 0) {
     out.notes.push_back(Cat(p.input->path, ": ", orphans,
                             " span(s) name a parent that is not in the "
@@ -401,6 +475,13 @@ absl::Status WriteResourceSpans(JsonWriter& w, const PreparedCapture& p,
                             "roots"));
   }
   return absl::OkStatus();
+}
+
+std::string SpanLabel(const Capture& capture, const Span& span) {
+  return Cat("span ", span.id, " '",
+             span.site < capture.sites.size() ? capture.sites[span.site].name
+                                              : std::string(),
+             "'");
 }
 
 }  // namespace
@@ -439,12 +520,46 @@ std::string DerivedTraceId(const Capture& capture) {
   return OtlpSpanIdHex(high) + OtlpSpanIdHex(low);
 }
 
+std::vector<std::string> InvalidOtlpSpans(std::span<const OtlpInput> inputs) {
+  std::vector<std::string> problems;
+  for (const OtlpInput& input : inputs) {
+    if (input.capture == nullptr) continue;
+    const Capture& capture = *input.capture;
+    const Forest forest(capture);
+    std::vector<std::pair<uint64_t, std::string>> found;
+    for (const Span& span : capture.spans) {
+      if (span.end_ns < span.start_ns) {
+        found.emplace_back(
+            span.id,
+            Cat(SpanLabel(capture, span), " ends before it starts (start ",
+                span.start_ns, " ns, end ", span.end_ns, " ns)"));
+      }
+    }
+    for (const uint32_t cut : forest.cycle_cuts()) {
+      const Span& span = capture.spans[cut];
+      found.emplace_back(
+          span.id, span.parent_id == span.id
+                       ? Cat(SpanLabel(capture, span), " is its own parent")
+                       : Cat(SpanLabel(capture, span),
+                             ": its parent chain loops back to it (parent ",
+                             span.parent_id, ")"));
+    }
+    std::stable_sort(
+        found.begin(), found.end(),
+        [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (auto& [id, text] : found) {
+      problems.push_back(Cat(input.path, ": ", text));
+    }
+  }
+  return problems;
+}
+
 absl::StatusOr<OtlpExport> ExportOtlp(std::span<const OtlpInput> inputs) {
   OtlpExport out;
   SPANPROF_ASSIGN_OR_RETURN(std::vector<PreparedCapture> prepared,
                             Prepare(inputs, out.notes));
-  out.rewritten_remote_parents =
-      RewriteAliasedRemoteParents(prepared, CollectAliases(prepared));
+  const AliasMap aliases = CollectAliases(prepared);
+  out.rewritten_remote_parents = RewriteAliasedRemoteParents(prepared, aliases);
   NoteTraceIds(prepared, out);
 
   size_t spans = 0;
@@ -455,7 +570,7 @@ absl::StatusOr<OtlpExport> ExportOtlp(std::span<const OtlpInput> inputs) {
   w.Key("resourceSpans");
   w.BeginArray();
   for (const PreparedCapture& p : prepared) {
-    SPANPROF_RETURN_IF_ERROR(WriteResourceSpans(w, p, out));
+    SPANPROF_RETURN_IF_ERROR(WriteCapture(w, p, aliases, out));
   }
   w.EndArray();
   w.EndObject();

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -283,6 +284,26 @@ void AppendRow(std::string* out, const Row& row, const ExtraColumns& extra) {
   *out += '\n';
 }
 
+// The numeric arguments (not strings, not counters) that spans of the row
+// `key` carry, sorted: the sizes `spanprof scaling` can use.
+std::vector<std::string> NumericArgumentsOf(const Capture& capture,
+                                            const RowKey& key) {
+  std::vector<bool> of_row(capture.sites.size());
+  for (size_t i = 0; i < capture.sites.size(); ++i) {
+    of_row[i] = RowKeyOf(capture.sites[i]) == key;
+  }
+  std::set<std::string> names;
+  for (const Span& span : capture.spans) {
+    if (span.site >= of_row.size() || !of_row[span.site]) continue;
+    const size_t end = static_cast<size_t>(span.first_arg) + span.arg_count;
+    for (size_t a = span.first_arg; a < end && a < capture.args.size(); ++a) {
+      const SpanArg& arg = capture.args[a];
+      if (!arg.is_string && !arg.is_counter) names.insert(arg.key);
+    }
+  }
+  return {names.begin(), names.end()};
+}
+
 // After the rows: which counters the columns leave out, and what to do about
 // heavy tails.
 void AppendNotes(std::string* out, const Summary& summary,
@@ -307,14 +328,35 @@ void AppendNotes(std::string* out, const Summary& summary,
     ++heavy;
   }
   const double ratio = first->tail_ratio.value_or(0);
-  absl::StrAppend(
-      out, "heavy tail: ", heavy, heavy == 1 ? " row" : " rows",
-      " (first: ", Printable(first->label),
-      ", p99 = ", absl::StrFormat("%.1f", ratio),
-      "x median): add a size argument to the span (SPANPROF_ARG(\"size\", n)) "
-      "and run `spanprof scaling ",
-      options.trace_path.empty() ? "TRACE" : options.trace_path,
-      "` to see whether its cost grows faster than its size\n");
+  const std::string trace =
+      options.trace_path.empty() ? "TRACE" : options.trace_path;
+  absl::StrAppend(out, "heavy tail: ", heavy, heavy == 1 ? " row" : " rows",
+                  " (first: ", Printable(first->label),
+                  ", p99 = ", absl::StrFormat("%.1f", ratio), "x median): ");
+  if (options.capture == nullptr) {
+    absl::StrAppend(out, "run `spanprof scaling ", trace,
+                    "` (give the span a size argument, SPANPROF_ARG(\"size\", "
+                    "n), if it has none) to see whether its cost grows faster "
+                    "than its size\n");
+    return;
+  }
+  const std::vector<std::string> sizes =
+      NumericArgumentsOf(*options.capture, first->key);
+  if (sizes.empty()) {
+    absl::StrAppend(out,
+                    "add a size argument to the span (SPANPROF_ARG(\"size\", "
+                    "n)) and run `spanprof scaling ",
+                    trace,
+                    "` to see whether its cost grows faster than its "
+                    "size\n");
+    return;
+  }
+  absl::StrAppend(out, "its spans carry ",
+                  sizes.size() == 1 ? "the argument " : "the arguments ",
+                  Printable(absl::StrJoin(sizes, ", ")),
+                  ": run `spanprof scaling ", trace, " --size ",
+                  Printable(sizes.front()),
+                  "` to see whether its cost grows faster than its size\n");
 }
 
 // Rows whose own spans cost at least kInstrumentationNotePermille of their

@@ -235,6 +235,14 @@ std::optional<Exponent> FitCounter(const std::vector<const BucketData*>& fitted,
   return FitWithBootstrap(in, options, random).exponent;
 }
 
+// True when the counter's count per unit of size clearly grows: its
+// exponent's interval lies above 1.
+bool GrowsPerUnit(const std::optional<Exponent>& counter) {
+  return counter.has_value() && counter->ci_low > 1.0;
+}
+
+// Roles outside a super-linear group: the counter that grows like time is
+// the driver, one that grows slower a rider.
 std::string CounterRole(const std::optional<Exponent>& counter,
                         const ScalingGroup& group,
                         const ScalingOptions& options) {
@@ -251,24 +259,69 @@ std::string CounterRole(const std::optional<Exponent>& counter,
   return "unrelated";
 }
 
+// A counter's share of the super-linearity, (γ − 1)/(b − 1), with the
+// interval that the two exponents' intervals allow (b's lower bound is above
+// 1 in a super-linear group, so the denominator is positive).
+Exponent SuperLinearShare(const Exponent& counter, const Exponent& time) {
+  const double low = counter.ci_low - 1.0;
+  const double high = counter.ci_high - 1.0;
+  const double d_low = time.ci_low - 1.0;
+  const double d_high = time.ci_high - 1.0;
+  return Exponent{.estimate = (counter.estimate - 1.0) / (time.estimate - 1.0),
+                  .ci_low = low < 0 ? low / d_low : low / d_high,
+                  .ci_high = high < 0 ? high / d_high : high / d_low};
+}
+
+// The seed method's rule for a super-linear group: the cost per unit of size
+// grows because some count per unit of size grows, so the counter whose
+// count per unit grows the most (γ clearly above 1) is the driver, even when
+// time bends further than it (b ≫ γ: caches, preemption); a counter that
+// grows too, but no faster than the size (or than the driver), rides along.
+void AssignSuperLinearRoles(const ScalingOptions& options,
+                            ScalingGroup& group) {
+  const Exponent& time = *group.exponent;
+  CounterScaling* driver = nullptr;
+  for (CounterScaling& counter : group.counters) {
+    const std::optional<Exponent>& gamma = counter.exponent;
+    if (!gamma.has_value() || gamma->estimate < options.constant_below) {
+      counter.role = "unrelated";
+      continue;
+    }
+    counter.share = SuperLinearShare(*gamma, time);
+    counter.role = "rider";
+    if (GrowsPerUnit(gamma) &&
+        (driver == nullptr || gamma->estimate > driver->exponent->estimate)) {
+      driver = &counter;
+    }
+  }
+  if (driver == nullptr) return;
+  driver->role = "driver";
+  group.driver = driver->name;
+}
+
 void AssignCounterRoles(const std::vector<const BucketData*>& fitted,
                         const ScalingOptions& options, Random& random,
                         ScalingGroup& group) {
-  double best = std::numeric_limits<double>::infinity();
   for (size_t c = 0; c < group.counter_names.size(); ++c) {
     CounterScaling counter;
     counter.name = group.counter_names[c];
     counter.exponent = FitCounter(fitted, c, options, random);
-    counter.role = CounterRole(counter.exponent, group, options);
-    if (counter.role == "driver") {
-      const double distance =
-          std::abs(counter.exponent->estimate - group.exponent->estimate);
-      if (distance < best) {
-        best = distance;
-        group.driver = counter.name;
-      }
-    }
     group.counters.push_back(std::move(counter));
+  }
+  if (group.verdict == "superlinear") {
+    AssignSuperLinearRoles(options, group);
+    return;
+  }
+  double best = std::numeric_limits<double>::infinity();
+  for (CounterScaling& counter : group.counters) {
+    counter.role = CounterRole(counter.exponent, group, options);
+    if (counter.role != "driver") continue;
+    const double distance =
+        std::abs(counter.exponent->estimate - group.exponent->estimate);
+    if (distance < best) {
+      best = distance;
+      group.driver = counter.name;
+    }
   }
 }
 
@@ -464,8 +517,12 @@ void AnalyzeSizedSpans(std::vector<SizedSpan> spans,
     }
     decades = slope_buckets > 0 ? std::log10(high / low) : 0;
   }
-  group.verdict = ScalingVerdict(group.exponent, slope_buckets, decades,
-                                 options, &group.reason);
+  // Without a fit (fewer than two buckets with enough spans) no bucket was
+  // left out for the overhead: every such bucket counts.
+  const uint64_t counted =
+      group.exponent.has_value() ? slope_buckets : fitted.size();
+  group.verdict =
+      ScalingVerdict(group.exponent, counted, decades, options, &group.reason);
   if (group.overhead_ns > 0) {
     char text[128];
     std::snprintf(text, sizeof(text),

@@ -70,6 +70,8 @@ void WriteCounters(JsonWriter& w, const ScalingGroup& group) {
     WriteExponent(w, counter.exponent);
     w.Key("role");
     w.String(counter.role);
+    w.Key("share");
+    WriteExponent(w, counter.share);
     w.EndObject();
   }
   w.EndArray();
@@ -144,11 +146,19 @@ std::string CounterSummary(const ScalingGroup& group) {
   std::string out;
   for (const CounterScaling& counter : group.counters) {
     if (!counter.exponent.has_value()) continue;
-    char text[96];
-    std::snprintf(text, sizeof(text), "%s%s %.2f (%s)", out.empty() ? "" : ", ",
+    char text[160];
+    std::snprintf(text, sizeof(text), "%s%s %.2f (%s", out.empty() ? "" : ", ",
                   counter.name.c_str(), counter.exponent->estimate,
                   counter.role.c_str());
     out += text;
+    if (counter.share.has_value()) {
+      std::snprintf(text, sizeof(text),
+                    ", share of the super-linearity %.2f [%.2f, %.2f]",
+                    counter.share->estimate, counter.share->ci_low,
+                    counter.share->ci_high);
+      out += text;
+    }
+    out += ')';
   }
   return out.empty() ? "-" : out;
 }

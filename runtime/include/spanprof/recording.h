@@ -76,6 +76,25 @@ uint64_t PredictedMemoryBytes(uint64_t max_events, OverflowPolicy overflow);
 // for memory before the cap could protect it.
 uint64_t PhysicalMemoryBytes();
 
+// `MemoryLimit` is a bound on this process's memory and what sets it.
+struct MemoryLimit {
+  uint64_t bytes = UINT64_MAX;  // UINT64_MAX: no bound is known
+  // Names the bound for messages: "this machine's physical memory", "the
+  // cgroup memory limit (/sys/fs/cgroup/memory.max)", "the address-space
+  // limit (RLIMIT_AS)".
+  std::string source;
+};
+
+// `ProcessMemoryLimit()` is the smallest of this machine's physical memory,
+// the memory limit of this process's cgroup (v2 `memory.max` or v1
+// `memory.limit_in_bytes`, of its own cgroup and each ancestor's; "max" is
+// none) and RLIMIT_AS. A cap whose `PredictedMemoryBytes()` exceeds it is
+// refused by `StartRecording()` (and by `ConfigFromEnvironment()`, naming
+// SPANPROF_MAX_EVENTS): the process would be killed, or fail to allocate,
+// before the cap could protect it. Reads a few small files; not for the hot
+// path. Thread-safe.
+MemoryLimit ProcessMemoryLimit();
+
 // `MeasureSpanOverheadNs()` times spans into a private scratch ring for a few
 // microseconds and returns the mean cost of one span (begin + end) in ns.
 double MeasureSpanOverheadNs();

@@ -14,7 +14,11 @@
 // `spanprof::OutputError` naming the path, after the body's result is
 // computed, and prints nothing itself: the caller reports `what()`. A session
 // finished by `exit()` prints its output errors on stderr (there is no caller
-// to throw to). Each failure is reported exactly once.
+// to throw to). Each failure is reported exactly once. Running out of memory
+// at session end (`std::bad_alloc` while collecting, analysing or writing) is
+// not thrown: one line on stderr says so, no file is left half-written (an
+// output written before is complete), and the body's result or exception
+// leaves `Profile()` as without a session.
 //
 // Example:
 //
@@ -85,7 +89,9 @@ struct Config {
 // SPANPROF_PROCESS_NAME, SPANPROF_CLOCK, SPANPROF_QUIET,
 // SPANPROF_TRACEPARENT (empty: none), SPANPROF_STREAM (a path or "off"),
 // SPANPROF_KEEP_STREAM and SPANPROF_SIGNALS strictly: a bad
-// value is an error that names the variable and the value.
+// value is an error that names the variable and the value. When SPANPROF is
+// enabled, each unknown SPANPROF_* variable is a one-line warning on stderr
+// naming the closest known one.
 absl::StatusOr<Config> ConfigFromEnvironment();
 
 namespace internal {

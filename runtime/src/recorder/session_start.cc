@@ -3,17 +3,22 @@
 // on; plus the small helpers a session prints at start (predicted memory,
 // measured overhead per span). The collector (runtime/src/collector/) ends
 // the session.
+#include <sys/resource.h>
 #include <sys/time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <ctime>
+#include <fstream>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <system_error>
 
 #include "recorder/recorder_internal.h"
 #include "recorder/runtime_copies.h"
+#include "spanprof/internal/parse_int.h"
 #include "spanprof/recording.h"
 
 namespace spanprof {
@@ -51,11 +56,62 @@ std::string Mib(uint64_t bytes) {
   return std::to_string(bytes / (uint64_t{1} << 20)) + " MiB";
 }
 
-std::string CapTooLargeMessage(uint64_t max_events, uint64_t worst) {
+std::string CapTooLargeMessage(uint64_t max_events, uint64_t worst,
+                               const MemoryLimit& limit) {
   return "max_events " + std::to_string(max_events) + " needs up to " +
          (worst == UINT64_MAX ? std::string("more than 16 EiB") : Mib(worst)) +
-         " of ring memory, more than this machine's physical memory (" +
-         Mib(PhysicalMemoryBytes()) + "); lower the cap";
+         " of ring memory, more than " + limit.source + " (" +
+         Mib(limit.bytes) + "); lower the cap";
+}
+
+// The limit in the cgroup file at `path` ("max", a missing or unreadable
+// file: none).
+std::optional<uint64_t> ReadCgroupLimit(const std::string& path) {
+  std::ifstream in(path);
+  std::string text;
+  if (!(in >> text) || text == "max") return std::nullopt;
+  uint64_t bytes = 0;
+  if (internal::ParseUint64(text, &bytes) != std::errc()) return std::nullopt;
+  return bytes;
+}
+
+// Lowers `limit` to the `file` limit of cgroup `path` under `root` or of any
+// of its ancestors (a parent's limit binds its children too).
+void LowerToCgroupLimit(const std::string& root, std::string path,
+                        const char* file, MemoryLimit* limit) {
+  for (;;) {
+    const std::string at =
+        root + (path == "/" ? std::string() : path) + "/" + file;
+    const std::optional<uint64_t> bytes = ReadCgroupLimit(at);
+    if (bytes.has_value() && *bytes < limit->bytes) {
+      *limit = {*bytes, "the cgroup memory limit (" + at + ")"};
+    }
+    if (path.empty() || path == "/") return;
+    path.resize(path.rfind('/'));
+    if (path.empty()) path = "/";
+  }
+}
+
+// Lowers `limit` to this process's cgroup memory limit: the v2 hierarchy
+// ("0::/path" in /proc/self/cgroup) or the v1 memory controller
+// ("4:memory:/path").
+void LowerToCgroupLimits(MemoryLimit* limit) {
+  std::ifstream in("/proc/self/cgroup");
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t first = line.find(':');
+    const size_t second = line.find(':', first + 1);
+    if (first == std::string::npos || second == std::string::npos) continue;
+    const std::string controllers = line.substr(first + 1, second - first - 1);
+    const std::string path = line.substr(second + 1);
+    if (line.compare(0, first, "0") == 0 && controllers.empty()) {
+      LowerToCgroupLimit("/sys/fs/cgroup", path, "memory.max", limit);
+    } else if (("," + controllers + ",").find(",memory,") !=
+               std::string::npos) {
+      LowerToCgroupLimit("/sys/fs/cgroup/memory", path, "memory.limit_in_bytes",
+                         limit);
+    }
+  }
 }
 
 int64_t WallClockNs() {
@@ -137,6 +193,19 @@ uint64_t PhysicalMemoryBytes() {
   return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size);
 }
 
+MemoryLimit ProcessMemoryLimit() {
+  MemoryLimit limit{PhysicalMemoryBytes(), "this machine's physical memory"};
+  LowerToCgroupLimits(&limit);
+  rlimit address_space = {};
+  if (getrlimit(RLIMIT_AS, &address_space) == 0 &&
+      address_space.rlim_cur != RLIM_INFINITY &&
+      address_space.rlim_cur < limit.bytes) {
+    limit = {static_cast<uint64_t>(address_space.rlim_cur),
+             "the address-space limit (RLIMIT_AS)"};
+  }
+  return limit;
+}
+
 double MeasureSpanOverheadNs() {
   // Times the record-writing path into a private scratch ring: the same
   // stores and clock reads as a real span, without touching the session.
@@ -202,9 +271,9 @@ absl::Status StartRecording(const RecordingOptions& options) {
   }
   const uint64_t worst =
       PredictedMemoryBytes(options.max_events, options.overflow);
-  if (worst > PhysicalMemoryBytes()) {
+  if (const MemoryLimit limit = ProcessMemoryLimit(); worst > limit.bytes) {
     return absl::InvalidArgumentError(
-        CapTooLargeMessage(options.max_events, worst));
+        CapTooLargeMessage(options.max_events, worst, limit));
   }
   TraceIds ids;
   if (absl::Status parsed = SessionTraceIds(options, &ids); !parsed.ok()) {

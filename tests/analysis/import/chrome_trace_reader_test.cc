@@ -307,6 +307,33 @@ TEST(ChromeTraceReaderTest, UnmatchedBeginAndEndAreIssues) {
   EXPECT_EQ(summary.validation_issues[0].span, 0u);
 }
 
+// Writers that buffer per thread write B and E events out of time order:
+// each thread's pairs are matched by time, not file order (an E closes the
+// innermost B open at its time), with file order among equal times (the E
+// of "outer" at 100 us comes before the B of "next" at 100 us in the file).
+TEST(ChromeTraceReaderTest, BeginEndPairsAreMatchedByTimePerThread) {
+  const Capture capture = Read("out-of-order-begin-end.json");
+  ASSERT_EQ(capture.spans.size(), 4u);
+  const Span* outer = SpanNamed(capture, "outer");
+  const Span* inner = SpanNamed(capture, "inner");
+  const Span* next = SpanNamed(capture, "next");
+  const Span* other = SpanNamed(capture, "other");
+  EXPECT_EQ(outer->end_ns - outer->start_ns, 100'000);
+  EXPECT_EQ(inner->end_ns - inner->start_ns, 20'000);
+  EXPECT_EQ(inner->parent_id, outer->id);
+  EXPECT_EQ(next->start_ns, outer->end_ns);
+  EXPECT_EQ(next->end_ns - next->start_ns, 20'000);
+  EXPECT_EQ(next->parent_id, 0u);
+  EXPECT_EQ(other->end_ns - other->start_ns, 40'000);
+  EXPECT_NE(other->thread, outer->thread);
+  // The E's argument joins its B's span.
+  ASSERT_EQ(inner->arg_count, 1u);
+  EXPECT_EQ(capture.args[inner->first_arg].key, "rows");
+  const Summary summary = Summarize(capture);
+  EXPECT_TRUE(summary.complete);
+  EXPECT_THAT(summary.validation_issues, IsEmpty());
+}
+
 TEST(ChromeTraceReaderTest, OverlapsThatCannotNestAreIssues) {
   const Capture capture = Read("overlap.json");
   ASSERT_EQ(capture.spans.size(), 2u);

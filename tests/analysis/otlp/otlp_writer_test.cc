@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "spanprof/analysis/merge.h"
 #include "spanprof/analysis/otlp.h"
 #include "spanprof/capture.h"
 #include "tests/analysis/capture_builder.h"
@@ -415,6 +416,78 @@ TEST(OtlpWriterTest, ATimeBeyondInt64IsAnError) {
   absl::StatusOr<OtlpExport> out = ExportOtlp(inputs);
   ASSERT_FALSE(out.ok());
   EXPECT_THAT(out.status().message(), HasSubstr("far.json"));
+}
+
+// A merged capture holds several processes: each is its own resource, with
+// its own service.name, host.name and process.pid, and holds its own spans
+// under the ids that process handed out.
+TEST(OtlpWriterTest, AMergedCaptureIsOneResourcePerProcess) {
+  const Capture coordinator = ThreeSpans();
+  Capture worker = ThreeSpans();
+  worker.pid = 4712;
+  worker.host = "build-08";
+  worker.process_name = "worker";
+  worker.span_id_seed = 0x5678;
+  worker.wall_clock_anchor_ns = kAnchor + 5000;
+  absl::StatusOr<MergeResult> merged = MergeCaptures(
+      {{"coordinator.json", coordinator}, {"worker.json", worker}});
+  ASSERT_TRUE(merged.ok()) << merged.status();
+  const Capture& capture = merged->capture;
+  ASSERT_THAT(capture.processes, SizeIs(2));
+  const std::vector<DecodedResource> out =
+      Decode(ExportOne(capture, "merged.json").json);
+  ASSERT_THAT(out, SizeIs(2));
+  EXPECT_EQ(out[0].attributes.at("service.name").text, "indexer");
+  EXPECT_EQ(out[0].attributes.at("host.name").text, "build-07");
+  EXPECT_EQ(out[0].attributes.at("process.pid").text, "4711");
+  EXPECT_EQ(out[1].attributes.at("service.name").text, "worker");
+  EXPECT_EQ(out[1].attributes.at("host.name").text, "build-08");
+  EXPECT_EQ(out[1].attributes.at("process.pid").text, "4712");
+  // Summed over processes, drops would be counted once per resource.
+  EXPECT_EQ(out[0].attributes.count("spanprof.dropped_events"), 0u);
+  const Capture* sides[] = {&coordinator, &worker};
+  for (size_t k = 0; k < 2; ++k) {
+    ASSERT_THAT(out[k].spans, SizeIs(3));
+    for (uint64_t id = 1; id <= 3; ++id) {
+      EXPECT_EQ(out[k].spans[id - 1].span_id, HexOf(*sides[k], id)) << k;
+      EXPECT_EQ(out[k].spans[id - 1].trace_id, kTraceId);
+    }
+    // The worker's spans were shifted by its anchor's lead: the same
+    // wall-clock times as its own capture's.
+    EXPECT_EQ(out[k].spans[0].start,
+              std::to_string(sides[k]->wall_clock_anchor_ns));
+  }
+  EXPECT_EQ(out[1].spans[1].parent_span_id, HexOf(worker, 1));
+}
+
+// Spans no OTLP consumer can place are named, each with its input, id and
+// name; ExportOtlp itself writes them as they are.
+TEST(OtlpWriterTest, InvalidSpansAreNamed) {
+  const Capture good = ThreeSpans();
+  const OtlpInput good_inputs[] = {{"good.json", &good}};
+  EXPECT_THAT(InvalidOtlpSpans(good_inputs), ::testing::IsEmpty());
+
+  CaptureBuilder b;
+  const uint32_t main = b.Thread(100, "main");
+  b.Add(1, 0, b.Site("app.run"), main, 0, 1000);
+  b.Add(2, 1, b.Site("backwards"), main, 500, 400);
+  b.Add(3, 3, b.Site("selfish"), main, 600, 700);
+  b.Add(4, 5, b.Site("loop.a"), main, 710, 720);
+  b.Add(5, 4, b.Site("loop.b"), main, 730, 740);
+  b.capture().trace_id = kTraceId;
+  b.capture().wall_clock_anchor_ns = kAnchor;
+  const Capture bad = b.Build();
+  const OtlpInput inputs[] = {{"good.json", &good}, {"bad.json", &bad}};
+  const std::vector<std::string> invalid = InvalidOtlpSpans(inputs);
+  ASSERT_THAT(invalid, SizeIs(3));
+  EXPECT_EQ(invalid[0],
+            "bad.json: span 2 'backwards' ends before it starts (start 500 "
+            "ns, end 400 ns)");
+  EXPECT_EQ(invalid[1], "bad.json: span 3 'selfish' is its own parent");
+  EXPECT_THAT(invalid[2], HasSubstr("its parent chain loops back to it"));
+  EXPECT_THAT(invalid[2], ::testing::AnyOf(HasSubstr("span 4 'loop.a'"),
+                                           HasSubstr("span 5 'loop.b'")));
+  EXPECT_TRUE(ExportOtlp(inputs).ok());
 }
 
 TEST(OtlpWriterTest, SpanIdHexIsSixteenLowercaseDigits) {

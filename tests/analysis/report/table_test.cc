@@ -200,14 +200,43 @@ TEST(TableTest, MarksHeavyTailedRowsAndSaysWhatToDoNext) {
   EXPECT_THAT(LineStartingWith(table, "item.parse"),
               ::testing::EndsWith("% heavy"));
   EXPECT_THAT(LineStartingWith(table, "run "), ::testing::EndsWith("%"));
+  // From a summary alone, whether the span has a size argument is unknown.
   EXPECT_THAT(table,
               HasSubstr("heavy tail: 1 row (first: item.parse [phase=parse], "
-                        "p99 = 1000.0x median): add a size argument to the "
-                        "span (SPANPROF_ARG(\"size\", n)) and run `spanprof "
-                        "scaling t.json`"));
+                        "p99 = 1000.0x median): run `spanprof scaling t.json` "
+                        "(give the span a size argument, "
+                        "SPANPROF_ARG(\"size\", n), if it has none)"));
   // Without a trace path, the command names its argument.
   EXPECT_THAT(FormatTable(Summarize(HeavyTailCapture()), {}),
               HasSubstr("run `spanprof scaling TRACE`"));
+}
+
+// With the capture at hand, the note asks for a size argument only when the
+// row's spans carry none, and otherwise names the one they carry.
+TEST(TableTest, TheHeavyTailNoteNamesTheSizeArgumentTheSpansCarry) {
+  const Capture bare = HeavyTailCapture();
+  const std::string asks =
+      FormatTable(Summarize(bare), {.trace_path = "t.json", .capture = &bare});
+  EXPECT_THAT(asks, HasSubstr("p99 = 1000.0x median): add a size argument to "
+                              "the span (SPANPROF_ARG(\"size\", n)) and run "
+                              "`spanprof scaling t.json` to see"));
+
+  Capture sized = HeavyTailCapture();
+  CaptureBuilder b;
+  b.capture() = sized;
+  b.Args(1, {testing::IntArg("files", 40)});  // the root's, another row
+  for (uint64_t id = 2; id < 42; ++id) {
+    b.Args(id, {testing::IntArg("bytes", static_cast<int64_t>(id) * 100),
+                testing::CounterArg("copies", 3)});
+  }
+  sized = b.Build();
+  const std::string names = FormatTable(
+      Summarize(sized), {.trace_path = "t.json", .capture = &sized});
+  EXPECT_THAT(names, HasSubstr("p99 = 1000.0x median): its spans carry the "
+                               "argument bytes: run `spanprof scaling t.json "
+                               "--size bytes` to see whether its cost grows "
+                               "faster than its size\n"));
+  EXPECT_THAT(names, Not(HasSubstr("add a size argument")));
 }
 
 TEST(TableTest, NoTailColumnOrNoteWithoutHeavyTails) {

@@ -204,6 +204,101 @@ TEST(ScalingTest, TheCounterThatGrowsLikeTimeIsTheDriver) {
             *group.buckets.back().counters_per_unit[0]);
 }
 
+// Time is linear work plus quadratic work, so it bends to about 1.6 over
+// these sizes, well away from the quadratic counter's 2.0: the counter whose
+// count per unit of size grows is still the driver (the method's rule; a
+// "γ within 0.2 of b" rule called it unrelated), and the linear one rides.
+TEST(ScalingTest, LinearPlusQuadraticTimeNamesTheQuadraticCounter) {
+  std::vector<SizedSpan> spans =
+      MakeSpans({.cost = [](double s) { return 4.0 * s + s * s / 512.0; }});
+  for (SizedSpan& span : spans) {
+    span.counters = {span.size, span.size * span.size};
+  }
+  const ScalingGroup group = Analyze(spans, {"heartbeats", "pairs_compared"});
+  ASSERT_EQ(group.verdict, "superlinear") << group.reason;
+  const double b = group.exponent->estimate;
+  EXPECT_GT(b, 1.3);
+  EXPECT_LT(b, 1.75);  // outside any tolerance of 0.2 around 2
+  ASSERT_EQ(group.counters.size(), 2u);
+  EXPECT_EQ(group.counters[0].role, "rider");
+  EXPECT_EQ(group.counters[1].role, "driver");
+  ASSERT_TRUE(group.driver.has_value());
+  EXPECT_EQ(*group.driver, "pairs_compared");
+  // Shares of the super-linearity: (γ − 1)/(b − 1), inside their intervals.
+  ASSERT_TRUE(group.counters[1].share.has_value());
+  const Exponent& share = *group.counters[1].share;
+  const double gamma = group.counters[1].exponent->estimate;
+  EXPECT_NEAR(gamma, 2.0, 0.01);
+  EXPECT_NEAR(share.estimate, (gamma - 1.0) / (b - 1.0), 1e-9);
+  EXPECT_LE(share.ci_low, share.estimate);
+  EXPECT_GE(share.ci_high, share.estimate);
+  EXPECT_GT(share.estimate, 1.0);  // the counter bends more than the time
+  ASSERT_TRUE(group.counters[0].share.has_value());
+  EXPECT_NEAR(group.counters[0].share->estimate, 0.0, 1e-6);
+}
+
+// Time bends further than the work (b ≈ 2.5, as caches or preemption make
+// it): the quadratic counter (γ = 2.0) is still the driver, with a share
+// below 1; a counter that grows faster than the size but less is a rider.
+TEST(ScalingTest, ATimeBentBeyondTheCounterStillNamesTheCounter) {
+  std::vector<SizedSpan> spans =
+      MakeSpans({.cost = [](double s) { return std::pow(s, 2.5) / 4096.0; }});
+  for (SizedSpan& span : spans) {
+    span.counters = {span.size * span.size, std::pow(span.size, 1.5),
+                     span.size};
+  }
+  const ScalingGroup group =
+      Analyze(spans, {"bytes_touched", "probes", "heartbeats"});
+  ASSERT_EQ(group.verdict, "superlinear") << group.reason;
+  const double b = group.exponent->estimate;
+  EXPECT_GT(b, 2.3);  // outside any tolerance of 0.2 around 2
+  ASSERT_EQ(group.counters.size(), 3u);
+  EXPECT_EQ(group.counters[0].role, "driver");
+  EXPECT_EQ(group.counters[1].role, "rider");
+  EXPECT_EQ(group.counters[2].role, "rider");
+  ASSERT_TRUE(group.driver.has_value());
+  EXPECT_EQ(*group.driver, "bytes_touched");
+  ASSERT_TRUE(group.counters[0].share.has_value());
+  const double gamma = group.counters[0].exponent->estimate;
+  EXPECT_NEAR(gamma, 2.0, 0.01);
+  EXPECT_NEAR(group.counters[0].share->estimate, (gamma - 1.0) / (b - 1.0),
+              1e-9);
+  EXPECT_LT(group.counters[0].share->estimate, 1.0);
+  const std::string json = ScalingToJson({.groups = {group}});
+  EXPECT_THAT(json,
+              HasSubstr("\"role\":\"driver\",\"share\":{\"estimate\":0."));
+  EXPECT_THAT(ScalingTable({.groups = {group}}),
+              HasSubstr("bytes_touched 2.00 (driver, share of the "
+                        "super-linearity "));
+}
+
+// Outside a super-linear group there is no super-linearity to share.
+TEST(ScalingTest, ALinearGroupHasNoShares) {
+  std::vector<SizedSpan> spans =
+      MakeSpans({.cost = [](double s) { return 3.0 * s; }});
+  for (SizedSpan& span : spans) span.counters = {span.size};
+  const ScalingGroup group = Analyze(spans, {"heartbeats"});
+  ASSERT_EQ(group.verdict, "linear") << group.reason;
+  EXPECT_EQ(group.counters[0].role, "driver");
+  EXPECT_FALSE(group.counters[0].share.has_value());
+  EXPECT_THAT(ScalingToJson({.groups = {group}}),
+              HasSubstr("\"role\":\"driver\",\"share\":null"));
+}
+
+// One bucket holds 3 or more spans: the reason counts it.
+TEST(ScalingTest, TooFewBucketsCountsTheBucketsThatHaveEnoughSpans) {
+  std::vector<SizedSpan> spans;
+  for (int64_t ns : {100, 110, 120, 130}) {
+    spans.push_back({.size = 100, .duration_ns = ns});
+  }
+  spans.push_back({.size = 1000, .duration_ns = 1000});
+  spans.push_back({.size = 5000, .duration_ns = 5000});
+  const ScalingGroup group = Analyze(spans);
+  EXPECT_EQ(group.verdict, "unknown");
+  EXPECT_THAT(group.reason,
+              HasSubstr("too few buckets: 1 with 3 or more spans (need 3)"));
+}
+
 TEST(ScalingTest, BucketsArePowersOfTwoWithMediansAndPerUnitCost) {
   std::vector<SizedSpan> spans;
   for (int64_t ns : {100, 300, 200})

@@ -2,6 +2,7 @@
 // values; a bad value is an error that names the variable.
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -87,12 +88,16 @@ TEST_F(EnvironmentTest, MaxEventsIsAPositiveInteger) {
   }
 }
 
-// A cap that could not be met before the machine runs out of memory is
-// refused at session start, naming the variable and the bound.
-TEST_F(EnvironmentTest, MaxEventsBeyondPhysicalMemoryIsRefused) {
+// A cap that could not be met before the process runs out of memory is
+// refused at session start, naming the variable and the bound that applied
+// (physical memory, the cgroup limit or RLIMIT_AS: memory_limit_test.cc
+// lowers RLIMIT_AS to see it chosen).
+TEST_F(EnvironmentTest, MaxEventsBeyondTheMemoryLimitIsRefused) {
   const uint64_t per_span =
       PredictedMemoryBytes(1, OverflowPolicy::kDropNewest);
-  const uint64_t fits = PhysicalMemoryBytes() / per_span;
+  const MemoryLimit limit = ProcessMemoryLimit();
+  ASSERT_LE(limit.bytes, PhysicalMemoryBytes());
+  const uint64_t fits = limit.bytes / per_span;
   const absl::StatusOr<Config> largest =
       With("SPANPROF_MAX_EVENTS", std::to_string(fits).c_str());
   ASSERT_TRUE(largest.ok()) << largest.status();
@@ -107,7 +112,8 @@ TEST_F(EnvironmentTest, MaxEventsBeyondPhysicalMemoryIsRefused) {
     EXPECT_NE(message.find("SPANPROF_MAX_EVENTS='" + bad + "'"),
               std::string::npos)
         << message;
-    EXPECT_NE(message.find("physical memory"), std::string::npos) << message;
+    EXPECT_NE(message.find("fits " + limit.source), std::string::npos)
+        << message;
     EXPECT_NE(message.find("at most " + std::to_string(fits) + " spans"),
               std::string::npos)
         << message;
@@ -116,9 +122,59 @@ TEST_F(EnvironmentTest, MaxEventsBeyondPhysicalMemoryIsRefused) {
   const absl::Status started =
       StartRecording(RecordingOptions{.max_events = fits + 1});
   EXPECT_EQ(started.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(started.message().find("physical memory"), std::string::npos)
+  EXPECT_NE(started.message().find("more than " + limit.source),
+            std::string::npos)
       << started;
   EXPECT_FALSE(IsRecording());
+}
+
+// A misspelt SPANPROF_* name is a warning (the run goes on) naming the
+// closest known variable; known names, including the ones other parts of the
+// session read, are not warned about; a disabled session says nothing.
+TEST_F(EnvironmentTest, UnknownVariablesAreNamedWithTheClosestKnownOne) {
+  const std::vector<std::pair<const char*, const char*>> cases = {
+      {"SPANPROF_OUTPUT", "SPANPROF_OUT"},
+      {"SPANPROF_QUITE", "SPANPROF_QUIET"},
+      {"SPANPROF_ENABLE", "SPANPROF"},
+      {"SPANPROF_SUMMARY_OUTPUT", "SPANPROF_SUMMARY_OUT"},
+      {"SPANPROF_MAXEVENTS", "SPANPROF_MAX_EVENTS"},
+      {"SPANPROF_STREAMS", "SPANPROF_STREAM"},
+  };
+  setenv("SPANPROF", "1", 1);
+  for (const auto& [wrong, meant] : cases) {
+    setenv(wrong, "x", 1);
+    ::testing::internal::CaptureStderr();
+    const absl::StatusOr<Config> config = ConfigFromEnvironment();
+    const std::string err = ::testing::internal::GetCapturedStderr();
+    unsetenv(wrong);
+    ASSERT_TRUE(config.ok()) << config.status();
+    EXPECT_NE(err.find(std::string("spanprof: unknown variable ") + wrong +
+                       "; did you mean " + meant + "?\n"),
+              std::string::npos)
+        << err;
+  }
+  const std::vector<std::pair<const char*, const char*>> known = {
+      {"SPANPROF_STREAM", "off"},
+      {"SPANPROF_SIGNALS", "off"},
+      {"SPANPROF_REPORT", "off"},
+      {"SPANPROF_TRACEPARENT", ""}};
+  for (const auto& [name, value] : known) setenv(name, value, 1);
+  ::testing::internal::CaptureStderr();
+  const absl::StatusOr<Config> config = ConfigFromEnvironment();
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  for (const auto& [name, value] : known) {
+    unsetenv(name);
+    EXPECT_EQ(err.find(std::string("unknown variable ") + name + ";"),
+              std::string::npos)
+        << err;
+  }
+  ASSERT_TRUE(config.ok()) << config.status();
+  setenv("SPANPROF", "0", 1);
+  setenv("SPANPROF_OUTPUT", "x", 1);
+  ::testing::internal::CaptureStderr();
+  ASSERT_TRUE(ConfigFromEnvironment().ok());
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+  unsetenv("SPANPROF_OUTPUT");
 }
 
 TEST_F(EnvironmentTest, OverflowPolicy) {

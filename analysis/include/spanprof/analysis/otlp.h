@@ -3,8 +3,9 @@
 //
 // `ExportOtlp()` renders one or more captures as the body of an OTLP/HTTP
 // JSON request (`POST /v1/traces`, or a file for the Collector's
-// `otlpjsonfile` receiver): one `resourceSpans` per capture (the process:
-// `service.name`, `host.name`, `process.pid`), one `scopeSpans` (`spanprof`),
+// `otlpjsonfile` receiver): one `resourceSpans` per process (`service.name`,
+// `host.name`, `process.pid`: a merged capture gives one per process it
+// holds, each with that process's spans), one `scopeSpans` (`spanprof`),
 // and one span per retained span, with the OTLP/JSON encoding's rules: trace
 // and span ids as lowercase hex, times as decimal strings of Unix-epoch
 // nanoseconds (the capture's wall-clock anchor plus the span's session time),
@@ -73,6 +74,13 @@ struct OtlpExport {
 // the unsigned 64-bit nanoseconds since the epoch, the same capture given
 // twice.
 absl::StatusOr<OtlpExport> ExportOtlp(std::span<const OtlpInput> inputs);
+
+// `InvalidOtlpSpans()` lists the spans of `inputs` that OTLP consumers
+// cannot place, one sentence each naming the input, the span id and its name:
+// a span that ends before it starts, a span that is its own parent, a span
+// whose parent chain loops back to it. `ExportOtlp()` writes such spans as
+// they are; a caller that must not (`spanprof export`) asks here first.
+std::vector<std::string> InvalidOtlpSpans(std::span<const OtlpInput> inputs);
 
 // `OtlpSpanIdHex()` is a 64-bit span id as OTLP/JSON writes it: 16 lowercase
 // hex digits.

@@ -9,7 +9,9 @@
 // first so that it cannot hide the slope, and a percentile bootstrap over
 // the spans (fixed seed: the output is reproducible) gives its confidence
 // interval. Each counter (heartbeats, allocations, named counters) gets its
-// own exponent γ; the counter whose γ matches b is the driver. See
+// own exponent γ; in a super-linear group the counter whose count per unit
+// of size grows the most is the driver, with its share (γ − 1)/(b − 1) of
+// the super-linearity (`CounterScaling`). See
 // docs/guide.md ("Scaling") for the method and docs/formats.md for the JSON.
 //
 // Example:
@@ -60,8 +62,9 @@ struct ScalingOptions {
   double linear_high = 1.2;
   // A confidence interval wider than this decides nothing: `unknown`.
   double max_interval_width = 0.6;
-  // A counter is the driver when its exponent is within this of the
-  // duration's; a rider when it grows, but slower than that.
+  // Outside a super-linear group, a counter is the driver when its exponent
+  // is within this of the duration's; a rider when it grows, but slower
+  // than that (`CounterScaling` has the super-linear rule).
   double driver_tolerance = 0.2;
   // Bootstrap resamples and the confidence level of the intervals.
   uint32_t resamples = 1000;
@@ -99,10 +102,22 @@ struct ScalingBucket {
 };
 
 // `CounterScaling` is one counter's exponent against size and its role.
+//
+// In a super-linear group (duration ∝ size^b, b clearly above 1) the counter
+// whose count per unit of size grows the most (its exponent γ's interval
+// above 1) is the `driver`, even when time bends further than it (b ≫ γ:
+// caches, preemption); any other counter that grows is a `rider`. In any
+// other group, the counter whose γ is within `driver_tolerance` of b is the
+// driver and one that grows slower a rider. A counter that does not grow
+// (γ below `constant_below`) or was not measured is `unrelated`.
 struct CounterScaling {
   std::string name;
   std::optional<Exponent> exponent;  // nullopt: never nonzero, not measured
   std::string role;                  // "driver", "rider" or "unrelated"
+  // In a super-linear group, the counter's share of the super-linearity,
+  // (γ − 1)/(b − 1) (1: it explains all of it; 0: it grows linearly), with
+  // the interval the two exponents' intervals allow; nullopt elsewhere.
+  std::optional<Exponent> share;
 };
 
 // `ScalingGroup` is the analysis of one (row key, size argument) pair.

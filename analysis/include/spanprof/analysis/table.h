@@ -14,12 +14,18 @@
 #include <string>
 
 #include "spanprof/analysis/summary.h"
+#include "spanprof/capture.h"
 
 namespace spanprof::analysis {
 
 struct TableOptions {
   std::string trace_path;    // "Trace: ..." line when not empty
   std::string summary_path;  // "Summary: ..." line when not empty
+  // The capture the summary was made from, when there is one: the
+  // heavy-tail note then names the numeric arguments the row's spans already
+  // carry, and asks for a size argument only when they carry none. Must
+  // outlive the call.
+  const Capture* capture = nullptr;
 };
 
 // `FormatDuration()` renders ns for humans: "89.89 us", "12.17 ms", "1.50 s".
