@@ -54,6 +54,17 @@ absl::StatusOr<analysis::SummaryRuns> ReadSide(const std::string& path,
   return side;
 }
 
+// Says on stderr what differs between the sides (host, clock, program,
+// source): the gate still runs, but its reader should know.
+void WarnIfIncomparable(const analysis::Summary& base,
+                        const analysis::Summary& candidate,
+                        const CommandIo& io) {
+  for (const std::string& warning :
+       analysis::ComparabilityWarnings(base, candidate)) {
+    io.err << "spanprof compare: warning: " << warning << "\n";
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<std::optional<analysis::Comparison>> CompareRunsOf(
@@ -68,6 +79,7 @@ absl::StatusOr<std::optional<analysis::Comparison>> CompareRunsOf(
   absl::StatusOr<analysis::SummaryRuns> candidate =
       ReadSide(candidate_path, io);
   if (!candidate.ok()) return candidate.status();
+  WarnIfIncomparable(base->runs.front(), candidate->runs.front(), io);
   if (!relative_tolerance_given) {
     policy.relative_tolerance_bps = analysis::kRunsDefaultRelativeToleranceBps;
   }
@@ -93,6 +105,7 @@ int RunCompare(const std::vector<std::string>& args, const CommandIo& io) {
   absl::StatusOr<analysis::Summary> candidate =
       ReadSummaryOrTrace(parsed->candidate_path, parsed->group_by_arg, io);
   if (!candidate.ok()) return Failure(io, "compare", candidate.status());
+  WarnIfIncomparable(*base, *candidate, io);
 
   absl::StatusOr<analysis::Comparison> comparison =
       analysis::Compare(*base, *candidate, parsed->policy, parsed->base_path,
