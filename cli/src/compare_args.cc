@@ -20,8 +20,8 @@ namespace {
 
 constexpr internal::FlagSpec kCompareFlags[] = {
     {"--metric", "", true, "M"},
-    {"--absolute-tolerance", "", true, "T"},
-    {"--relative-tolerance", "", true, "R"},
+    {"--absolute-tolerance", "", true, "ABS"},
+    {"--relative-tolerance", "", true, "REL"},
     {"--relative-tolerance-bps", "", true, "BPS"},
     {"--json", "", true, "OUT"},
     {"--fail-on-new", "", false, ""},

@@ -17,8 +17,8 @@ namespace {
 // The command table, in the order of the usage text.
 constexpr Command kCommands[] = {
     {"compare",
-     "compare BASE CAND [--metric M] [--absolute-tolerance T] "
-     "[--relative-tolerance R | --relative-tolerance-bps BPS] [--json OUT] "
+     "compare BASE CAND [--metric M] [--absolute-tolerance ABS] "
+     "[--relative-tolerance REL | --relative-tolerance-bps BPS] [--json OUT] "
      "[--fail-on-new] [--fail-on-missing] [--allow-missing] "
      "[--allow-incomplete] [--confidence C] [--fail-on-unknown] "
      "[--group-by-arg ARG]",
@@ -26,10 +26,11 @@ constexpr Command kCommands[] = {
      R"(Compares the rows of two summaries, matched by their full key (name +
 phase + module + activity + backend + dtype + device), on one metric. A row REGRESSES only when the
 increase Δ = CAND − BASE exceeds both tolerances:
-    Δ > T   and   Δ × 10000 > BPS × BASE
-(integer arithmetic; a zero baseline regresses on any Δ > T). An improvement
+    Δ > ABS   and   Δ × 10000 > BPS × BASE
+(integer arithmetic, BPS = REL in basis points; a zero baseline regresses on
+any Δ > ABS). An improvement
 is the mirror image; anything else is within tolerance. The defaults, 5% and
-50us on a duration metric, let two runs of one binary pass on a quiet
+200us on a duration metric, let two runs of one binary pass on a quiet
 machine; a count metric is exact (0 and 0). Keys only in CAND are "new",
 keys only in BASE "missing"; they fail the gate only with the --fail-on-*
 switches. Allocation and counter metrics
@@ -50,7 +51,7 @@ note; summaries of different programs, or one capture twice, are refused)
 is one run, and each row's metric is a sample over the runs. The shift
 CAND − BASE (Hodges-Lehmann) and its interval (Mann-Whitney) decide, at
 --confidence over the whole table (Bonferroni: each of k tested rows at
-1 − (1 − C)/k), with T = max(T, BPS × median(BASE) / 10000):
+1 − (1 − C)/k), with T = max(ABS, BPS × median(BASE) / 10000):
     regressed  the whole interval above T      improved  below −T
     same       the whole interval inside ±T    unknown   neither
 An "unknown" row says roughly how many runs per side would decide it; it
@@ -66,11 +67,11 @@ Options:
                                 SPANPROF_COUNT counter NAME; a row without it
                                 counts 0; a NAME neither summary has is a
                                 usage error) (default p95_ns)
-  --absolute-tolerance T        a duration with a unit ns, us, ms, s (50us,
+  --absolute-tolerance ABS      a duration with a unit ns, us, ms, s (50us,
                                 1.5ms) or an integer in the metric's unit
-                                (ns for durations); default 50us for
+                                (ns for durations); default 200us for
                                 duration metrics, 0 for counts
-  --relative-tolerance R        a percentage (5%, 2.5%) or a fraction (0.05)
+  --relative-tolerance REL      a percentage (5%, 2.5%) or a fraction (0.05)
                                 of the baseline; default 5% for duration
                                 metrics and for directories of runs, else 0
   --relative-tolerance-bps BPS  the same in basis points (1000 = 10%)

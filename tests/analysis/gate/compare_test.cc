@@ -232,7 +232,9 @@ TEST(CompareTest, MatchesOnTheFullKey) {
   EXPECT_EQ(c->counts.new_keys, 1u);
   EXPECT_EQ(c->counts.missing, 1u);
   EXPECT_EQ(c->counts.within, 0u);
-  EXPECT_TRUE(c->passed);
+  // Nothing in common: no evidence, so no pass (compare_evidence_test.cc).
+  EXPECT_FALSE(c->passed);
+  EXPECT_EQ(c->no_evidence, "the two sides have no row in common");
   for (const ComparisonRow& row : c->rows) {
     if (row.key.phase == "backward") {
       EXPECT_EQ(row.status, RowStatus::kNew);

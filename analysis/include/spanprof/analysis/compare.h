@@ -40,12 +40,12 @@ inline constexpr int64_t kComparisonSchemaVersion = 1;
 inline constexpr int64_t kComparisonRunsSchemaVersion = 2;
 // `spanprof compare`'s tolerances on a duration metric when none is given
 // (docs/cli.md, "Default tolerances", has the A/A measurements they rest
-// on): 5% of the baseline and 50 us. Two runs of one binary on a quiet
+// on): 5% of the baseline and 200 us. Two runs of one binary on a quiet
 // machine stay inside them; a real slowdown must be larger to count. Counts
 // (heartbeats, allocations, counters) have no timing noise: exact (0 and 0)
 // for one run against one.
 inline constexpr int64_t kDefaultRelativeToleranceBps = 500;
-inline constexpr int64_t kDefaultAbsoluteToleranceNs = 50'000;
+inline constexpr int64_t kDefaultAbsoluteToleranceNs = 200'000;
 // The relative default of a comparison of repeated runs, on every metric:
 // the same 5%.
 inline constexpr int64_t kRunsDefaultRelativeToleranceBps =

@@ -3,8 +3,8 @@
 //
 // `ParseCompareArgs()` is the whole command-line contract of the regression
 // gate: two positional paths, `--metric M` (default p95_ns),
-// `--absolute-tolerance T` (`ParseAbsoluteTolerance()`; default
-// `analysis::DefaultAbsoluteTolerance()`), `--relative-tolerance R`
+// `--absolute-tolerance ABS` (`ParseAbsoluteTolerance()`; default
+// `analysis::DefaultAbsoluteTolerance()`), `--relative-tolerance REL`
 // (`ParseRelativeTolerance()`) or `--relative-tolerance-bps BPS` (default
 // `analysis::DefaultRelativeToleranceBps()`; directories of runs
 // `analysis::kRunsDefaultRelativeToleranceBps`), `--json OUT`, and the
