@@ -39,10 +39,10 @@ struct Decimal {
   int decimals = 0;
 };
 
-// Nothing but ASCII digits and at most one inner point; at most 30 digits,
+// Nothing but ASCII digits and at most one inner point; at most 28 digits,
 // so that the mantissa times a scale up to 10^9 fits 128 bits.
 std::optional<Decimal> ParseDecimal(std::string_view text) {
-  constexpr size_t kMaxDigits = 30;
+  constexpr size_t kMaxDigits = 28;
   Decimal out;
   bool point = false;
   size_t digits = 0;

@@ -124,6 +124,17 @@ TEST(CompareArgsTest, BadUnitsNameTheFlag) {
               HasSubstr("not a whole number of nanoseconds"));
   EXPECT_THAT(Error({"b", "c", "--absolute-tolerance", "9999999999s"}),
               HasSubstr("(too large)"));
+  // Many digits neither overflow nor wrap around.
+  EXPECT_THAT(Error({"b", "c", "--absolute-tolerance",
+                     "9999999999999999999999999999s"}),
+              HasSubstr("(too large)"));
+  EXPECT_THAT(Error({"b", "c", "--absolute-tolerance",
+                     "99999999999999999999999999999999999999999s"}),
+              HasSubstr("--absolute-tolerance: expected a non-negative "
+                        "duration"));
+  EXPECT_THAT(Error({"b", "c", "--relative-tolerance",
+                     "9999999999999999999999999999%"}),
+              HasSubstr("(too large)"));
   EXPECT_THAT(Error({"b", "c", "--relative-tolerance", "5%",
                      "--relative-tolerance-bps", "500"}),
               HasSubstr("not both"));
