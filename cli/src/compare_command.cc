@@ -70,7 +70,7 @@ void WarnIfIncomparable(const analysis::Summary& base,
 absl::StatusOr<std::optional<analysis::Comparison>> CompareRunsOf(
     const std::string& base_path, const std::string& candidate_path,
     analysis::ComparePolicy policy, bool relative_tolerance_given,
-    const CommandIo& io) {
+    const CommandIo& io, bool absolute_tolerance_given) {
   if (!IsDirectory(base_path) && !IsDirectory(candidate_path)) {
     return std::nullopt;
   }
@@ -83,6 +83,9 @@ absl::StatusOr<std::optional<analysis::Comparison>> CompareRunsOf(
   if (!relative_tolerance_given) {
     policy.relative_tolerance_bps = analysis::kRunsDefaultRelativeToleranceBps;
   }
+  if (!absolute_tolerance_given) {
+    policy.absolute_tolerance_ns = analysis::kRunsDefaultAbsoluteToleranceNs;
+  }
   absl::StatusOr<analysis::Comparison> comparison =
       analysis::CompareRuns(*base, *candidate, policy);
   if (!comparison.ok()) return comparison.status();
@@ -94,9 +97,9 @@ int RunCompare(const std::vector<std::string>& args, const CommandIo& io) {
   if (!parsed.ok()) return UsageError(io, "compare", parsed.status());
   if (parsed->help) return kExitPass;  // the router prints help first
 
-  absl::StatusOr<std::optional<analysis::Comparison>> runs =
-      CompareRunsOf(parsed->base_path, parsed->candidate_path, parsed->policy,
-                    parsed->relative_tolerance_given, io);
+  absl::StatusOr<std::optional<analysis::Comparison>> runs = CompareRunsOf(
+      parsed->base_path, parsed->candidate_path, parsed->policy,
+      parsed->relative_tolerance_given, io, parsed->absolute_tolerance_given);
   if (!runs.ok()) return Failure(io, "compare", runs.status());
   if (runs->has_value()) return Report(**runs, *parsed, io);
   absl::StatusOr<analysis::Summary> base =

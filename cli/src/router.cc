@@ -30,7 +30,7 @@ increase Δ = CAND − BASE exceeds both tolerances:
 (integer arithmetic, BPS = REL in basis points; a zero baseline regresses on
 any Δ > ABS). An improvement
 is the mirror image; anything else is within tolerance. The defaults, 5% and
-200us on a duration metric, let two runs of one binary pass on a quiet
+500us on a duration metric, let two runs of one binary pass on a quiet
 machine; a count metric is exact (0 and 0). Keys only in CAND are "new",
 keys only in BASE "missing"; they fail the gate only with the --fail-on-*
 switches. Allocation and counter metrics
@@ -69,8 +69,9 @@ Options:
                                 usage error) (default p95_ns)
   --absolute-tolerance ABS      a duration with a unit ns, us, ms, s (50us,
                                 1.5ms) or an integer in the metric's unit
-                                (ns for durations); default 200us for
-                                duration metrics, 0 for counts
+                                (ns for durations); default 500us for
+                                duration metrics, 0 for counts and for
+                                directories of runs
   --relative-tolerance REL      a percentage (5%, 2.5%) or a fraction (0.05)
                                 of the baseline; default 5% for duration
                                 metrics and for directories of runs, else 0

@@ -24,7 +24,7 @@
 //   spanprof compare build/regression/runs/base build/regression/runs/cand
 //       --metric median_ns
 //
-// at the default tolerances of repeated runs (5% and 200 us). It exits 0 when
+// at the default band of repeated runs (5%). It exits 0 when
 // `model.forward` came out `regressed`, 3 when `unknown` (too few runs to
 // decide), 1 otherwise, 2 when something could not be recorded.
 //
@@ -134,7 +134,6 @@ int RepeatedRuns(int runs, int slowdown_percent) {
   const auto comparison = spanprof::analysis::CompareRuns(
       *base, *cand,
       {.metric = spanprof::analysis::CompareMetric::kMedianNs,
-       .absolute_tolerance_ns = spanprof::analysis::kDefaultAbsoluteToleranceNs,
        .relative_tolerance_bps =
            spanprof::analysis::kRunsDefaultRelativeToleranceBps});
   if (!comparison.ok()) return 2;

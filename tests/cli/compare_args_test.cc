@@ -30,9 +30,9 @@ TEST(CompareArgsTest, Defaults) {
   EXPECT_EQ(args->candidate_path, "c.json");
   EXPECT_EQ(args->json_path, "");
   // The documented defaults (docs/cli.md, "Default tolerances"): 5% and
-  // 200 us for a duration metric.
+  // 500 us for a duration metric.
   EXPECT_EQ(args->policy,
-            (analysis::ComparePolicy{.absolute_tolerance_ns = 200'000,
+            (analysis::ComparePolicy{.absolute_tolerance_ns = 500'000,
                                      .relative_tolerance_bps = 500}));
   EXPECT_EQ(args->policy.metric, CompareMetric::kP95Ns);
   EXPECT_FALSE(args->absolute_tolerance_given);
@@ -53,7 +53,7 @@ TEST(CompareArgsTest, ACountMetricDefaultsToExact) {
     const bool duration = analysis::CompareMetricName(metric).ends_with("_ns");
     EXPECT_EQ(analysis::IsDurationMetric(metric), duration);
     EXPECT_EQ(analysis::DefaultAbsoluteTolerance(metric),
-              duration ? 200'000 : 0);
+              duration ? 500'000 : 0);
     EXPECT_EQ(analysis::DefaultRelativeToleranceBps(metric),
               duration ? 500 : 0);
   }
@@ -66,13 +66,13 @@ TEST(CompareArgsTest, TolerancesTakeUnits) {
     int64_t relative_bps;
   };
   const Case cases[] = {
-      {{"--relative-tolerance", "5%"}, 200'000, 500},
-      {{"--relative-tolerance=0.05"}, 200'000, 500},
-      {{"--relative-tolerance", "2.5%"}, 200'000, 250},
-      {{"--relative-tolerance", "0.01%"}, 200'000, 1},
-      {{"--relative-tolerance", "0"}, 200'000, 0},
-      {{"--relative-tolerance", "1"}, 200'000, 10'000},
-      {{"--relative-tolerance", "150%"}, 200'000, 15'000},
+      {{"--relative-tolerance", "5%"}, 500'000, 500},
+      {{"--relative-tolerance=0.05"}, 500'000, 500},
+      {{"--relative-tolerance", "2.5%"}, 500'000, 250},
+      {{"--relative-tolerance", "0.01%"}, 500'000, 1},
+      {{"--relative-tolerance", "0"}, 500'000, 0},
+      {{"--relative-tolerance", "1"}, 500'000, 10'000},
+      {{"--relative-tolerance", "150%"}, 500'000, 15'000},
       {{"--absolute-tolerance", "1ms"}, 1'000'000, 500},
       {{"--absolute-tolerance=50us"}, 50'000, 500},
       {{"--absolute-tolerance", "1.5ms"}, 1'500'000, 500},
@@ -81,7 +81,7 @@ TEST(CompareArgsTest, TolerancesTakeUnits) {
       {{"--absolute-tolerance", "700ns"}, 700, 500},
       {{"--absolute-tolerance", "700"}, 700, 500},
       {{"--absolute-tolerance", "0ms", "--relative-tolerance-bps", "0"}, 0, 0},
-      {{"--relative-tolerance-bps", "1000"}, 200'000, 1000},
+      {{"--relative-tolerance-bps", "1000"}, 500'000, 1000},
   };
   for (const Case& c : cases) {
     std::vector<std::string> words = {"b", "c"};

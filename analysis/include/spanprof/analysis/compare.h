@@ -38,18 +38,20 @@ inline constexpr std::string_view kComparisonSchema = "spanprof.comparison";
 inline constexpr int64_t kComparisonSchemaVersion = 1;
 // The version written for a comparison of repeated runs (`CompareRuns()`).
 inline constexpr int64_t kComparisonRunsSchemaVersion = 2;
-// `spanprof compare`'s tolerances on a duration metric when none is given
-// (docs/cli.md, "Default tolerances", has the A/A measurements they rest
-// on): 5% of the baseline and 200 us. Two runs of one binary on a quiet
-// machine stay inside them; a real slowdown must be larger to count. Counts
-// (heartbeats, allocations, counters) have no timing noise: exact (0 and 0)
-// for one run against one.
+// `spanprof compare`'s tolerances for one run against one on a duration
+// metric when none is given (docs/cli.md, "Default tolerances", has the A/A
+// measurements they rest on): 5% of the baseline and 500 us. Two runs of
+// one binary on a quiet machine stay inside them; a real slowdown must be
+// larger to count. Counts (heartbeats, allocations, counters) have no
+// timing noise: exact (0 and 0).
 inline constexpr int64_t kDefaultRelativeToleranceBps = 500;
-inline constexpr int64_t kDefaultAbsoluteToleranceNs = 200'000;
-// The relative default of a comparison of repeated runs, on every metric:
-// the same 5%.
+inline constexpr int64_t kDefaultAbsoluteToleranceNs = 500'000;
+// The defaults of a comparison of repeated runs, on every metric: the same
+// 5%, and no absolute tolerance (the statistics absorb the noise that the
+// absolute tolerance of one run against one is there for).
 inline constexpr int64_t kRunsDefaultRelativeToleranceBps =
     kDefaultRelativeToleranceBps;
+inline constexpr int64_t kRunsDefaultAbsoluteToleranceNs = 0;
 // The gate's evidence rule: rows of the baseline that the candidate lacks
 // may hold at most this share of the baseline's recorded thread time (their
 // `self_ns` summed, in basis points: 10%) unless `allow_missing`.

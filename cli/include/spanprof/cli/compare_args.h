@@ -4,7 +4,8 @@
 // `ParseCompareArgs()` is the whole command-line contract of the regression
 // gate: two positional paths, `--metric M` (default p95_ns),
 // `--absolute-tolerance ABS` (`ParseAbsoluteTolerance()`; default
-// `analysis::DefaultAbsoluteTolerance()`), `--relative-tolerance REL`
+// `analysis::DefaultAbsoluteTolerance()`; directories of runs
+// `analysis::kRunsDefaultAbsoluteToleranceNs`), `--relative-tolerance REL`
 // (`ParseRelativeTolerance()`) or `--relative-tolerance-bps BPS` (default
 // `analysis::DefaultRelativeToleranceBps()`; directories of runs
 // `analysis::kRunsDefaultRelativeToleranceBps`), `--json OUT`, and the
