@@ -198,15 +198,17 @@ absl::Status internal::CheckCounterKnown(
 
 namespace {
 
-// The time a summary recorded: its recorded thread time, or when it has
-// none (a foreign trace without thread time) its rows' self time.
-int64_t RecordedTime(const Summary& summary) {
+// The time a summary recorded: its recorded thread time, or, in a summary
+// built without one, its rows' self time (which a summary read from a file
+// always equals).
+absl::int128 RecordedTime(const Summary& summary) {
   if (summary.recorded_thread_time_ns > 0) {
     return summary.recorded_thread_time_ns;
   }
-  int64_t total = 0;
-  for (const Row& row : summary.rows)
+  absl::int128 total = 0;
+  for (const Row& row : summary.rows) {
     total += std::max<int64_t>(row.self_ns, 0);
+  }
   return total;
 }
 
@@ -220,8 +222,9 @@ std::optional<double> MissingShare(const std::vector<const Summary*>& runs,
   for (const Summary* run : runs) {
     recorded_ns += RecordedTime(*run);
     for (const Row& row : run->rows) {
-      if (missing.count(row.key) != 0)
+      if (missing.contains(row.key)) {
         missing_ns += std::max<int64_t>(row.self_ns, 0);
+      }
     }
   }
   if (recorded_ns <= 0) return std::nullopt;
