@@ -8,7 +8,9 @@
 // regresses on any Δ > absolute tolerance). An improvement is the mirror
 // image; everything else is within tolerance. Keys only in the candidate are
 // `new`, only in the baseline `missing`; they fail the gate only when the
-// policy says so.
+// policy says so. A comparison without evidence (an empty candidate, no key
+// in common, missing rows holding more than `kMissingShareLimitBps` of the
+// baseline's recorded thread time) fails unless `allow_missing`.
 //
 // Example:
 //
