@@ -74,6 +74,20 @@ std::optional<int64_t> Scale(const Decimal& value, int64_t scale, bool* whole) {
   return static_cast<int64_t>(result);
 }
 
+// `number` (a decimal) × `scale` as a whole int64, or an error whose
+// message says why in parentheses (empty when `number` is no decimal).
+absl::StatusOr<int64_t> ScaleDecimal(std::string_view number, int64_t scale,
+                                     std::string_view unit) {
+  const std::optional<Decimal> value = ParseDecimal(number);
+  if (!value.has_value()) return absl::InvalidArgumentError("");
+  bool whole = true;
+  const std::optional<int64_t> scaled = Scale(*value, scale, &whole);
+  if (scaled.has_value()) return *scaled;
+  return absl::InvalidArgumentError(
+      whole ? std::string(" (too large)")
+            : absl::StrFormat(" (finer than %s)", unit));
+}
+
 struct Unit {
   std::string_view suffix;
   int64_t ns;
@@ -134,18 +148,13 @@ absl::StatusOr<int64_t> ParseAbsoluteTolerance(std::string_view text,
           "count; give a plain integer in the metric's unit",
           text));
     }
-    const std::optional<Decimal> value = ParseDecimal(number);
-    bool whole = true;
-    const std::optional<int64_t> ns =
-        value.has_value() ? Scale(*value, unit.ns, &whole) : std::nullopt;
-    if (ns.has_value()) return *ns;
+    const absl::StatusOr<int64_t> ns =
+        ScaleDecimal(number, unit.ns, "a nanosecond");
+    if (ns.ok()) return *ns;
     return absl::InvalidArgumentError(absl::StrFormat(
         "--absolute-tolerance: expected a non-negative duration such as 50us "
         "or 1.5ms (units ns, us, ms, s), got \"%s\"%s",
-        text,
-        !value.has_value() ? ""
-        : whole            ? " (too large)"
-                           : " (not a whole number of nanoseconds)"));
+        text, ns.status().message()));
   }
   absl::StatusOr<int64_t> ns =
       internal::ParseNonNegativeInt("--absolute-tolerance", text);
@@ -157,26 +166,20 @@ absl::StatusOr<int64_t> ParseAbsoluteTolerance(std::string_view text,
 
 absl::StatusOr<int64_t> ParseRelativeTolerance(std::string_view text) {
   const bool percent = text.ends_with("%");
-  const std::optional<Decimal> value =
-      ParseDecimal(percent ? text.substr(0, text.size() - 1) : text);
-  bool whole = true;
-  std::optional<int64_t> bps =
-      value.has_value() ? Scale(*value, percent ? 100 : 10'000, &whole)
-                        : std::nullopt;
-  if (bps.has_value() && !percent && *bps > 10'000) {
+  const absl::StatusOr<int64_t> bps =
+      ScaleDecimal(percent ? text.substr(0, text.size() - 1) : text,
+                   percent ? 100 : 10'000, "one basis point, 0.01%");
+  if (bps.ok() && !percent && *bps > 10'000) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "--relative-tolerance: \"%s\" as a fraction is more than 100%%; "
         "write a percentage with %% (e.g. %s%% for %s percent)",
         text, text, text));
   }
-  if (bps.has_value()) return *bps;
+  if (bps.ok()) return *bps;
   return absl::InvalidArgumentError(absl::StrFormat(
       "--relative-tolerance: expected a percentage such as 5%% or a fraction "
       "such as 0.05, got \"%s\"%s",
-      text,
-      !value.has_value() ? ""
-      : whole            ? " (too large)"
-                         : " (finer than one basis point, 0.01%)"));
+      text, bps.status().message()));
 }
 
 absl::StatusOr<CompareArgs> ParseCompareArgs(

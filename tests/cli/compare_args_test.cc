@@ -119,9 +119,9 @@ TEST(CompareArgsTest, BadUnitsNameTheFlag) {
               HasSubstr("more than 100%; write a percentage with % (e.g. 5% "
                         "for 5 percent)"));
   EXPECT_THAT(Error({"b", "c", "--relative-tolerance", "0.00001"}),
-              HasSubstr("finer than one basis point"));
+              HasSubstr("(finer than one basis point, 0.01%)"));
   EXPECT_THAT(Error({"b", "c", "--absolute-tolerance", "0.1ns"}),
-              HasSubstr("not a whole number of nanoseconds"));
+              HasSubstr("(finer than a nanosecond)"));
   EXPECT_THAT(Error({"b", "c", "--absolute-tolerance", "9999999999s"}),
               HasSubstr("(too large)"));
   // Many digits neither overflow nor wrap around.
