@@ -71,12 +71,14 @@ int RunRecover(const std::vector<std::string>& args, const CommandIo& io);
 // `candidate_path` is a directory (shared by `compare` and `plot compare`):
 // a directory's summaries are the runs of a side (skipped files noted on
 // io.err), a file one run; the relative tolerance defaults to
-// kRunsDefaultRelativeToleranceBps unless `relative_tolerance_given`.
-// nullopt when both are files.
+// kRunsDefaultRelativeToleranceBps unless `relative_tolerance_given`, the
+// absolute one to kRunsDefaultAbsoluteToleranceNs unless
+// `absolute_tolerance_given`. Warns on io.err when the sides differ in
+// host, clock, program or source. nullopt when both are files.
 absl::StatusOr<std::optional<analysis::Comparison>> CompareRunsOf(
     const std::string& base_path, const std::string& candidate_path,
     analysis::ComparePolicy policy, bool relative_tolerance_given,
-    const CommandIo& io);
+    const CommandIo& io, bool absolute_tolerance_given = true);
 
 // `ScalingReportOf()` reads the traces at `paths` and analyses their scaling
 // (shared by `scaling` and `plot scaling`).

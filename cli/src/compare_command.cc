@@ -54,12 +54,23 @@ absl::StatusOr<analysis::SummaryRuns> ReadSide(const std::string& path,
   return side;
 }
 
+// Says on stderr what differs between the sides (host, clock, program,
+// source): the gate still runs, but its reader should know.
+void WarnIfIncomparable(const analysis::Summary& base,
+                        const analysis::Summary& candidate,
+                        const CommandIo& io) {
+  for (const std::string& warning :
+       analysis::ComparabilityWarnings(base, candidate)) {
+    io.err << "spanprof compare: warning: " << warning << "\n";
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<std::optional<analysis::Comparison>> CompareRunsOf(
     const std::string& base_path, const std::string& candidate_path,
     analysis::ComparePolicy policy, bool relative_tolerance_given,
-    const CommandIo& io) {
+    const CommandIo& io, bool absolute_tolerance_given) {
   if (!IsDirectory(base_path) && !IsDirectory(candidate_path)) {
     return std::nullopt;
   }
@@ -68,8 +79,12 @@ absl::StatusOr<std::optional<analysis::Comparison>> CompareRunsOf(
   absl::StatusOr<analysis::SummaryRuns> candidate =
       ReadSide(candidate_path, io);
   if (!candidate.ok()) return candidate.status();
+  WarnIfIncomparable(base->runs.front(), candidate->runs.front(), io);
   if (!relative_tolerance_given) {
     policy.relative_tolerance_bps = analysis::kRunsDefaultRelativeToleranceBps;
+  }
+  if (!absolute_tolerance_given) {
+    policy.absolute_tolerance_ns = analysis::kRunsDefaultAbsoluteToleranceNs;
   }
   absl::StatusOr<analysis::Comparison> comparison =
       analysis::CompareRuns(*base, *candidate, policy);
@@ -82,9 +97,9 @@ int RunCompare(const std::vector<std::string>& args, const CommandIo& io) {
   if (!parsed.ok()) return UsageError(io, "compare", parsed.status());
   if (parsed->help) return kExitPass;  // the router prints help first
 
-  absl::StatusOr<std::optional<analysis::Comparison>> runs =
-      CompareRunsOf(parsed->base_path, parsed->candidate_path, parsed->policy,
-                    parsed->relative_tolerance_given, io);
+  absl::StatusOr<std::optional<analysis::Comparison>> runs = CompareRunsOf(
+      parsed->base_path, parsed->candidate_path, parsed->policy,
+      parsed->relative_tolerance_given, io, parsed->absolute_tolerance_given);
   if (!runs.ok()) return Failure(io, "compare", runs.status());
   if (runs->has_value()) return Report(**runs, *parsed, io);
   absl::StatusOr<analysis::Summary> base =
@@ -93,6 +108,7 @@ int RunCompare(const std::vector<std::string>& args, const CommandIo& io) {
   absl::StatusOr<analysis::Summary> candidate =
       ReadSummaryOrTrace(parsed->candidate_path, parsed->group_by_arg, io);
   if (!candidate.ok()) return Failure(io, "compare", candidate.status());
+  WarnIfIncomparable(*base, *candidate, io);
 
   absl::StatusOr<analysis::Comparison> comparison =
       analysis::Compare(*base, *candidate, parsed->policy, parsed->base_path,

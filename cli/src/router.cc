@@ -17,29 +17,41 @@ namespace {
 // The command table, in the order of the usage text.
 constexpr Command kCommands[] = {
     {"compare",
-     "compare BASE CAND [--metric M] [--absolute-tolerance NS] "
-     "[--relative-tolerance-bps BPS] [--json OUT] [--fail-on-new] "
-     "[--fail-on-missing] [--allow-incomplete] [--confidence C] "
-     "[--fail-on-unknown] [--group-by-arg ARG]",
+     "compare BASE CAND [--metric M] [--absolute-tolerance ABS] "
+     "[--relative-tolerance REL | --relative-tolerance-bps BPS] [--json OUT] "
+     "[--fail-on-new] [--fail-on-missing] [--allow-missing] "
+     "[--allow-incomplete] [--confidence C] [--fail-on-unknown] "
+     "[--group-by-arg ARG]",
      "regression gate: compare two summaries (or two directories of runs)",
      R"(Compares the rows of two summaries, matched by their full key (name +
 phase + module + activity + backend + dtype + device), on one metric. A row REGRESSES only when the
 increase Δ = CAND − BASE exceeds both tolerances:
-    Δ > NS   and   Δ × 10000 > BPS × BASE
-(integer arithmetic; a zero baseline regresses on any Δ > NS). An improvement
-is the mirror image; anything else is within tolerance. Keys only in CAND are
-"new", keys only in BASE "missing"; they fail the gate only with the
---fail-on-* switches. Allocation metrics are "not_measured" when either side
-did not measure allocations. BASE and CAND may also be traces (spanprof's
+    Δ > ABS   and   Δ × 10000 > BPS × BASE
+(integer arithmetic, BPS = REL in basis points; a zero baseline regresses on
+any Δ > ABS). An improvement
+is the mirror image; anything else is within tolerance. The defaults, 5% and
+500us on a duration metric, let two runs of one binary pass on a quiet
+machine; a count metric is exact (0 and 0). Keys only in CAND are "new",
+keys only in BASE "missing"; they fail the gate only with the --fail-on-*
+switches. Allocation and counter metrics
+are "not_measured" when a side did not measure them (no spanprof::alloc; no
+row of that side has the counter, as in a version 1 summary).
+
+Evidence: the gate FAILS, with a line saying why, when the candidate has no
+spans, when the two sides have no row in common, or when the rows missing
+from CAND held more than 10% of BASE's recorded thread time (their self_ns),
+unless --allow-missing. It warns on stderr when host, clock, program
+(process_name) or source differ. BASE and CAND may also be traces (spanprof's
 own, or foreign Chrome Trace Event files such as clang -ftime-trace output):
 they are summarized first.
 
 Repeated runs: when BASE or CAND is a directory, each spanprof summary in it
 (*.json declaring schema spanprof.summary; other files are skipped with a
-note) is one run, and each row's metric is a sample over the runs. The shift
+note; summaries of different programs, or one capture twice, are refused)
+is one run, and each row's metric is a sample over the runs. The shift
 CAND − BASE (Hodges-Lehmann) and its interval (Mann-Whitney) decide, at
 --confidence over the whole table (Bonferroni: each of k tested rows at
-1 − (1 − C)/k), with T = max(NS, BPS × median(BASE) / 10000):
+1 − (1 − C)/k), with T = max(ABS, BPS × median(BASE) / 10000):
     regressed  the whole interval above T      improved  below −T
     same       the whole interval inside ±T    unknown   neither
 An "unknown" row says roughly how many runs per side would decide it; it
@@ -55,13 +67,21 @@ Options:
                                 SPANPROF_COUNT counter NAME; a row without it
                                 counts 0; a NAME neither summary has is a
                                 usage error) (default p95_ns)
-  --absolute-tolerance NS       non-negative integer, default 0
-  --relative-tolerance-bps BPS  non-negative integer in basis points
-                                (1000 = 10%), default 0 (500 = 5% with
-                                directories of runs)
+  --absolute-tolerance ABS      a duration with a unit ns, us, ms, s (50us,
+                                1.5ms) or an integer in the metric's unit
+                                (ns for durations); default 500us for
+                                duration metrics, 0 for counts and for
+                                directories of runs
+  --relative-tolerance REL      a percentage (5%, 2.5%) or a fraction (0.05)
+                                of the baseline; default 5% for duration
+                                metrics and for directories of runs, else 0
+  --relative-tolerance-bps BPS  the same in basis points (1000 = 10%)
   --json OUT                    also write a spanprof.comparison document
   --fail-on-new                 fail when CAND has keys BASE lacks
-  --fail-on-missing             fail when BASE has keys CAND lacks
+  --fail-on-missing             fail when BASE has keys CAND lacks (any)
+  --allow-missing               pass without evidence: an empty candidate,
+                                no row in common, missing rows over 10% of
+                                BASE's time
   --allow-incomplete            compare summaries with dropped spans or args,
                                 unfinished spans or validation issues
                                 (refused otherwise)
@@ -75,12 +95,13 @@ Options:
                                 -ftime-trace: --group-by-arg detail gives a
                                 row per source file)
 
-Exit: 0 pass, 1 regression (or --fail-on-* policy failure), 2 usage error or
-unreadable, invalid or incomplete summary, or a directory with no summary.
+Exit: 0 pass, 1 regression (or --fail-on-* policy failure, or no evidence),
+2 usage error or unreadable, invalid or incomplete summary, or a directory
+with no summary, of two programs or with one capture twice.
 
 Example:
   spanprof compare base.json cand.json --metric p95_ns \
-      --absolute-tolerance 500000 --relative-tolerance-bps 1000 --json cmp.json
+      --absolute-tolerance 500us --relative-tolerance 10% --json cmp.json
 )",
      RunCompare},
     {"report", "report FILE [--group-by-arg ARG]",

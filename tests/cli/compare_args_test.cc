@@ -29,8 +29,134 @@ TEST(CompareArgsTest, Defaults) {
   EXPECT_EQ(args->base_path, "b.json");
   EXPECT_EQ(args->candidate_path, "c.json");
   EXPECT_EQ(args->json_path, "");
-  EXPECT_EQ(args->policy, analysis::ComparePolicy{});
+  // The documented defaults (docs/cli.md, "Default tolerances"): 5% and
+  // 500 us for a duration metric.
+  EXPECT_EQ(args->policy,
+            (analysis::ComparePolicy{.absolute_tolerance_ns = 500'000,
+                                     .relative_tolerance_bps = 500}));
   EXPECT_EQ(args->policy.metric, CompareMetric::kP95Ns);
+  EXPECT_FALSE(args->absolute_tolerance_given);
+  EXPECT_FALSE(args->relative_tolerance_given);
+  EXPECT_FALSE(args->policy.allow_missing);
+}
+
+TEST(CompareArgsTest, ACountMetricDefaultsToExact) {
+  for (const char* metric : {"total_heartbeats", "self_heartbeats",
+                             "alloc_count", "alloc_bytes", "counter:bytes"}) {
+    absl::StatusOr<CompareArgs> args =
+        ParseCompareArgs({"b", "c", "--metric", metric});
+    ASSERT_TRUE(args.ok()) << metric;
+    EXPECT_EQ(args->policy.absolute_tolerance_ns, 0) << metric;
+    EXPECT_EQ(args->policy.relative_tolerance_bps, 0) << metric;
+  }
+  for (CompareMetric metric : analysis::AllCompareMetrics()) {
+    const bool duration = analysis::CompareMetricName(metric).ends_with("_ns");
+    EXPECT_EQ(analysis::IsDurationMetric(metric), duration);
+    EXPECT_EQ(analysis::DefaultAbsoluteTolerance(metric),
+              duration ? 500'000 : 0);
+    EXPECT_EQ(analysis::DefaultRelativeToleranceBps(metric),
+              duration ? 500 : 0);
+  }
+}
+
+TEST(CompareArgsTest, TolerancesTakeUnits) {
+  struct Case {
+    std::vector<std::string> flags;
+    int64_t absolute_ns;
+    int64_t relative_bps;
+  };
+  const Case cases[] = {
+      {{"--relative-tolerance", "5%"}, 500'000, 500},
+      {{"--relative-tolerance=0.05"}, 500'000, 500},
+      {{"--relative-tolerance", "2.5%"}, 500'000, 250},
+      {{"--relative-tolerance", "0.01%"}, 500'000, 1},
+      {{"--relative-tolerance", "0"}, 500'000, 0},
+      {{"--relative-tolerance", "1"}, 500'000, 10'000},
+      {{"--relative-tolerance", "150%"}, 500'000, 15'000},
+      {{"--absolute-tolerance", "1ms"}, 1'000'000, 500},
+      {{"--absolute-tolerance=50us"}, 50'000, 500},
+      {{"--absolute-tolerance", "1.5ms"}, 1'500'000, 500},
+      {{"--absolute-tolerance", "2s"}, 2'000'000'000, 500},
+      {{"--absolute-tolerance", "0.5us"}, 500, 500},
+      {{"--absolute-tolerance", "700ns"}, 700, 500},
+      {{"--absolute-tolerance", "700"}, 700, 500},
+      {{"--absolute-tolerance", "0ms", "--relative-tolerance-bps", "0"}, 0, 0},
+      {{"--relative-tolerance-bps", "1000"}, 500'000, 1000},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> words = {"b", "c"};
+    words.insert(words.end(), c.flags.begin(), c.flags.end());
+    absl::StatusOr<CompareArgs> args = ParseCompareArgs(words);
+    ASSERT_TRUE(args.ok()) << c.flags[0] << ": " << args.status();
+    EXPECT_EQ(args->policy.absolute_tolerance_ns, c.absolute_ns) << c.flags[0];
+    EXPECT_EQ(args->policy.relative_tolerance_bps, c.relative_bps)
+        << c.flags[0];
+  }
+}
+
+TEST(CompareArgsTest, BadUnitsNameTheFlag) {
+  EXPECT_THAT(Error({"b", "c", "--relative-tolerance", "5 %"}),
+              HasSubstr("--relative-tolerance: expected a percentage such as "
+                        "5% or a fraction such as 0.05, got \"5 %\""));
+  EXPECT_THAT(Error({"b", "c", "--absolute-tolerance", "1 parsec"}),
+              HasSubstr("--absolute-tolerance: expected a non-negative "
+                        "integer, got \"1 parsec\""));
+  EXPECT_THAT(Error({"b", "c", "--absolute-tolerance", "1 parsec"}),
+              HasSubstr("a unit ns, us, ms or s"));
+  for (const char* bad :
+       {"-5%", "5%%", "%", ".5%", "5.%", "1e2%", "0.5.5", "", "five%", "+5%"}) {
+    EXPECT_THAT(Error({"b", "c", "--relative-tolerance", bad}),
+                HasSubstr("--relative-tolerance: "))
+        << bad;
+  }
+  for (const char* bad : {"-1ms", "1 ms", "ms", "1.ms", "1mss", "1h", "1.5",
+                          "1e3us", "1MS", "+1us"}) {
+    EXPECT_THAT(Error({"b", "c", "--absolute-tolerance", bad}),
+                HasSubstr("--absolute-tolerance: "))
+        << bad;
+  }
+  EXPECT_THAT(Error({"b", "c", "--relative-tolerance", "5"}),
+              HasSubstr("more than 100%; write a percentage with % (e.g. 5% "
+                        "for 5 percent)"));
+  EXPECT_THAT(Error({"b", "c", "--relative-tolerance", "0.00001"}),
+              HasSubstr("(finer than one basis point, 0.01%)"));
+  EXPECT_THAT(Error({"b", "c", "--absolute-tolerance", "0.1ns"}),
+              HasSubstr("(finer than a nanosecond)"));
+  EXPECT_THAT(Error({"b", "c", "--absolute-tolerance", "9999999999s"}),
+              HasSubstr("(too large)"));
+  // Many digits neither overflow nor wrap around.
+  EXPECT_THAT(Error({"b", "c", "--absolute-tolerance",
+                     "9999999999999999999999999999s"}),
+              HasSubstr("(too large)"));
+  EXPECT_THAT(Error({"b", "c", "--absolute-tolerance",
+                     "99999999999999999999999999999999999999999s"}),
+              HasSubstr("--absolute-tolerance: expected a non-negative "
+                        "duration"));
+  EXPECT_THAT(Error({"b", "c", "--relative-tolerance",
+                     "9999999999999999999999999999%"}),
+              HasSubstr("(too large)"));
+  EXPECT_THAT(Error({"b", "c", "--relative-tolerance", "5%",
+                     "--relative-tolerance-bps", "500"}),
+              HasSubstr("not both"));
+  // A duration is no tolerance for a count.
+  EXPECT_THAT(Error({"b", "c", "--metric", "alloc_count",
+                     "--absolute-tolerance", "1ms"}),
+              HasSubstr("--absolute-tolerance: \"1ms\" is a duration, but "
+                        "the metric is a count"));
+  absl::StatusOr<CompareArgs> count = ParseCompareArgs(
+      {"b", "c", "--metric", "alloc_count", "--absolute-tolerance", "3"});
+  ASSERT_TRUE(count.ok());
+  EXPECT_EQ(count->policy.absolute_tolerance_ns, 3);
+}
+
+TEST(CompareArgsTest, AllowMissing) {
+  absl::StatusOr<CompareArgs> args =
+      ParseCompareArgs({"b", "c", "--allow-missing"});
+  ASSERT_TRUE(args.ok()) << args.status();
+  EXPECT_TRUE(args->policy.allow_missing);
+  EXPECT_FALSE(args->policy.fail_on_missing);
+  EXPECT_THAT(Error({"b", "c", "--allow-missing=yes"}),
+              HasSubstr("takes no value"));
 }
 
 TEST(CompareArgsTest, EveryFlagInBothForms) {

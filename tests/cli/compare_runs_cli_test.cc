@@ -31,8 +31,9 @@ class CompareRunsCliTest : public ::testing::Test {
   void WriteRuns(const std::string& side, int runs, int64_t forward_ns) {
     for (int i = 0; i < runs; ++i) {
       const int64_t jitter = forward_ns * ((i * 7) % 5 - 2) / 100;
-      const analysis::Summary summary = analysis::Summarize(
+      analysis::Summary summary = analysis::Summarize(
           RichCapture({.scale = 1000, .forward_ns = forward_ns + jitter}));
+      summary.pid = i + 1;  // each run its own process
       ASSERT_TRUE(analysis::WriteSummary(
                       summary, Path(side + "/run-" + std::to_string(i) +
                                     ".summary.json"))

@@ -84,8 +84,11 @@ TEST(RouterTest, EveryCommandHasHelp) {
 
 TEST(RouterTest, CompareHelpDocumentsTheRule) {
   const Result r = RunWith({"spanprof", "compare", "--help"});
-  EXPECT_THAT(r.out, HasSubstr("Δ > NS   and   Δ × 10000 > BPS × BASE"));
+  EXPECT_THAT(r.out, HasSubstr("Δ > ABS   and   Δ × 10000 > BPS × BASE"));
   EXPECT_THAT(r.out, HasSubstr("--allow-incomplete"));
+  EXPECT_THAT(r.out, HasSubstr("--allow-missing"));
+  EXPECT_THAT(r.out, HasSubstr("--relative-tolerance REL"));
+  EXPECT_THAT(r.out, HasSubstr("more than 10% of BASE's recorded thread time"));
   EXPECT_THAT(r.out, HasSubstr("Example:"));
 }
 

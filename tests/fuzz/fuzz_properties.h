@@ -203,8 +203,20 @@ inline bool ChromeTraceReaderHolds(std::string_view data) {
 }
 
 // The compare argument parser never crashes, and a command line it accepts
-// is a usable policy. The input is split into words at NUL bytes.
+// is a usable policy. The input is split into words at NUL bytes. The
+// tolerance parsers, given the whole input, accept only non-negative values;
+// a relative tolerance without `%` is a fraction of at most 1.
 inline bool CompareArgsHold(std::string_view data) {
+  for (const bool is_duration : {true, false}) {
+    absl::StatusOr<int64_t> absolute =
+        cli::ParseAbsoluteTolerance(data, is_duration);
+    if (absolute.ok() && *absolute < 0) return false;
+  }
+  absl::StatusOr<int64_t> relative = cli::ParseRelativeTolerance(data);
+  if (relative.ok() &&
+      (*relative < 0 || (!data.ends_with("%") && *relative > 10'000))) {
+    return false;
+  }
   std::vector<std::string> words(1);
   for (char c : data) {
     if (c == '\0') {

@@ -15,6 +15,7 @@
 #include "absl/numeric/int128.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_format.h"
 #include "gate/compare_internal.h"
 #include "gate/compare_metric.h"
 #include "json/cat.h"
@@ -69,20 +70,22 @@ KeyedRows MatchKeys(const Summary& base, const Summary& candidate) {
   return keys;
 }
 
-// Fills `row` for one key.
+// Fills `row` for one key; `measured` says whether each side measured the
+// metric at all (`internal::Measures()`).
 void CompareKey(const RowKey& key, const Row* b, const Row* c,
                 const ComparePolicy& policy, const Summary& base,
-                const Summary& candidate, ComparisonRow& row) {
+                const Summary& candidate, std::pair<bool, bool> measured,
+                ComparisonRow& row) {
   row.key = key;
   row.label = b != nullptr ? b->label : c->label;
   if (b != nullptr) {
     row.base_calls = b->calls;
-    row.base = MetricValue(*b, policy);
+    if (measured.first) row.base = MetricValue(*b, policy);
     row.base_share = internal::ShareOfThreadTime(*b, base);
   }
   if (c != nullptr) {
     row.candidate_calls = c->calls;
-    row.candidate = MetricValue(*c, policy);
+    if (measured.second) row.candidate = MetricValue(*c, policy);
     row.candidate_share = internal::ShareOfThreadTime(*c, candidate);
   }
   if (b == nullptr) {
@@ -193,6 +196,72 @@ absl::Status internal::CheckCounterKnown(
           ")"));
 }
 
+namespace {
+
+// The time a summary recorded: its recorded thread time, or, in a summary
+// built without one, its rows' self time (which a summary read from a file
+// always equals).
+absl::int128 RecordedTime(const Summary& summary) {
+  if (summary.recorded_thread_time_ns > 0) {
+    return summary.recorded_thread_time_ns;
+  }
+  absl::int128 total = 0;
+  for (const Row& row : summary.rows) {
+    total += std::max<int64_t>(row.self_ns, 0);
+  }
+  return total;
+}
+
+// The rows of `runs` missing from the candidate: their self time over the
+// runs' recorded time; nullopt when nothing is missing or nothing recorded.
+std::optional<double> MissingShare(const std::vector<const Summary*>& runs,
+                                   const std::set<RowKey>& missing) {
+  if (missing.empty()) return std::nullopt;
+  absl::int128 missing_ns = 0;
+  absl::int128 recorded_ns = 0;
+  for (const Summary* run : runs) {
+    recorded_ns += RecordedTime(*run);
+    for (const Row& row : run->rows) {
+      if (missing.contains(row.key)) {
+        missing_ns += std::max<int64_t>(row.self_ns, 0);
+      }
+    }
+  }
+  if (recorded_ns <= 0) return std::nullopt;
+  return static_cast<double>(missing_ns) / static_cast<double>(recorded_ns);
+}
+
+}  // namespace
+
+void internal::JudgeEvidence(const std::vector<const Summary*>& base_runs,
+                             const std::vector<const Summary*>& candidate_runs,
+                             Comparison& comparison) {
+  const bool candidate_has_spans =
+      std::any_of(candidate_runs.begin(), candidate_runs.end(),
+                  [](const Summary* run) { return !run->rows.empty(); });
+  std::set<RowKey> missing;
+  bool common = false;
+  for (const ComparisonRow& row : comparison.rows) {
+    if (row.status == RowStatus::kMissing) {
+      missing.insert(row.key);
+    } else if (row.status != RowStatus::kNew) {
+      common = true;
+    }
+  }
+  comparison.missing_share = MissingShare(base_runs, missing);
+  const double limit = static_cast<double>(kMissingShareLimitBps) / 10000;
+  if (!candidate_has_spans) {
+    comparison.no_evidence = "the candidate has no spans";
+  } else if (!common) {
+    comparison.no_evidence = "the two sides have no row in common";
+  } else if (comparison.missing_share.value_or(0) > limit) {
+    comparison.no_evidence = absl::StrFormat(
+        "rows missing from the candidate held %.1f%% of the baseline's "
+        "recorded thread time (more than %g%%)",
+        *comparison.missing_share * 100, limit * 100);
+  }
+}
+
 std::optional<double> internal::ShareOfThreadTime(const Row& row,
                                                   const Summary& summary) {
   if (summary.recorded_thread_time_ns <= 0) return std::nullopt;
@@ -214,6 +283,16 @@ absl::Status internal::CheckPolicy(const ComparePolicy& policy) {
         "confidence must lie strictly between 0.5 and 1");
   }
   return absl::OkStatus();
+}
+
+bool IsDurationMetric(CompareMetric metric) { return Info(metric).is_duration; }
+
+int64_t DefaultAbsoluteTolerance(CompareMetric metric) {
+  return IsDurationMetric(metric) ? kDefaultAbsoluteToleranceNs : 0;
+}
+
+int64_t DefaultRelativeToleranceBps(CompareMetric metric) {
+  return IsDurationMetric(metric) ? kDefaultRelativeToleranceBps : 0;
 }
 
 const std::vector<CompareMetric>& AllCompareMetrics() {
@@ -308,6 +387,44 @@ std::optional<int64_t> MetricValue(const Row& row,
     if (counter.name == policy.counter) return counter.total;
   }
   return 0;
+}
+
+bool internal::Measures(const Summary& summary, const ComparePolicy& policy) {
+  return policy.metric != CompareMetric::kCounter ||
+         HasCounter(summary, policy.counter);
+}
+
+std::optional<int64_t> MetricValue(const Row& row, const Summary& summary,
+                                   const ComparePolicy& policy) {
+  if (!internal::Measures(summary, policy)) return std::nullopt;
+  return MetricValue(row, policy);
+}
+
+std::vector<std::string> ComparabilityWarnings(const Summary& base,
+                                               const Summary& candidate) {
+  struct Field {
+    std::string_view what;
+    const std::string& base;
+    const std::string& candidate;
+  };
+  const Field fields[] = {
+      {"host", base.host, candidate.host},
+      {"clock", base.clock, candidate.clock},
+      {"program (process_name)", base.process_name, candidate.process_name},
+      {"source", base.source, candidate.source},
+  };
+  std::vector<std::string> warnings;
+  for (const Field& field : fields) {
+    if (field.base.empty() || field.candidate.empty() ||
+        field.base == field.candidate) {
+      continue;
+    }
+    warnings.push_back(absl::StrFormat(
+        "the %s differs: baseline \"%s\", candidate \"%s\"; the numbers "
+        "may not be comparable",
+        field.what, field.base, field.candidate));
+  }
+  return warnings;
 }
 
 std::string_view RowStatusName(RowStatus status) {
@@ -406,15 +523,20 @@ absl::StatusOr<Comparison> Compare(const Summary& base,
   comparison.base_path = std::string(base_path);
   comparison.candidate_path = std::string(candidate_path);
   ComparisonCounts& counts = comparison.counts;
+  const std::pair<bool, bool> measured = {
+      internal::Measures(base, policy), internal::Measures(candidate, policy)};
   for (const auto& [key, pair] : MatchKeys(base, candidate)) {
     ComparisonRow& row = comparison.rows.emplace_back();
-    CompareKey(key, pair.first, pair.second, policy, base, candidate, row);
+    CompareKey(key, pair.first, pair.second, policy, base, candidate, measured,
+               row);
     internal::CountStatus(row.status, counts);
   }
   internal::SortWorstFirst(comparison.rows);
+  internal::JudgeEvidence({&base}, {&candidate}, comparison);
   comparison.passed = counts.regressed == 0 &&
                       !(policy.fail_on_new && counts.new_keys > 0) &&
-                      !(policy.fail_on_missing && counts.missing > 0);
+                      !(policy.fail_on_missing && counts.missing > 0) &&
+                      (comparison.no_evidence.empty() || policy.allow_missing);
   return comparison;
 }
 

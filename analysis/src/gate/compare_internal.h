@@ -4,6 +4,7 @@
 #define SPANPROF_ANALYSIS_SRC_GATE_COMPARE_INTERNAL_H_
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "spanprof/analysis/compare.h"
@@ -24,6 +25,16 @@ std::optional<double> ShareOfThreadTime(const Row& row, const Summary& summary);
 // `summaries` has (a typo must not compare zeros and pass).
 absl::Status CheckCounterKnown(const std::vector<const Summary*>& summaries,
                                const ComparePolicy& policy);
+
+// Whether `summary` measured the policy's metric at all: false only for a
+// counter that none of its rows has (allocations are per row).
+bool Measures(const Summary& summary, const ComparePolicy& policy);
+
+// The gate's evidence rule (`Comparison::no_evidence`, `missing_share`)
+// over `comparison.rows` (already classified) and the runs of each side.
+void JudgeEvidence(const std::vector<const Summary*>& base_runs,
+                   const std::vector<const Summary*>& candidate_runs,
+                   Comparison& comparison);
 
 // Refuses a negative tolerance or a confidence outside (0.5, 1).
 absl::Status CheckPolicy(const ComparePolicy& policy);

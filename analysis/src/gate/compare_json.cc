@@ -33,6 +33,8 @@ void WritePolicy(JsonWriter& w, const ComparePolicy& policy, bool runs) {
   w.Bool(policy.fail_on_missing);
   w.Key("allow_incomplete");
   w.Bool(policy.allow_incomplete);
+  w.Key("allow_missing");
+  w.Bool(policy.allow_missing);
   if (runs) {
     w.Key("confidence");
     w.Double(policy.confidence);
@@ -161,6 +163,12 @@ std::string ComparisonToJson(const Comparison& comparison) {
   w.EndArray();
   w.Key("counts");
   WriteCounts(w, comparison.counts, runs);
+  w.Key("no_evidence");
+  if (comparison.no_evidence.empty()) {
+    w.Null();
+  } else {
+    w.String(comparison.no_evidence);
+  }
   w.Key("passed");
   w.Bool(comparison.passed);
   w.EndObject();

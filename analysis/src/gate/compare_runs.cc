@@ -45,6 +45,7 @@ struct KeySamples {
 void Gather(const SummaryRuns& side, const ComparePolicy& policy, bool is_base,
             std::map<RowKey, KeySamples>& keys) {
   for (const Summary& run : side.runs) {
+    const bool measured = internal::Measures(run, policy);
     for (const Row& row : run.rows) {
       KeySamples& k = keys[row.key];
       if (k.label.empty()) k.label = row.label;
@@ -53,7 +54,8 @@ void Gather(const SummaryRuns& side, const ComparePolicy& policy, bool is_base,
               internal::ShareOfThreadTime(row, run)) {
         (is_base ? k.base_share : k.candidate_share).push_back(*share);
       }
-      const std::optional<int64_t> value = MetricValue(row, policy);
+      const std::optional<int64_t> value =
+          measured ? MetricValue(row, policy) : std::nullopt;
       if (!value.has_value()) continue;
       (is_base ? k.base : k.candidate).push_back(static_cast<double>(*value));
       (is_base ? k.base_calls : k.candidate_calls)
@@ -248,6 +250,46 @@ absl::StatusOr<std::vector<std::filesystem::path>> ListFiles(
   return files;
 }
 
+std::vector<const Summary*> RunsOf(const SummaryRuns& side) {
+  std::vector<const Summary*> runs;
+  runs.reserve(side.runs.size());
+  for (const Summary& run : side.runs) runs.push_back(&run);
+  return runs;
+}
+
+// One side's runs must be runs of one program, each capture once: a run
+// directory that mixes programs, or counts a copy of a run as a second run,
+// would let the gate decide on samples that are not what they claim.
+absl::Status CheckOneProgramOnce(const SummaryRuns& side,
+                                 const std::vector<std::string>& texts) {
+  for (size_t i = 0; i < side.runs.size(); ++i) {
+    const Summary& first = side.runs.front();
+    const Summary& run = side.runs[i];
+    if (run.process_name != first.process_name) {
+      return absl::InvalidArgumentError(
+          Cat(side.path, ": the summaries are of different programs: ",
+              side.run_paths.front(), " of \"", first.process_name, "\", ",
+              side.run_paths[i], " of \"", run.process_name,
+              "\"; a directory of runs holds runs of one program"));
+    }
+    for (size_t j = 0; j < i; ++j) {
+      const Summary& earlier = side.runs[j];
+      const bool same_anchor =
+          run.wall_clock_anchor_ns != 0 &&
+          run.wall_clock_anchor_ns == earlier.wall_clock_anchor_ns &&
+          run.pid == earlier.pid && run.host == earlier.host;
+      if (!same_anchor && texts[i] != texts[j]) continue;
+      return absl::InvalidArgumentError(
+          Cat(side.path, ": ", side.run_paths[j], " and ", side.run_paths[i],
+              same_anchor ? " are the same capture (host, pid and wall-clock "
+                            "anchor)"
+                          : " are identical files",
+              "; a directory of runs counts each run once"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<SummaryRuns> ReadSummaryRuns(const std::string& directory,
@@ -257,6 +299,7 @@ absl::StatusOr<SummaryRuns> ReadSummaryRuns(const std::string& directory,
   if (!files.ok()) return files.status();
   SummaryRuns side;
   side.path = directory;
+  std::vector<std::string> texts;  // of each run, to find a file twice
   for (const std::filesystem::path& file : *files) {
     const std::string path = file.string();
     std::string text;
@@ -273,11 +316,14 @@ absl::StatusOr<SummaryRuns> ReadSummaryRuns(const std::string& directory,
     if (!summary.ok()) return summary.status();
     side.runs.push_back(std::move(*summary));
     side.run_paths.push_back(path);
+    texts.push_back(std::move(text));
   }
   if (side.runs.empty()) {
     return absl::InvalidArgumentError(
         Cat(directory, ": no spanprof summary in the directory"));
   }
+  absl::Status checked = CheckOneProgramOnce(side, texts);
+  if (!checked.ok()) return checked;
   return side;
 }
 
@@ -292,10 +338,8 @@ absl::StatusOr<Comparison> CompareRuns(const SummaryRuns& base,
   if (!status.ok()) return status;
 
   std::map<RowKey, KeySamples> keys;
-  std::vector<const Summary*> all;
-  for (const SummaryRuns* side : {&base, &candidate}) {
-    for (const Summary& run : side->runs) all.push_back(&run);
-  }
+  std::vector<const Summary*> all = RunsOf(base);
+  for (const Summary* run : RunsOf(candidate)) all.push_back(run);
   status = internal::CheckCounterKnown(all, policy);
   if (!status.ok()) return status;
   Gather(base, policy, /*is_base=*/true, keys);
@@ -315,11 +359,13 @@ absl::StatusOr<Comparison> CompareRuns(const SummaryRuns& base,
     internal::CountStatus(comparison.rows.back().status, comparison.counts);
   }
   internal::SortWorstFirst(comparison.rows);
+  internal::JudgeEvidence(RunsOf(base), RunsOf(candidate), comparison);
   const ComparisonCounts& c = comparison.counts;
   comparison.passed = c.regressed == 0 &&
                       !(policy.fail_on_new && c.new_keys > 0) &&
                       !(policy.fail_on_missing && c.missing > 0) &&
-                      !(policy.fail_on_unknown && c.unknown > 0);
+                      !(policy.fail_on_unknown && c.unknown > 0) &&
+                      (comparison.no_evidence.empty() || policy.allow_missing);
   return comparison;
 }
 

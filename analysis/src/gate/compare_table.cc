@@ -79,6 +79,9 @@ std::string VerdictLine(const Comparison& comparison) {
   if (comparison.runs && policy.fail_on_unknown && c.unknown > 0) {
     why.push_back(Cat(c.unknown, " unknown (--fail-on-unknown)"));
   }
+  if (!comparison.no_evidence.empty() && !policy.allow_missing) {
+    why.push_back("no evidence");
+  }
   std::string reasons;
   for (const std::string& w : why) {
     reasons += reasons.empty() ? "" : ", ";
@@ -239,6 +242,13 @@ std::string FormatComparison(const Comparison& comparison) {
   if (!comparison.passed) {
     const std::string moves = ShareMoves(comparison);
     if (!moves.empty()) out += moves + "\n";
+  }
+  if (!comparison.no_evidence.empty()) {
+    out += policy.allow_missing
+               ? Cat("No evidence (accepted: --allow-missing): ",
+                     comparison.no_evidence, "\n")
+               : Cat("No evidence: ", comparison.no_evidence,
+                     "; pass --allow-missing to accept this\n");
   }
   out += VerdictLine(comparison);
   return out;

@@ -266,8 +266,11 @@ TEST(CompareRunsTest, TheDocumentIsVersionTwoWithTheRunFields) {
 
 TEST(CompareRunsTest, ReadsTheSummariesOfADirectoryAndSkipsOtherFiles) {
   testing::TempDir dir;
-  const Summary s = Summarize(testing::RichCapture());
+  // Two runs: two processes of one program.
+  Summary s = Summarize(testing::RichCapture());
+  s.pid = 2;
   ASSERT_TRUE(WriteSummary(s, dir.File("runs/run-2.json")).ok());
+  s.pid = 1;
   ASSERT_TRUE(WriteSummary(s, dir.File("runs/run-1.json")).ok());
   ASSERT_TRUE(
       WriteFileAtomically(dir.File("runs/trace.json"), "{\"traceEvents\":[]}")

@@ -232,7 +232,9 @@ TEST(CompareTest, MatchesOnTheFullKey) {
   EXPECT_EQ(c->counts.new_keys, 1u);
   EXPECT_EQ(c->counts.missing, 1u);
   EXPECT_EQ(c->counts.within, 0u);
-  EXPECT_TRUE(c->passed);
+  // Nothing in common: no evidence, so no pass (compare_evidence_test.cc).
+  EXPECT_FALSE(c->passed);
+  EXPECT_EQ(c->no_evidence, "the two sides have no row in common");
   for (const ComparisonRow& row : c->rows) {
     if (row.key.phase == "backward") {
       EXPECT_EQ(row.status, RowStatus::kNew);
@@ -359,6 +361,8 @@ TEST(CompareTest, LawsHoldOverRandomSummaries) {
     policy.relative_tolerance_bps = DrawTolerance(rng);
     policy.fail_on_new = (i & 1) != 0;
     policy.fail_on_missing = (i & 2) != 0;
+    // The evidence rules have their own tests (compare_evidence_test.cc).
+    policy.allow_missing = true;
     absl::StatusOr<Comparison> c = Compare(base, cand, policy, "b", "c");
     ASSERT_TRUE(c.ok()) << c.status();
 

@@ -8,7 +8,9 @@
 // regresses on any Δ > absolute tolerance). An improvement is the mirror
 // image; everything else is within tolerance. Keys only in the candidate are
 // `new`, only in the baseline `missing`; they fail the gate only when the
-// policy says so.
+// policy says so. A comparison without evidence (an empty candidate, no key
+// in common, missing rows holding more than `kMissingShareLimitBps` of the
+// baseline's recorded thread time) fails unless `allow_missing`.
 //
 // Example:
 //
@@ -38,10 +40,24 @@ inline constexpr std::string_view kComparisonSchema = "spanprof.comparison";
 inline constexpr int64_t kComparisonSchemaVersion = 1;
 // The version written for a comparison of repeated runs (`CompareRuns()`).
 inline constexpr int64_t kComparisonRunsSchemaVersion = 2;
-// `spanprof compare` on directories of runs: the relative tolerance when
-// none is given (5%). Two-sided noise that small cannot fail the gate, and a
-// real shift must be larger to count as a regression.
-inline constexpr int64_t kRunsDefaultRelativeToleranceBps = 500;
+// `spanprof compare`'s tolerances for one run against one on a duration
+// metric when none is given (docs/cli.md, "Default tolerances", has the A/A
+// measurements they rest on): 5% of the baseline and 500 us. Two runs of
+// one binary on a quiet machine stay inside them; a real slowdown must be
+// larger to count. Counts (heartbeats, allocations, counters) have no
+// timing noise: exact (0 and 0).
+inline constexpr int64_t kDefaultRelativeToleranceBps = 500;
+inline constexpr int64_t kDefaultAbsoluteToleranceNs = 500'000;
+// The defaults of a comparison of repeated runs, on every metric: the same
+// 5%, and no absolute tolerance (the statistics absorb the noise that the
+// absolute tolerance of one run against one is there for).
+inline constexpr int64_t kRunsDefaultRelativeToleranceBps =
+    kDefaultRelativeToleranceBps;
+inline constexpr int64_t kRunsDefaultAbsoluteToleranceNs = 0;
+// The gate's evidence rule: rows of the baseline that the candidate lacks
+// may hold at most this share of the baseline's recorded thread time (their
+// `self_ns` summed, in basis points: 10%) unless `allow_missing`.
+inline constexpr int64_t kMissingShareLimitBps = 1000;
 
 // `CompareMetric` is the row field a comparison judges.
 enum class CompareMetric {
@@ -61,6 +77,17 @@ enum class CompareMetric {
   kCounter,
 };
 
+// `IsDurationMetric()`: the metric is in nanoseconds (not a count).
+bool IsDurationMetric(CompareMetric metric);
+
+// `DefaultAbsoluteTolerance()` and `DefaultRelativeToleranceBps()` are the
+// tolerances of one run against one when none is given:
+// `kDefaultAbsoluteToleranceNs` and `kDefaultRelativeToleranceBps` for a
+// duration metric, 0 for a count (heartbeats, allocations and counters are
+// exact).
+int64_t DefaultAbsoluteTolerance(CompareMetric metric);
+int64_t DefaultRelativeToleranceBps(CompareMetric metric);
+
 // `AllCompareMetrics()` lists every metric of a fixed field, in the order of
 // the CLI help (not `kCounter`, which needs a name).
 const std::vector<CompareMetric>& AllCompareMetrics();
@@ -74,7 +101,7 @@ std::string_view CompareMetricName(CompareMetric metric);
 absl::StatusOr<CompareMetric> ParseCompareMetric(std::string_view name);
 
 // `MetricValue()` is the row's value of `metric`; nullopt for allocation
-// counters that were not measured (and for `kCounter`, which needs the name:
+// counts that were not measured (and for `kCounter`, which needs the name:
 // use the `ComparePolicy` overload).
 std::optional<int64_t> MetricValue(const Row& row, CompareMetric metric);
 
@@ -113,6 +140,10 @@ struct ComparePolicy {
   bool fail_on_new = false;
   bool fail_on_missing = false;
   bool allow_incomplete = false;
+  // Pass even without evidence (`Comparison::no_evidence`): no row in
+  // common, a candidate without spans, or missing rows beyond
+  // `kMissingShareLimitBps` of the baseline's time.
+  bool allow_missing = false;
   // The counter's name when `metric` is `kCounter`.
   std::string counter = {};
   // Repeated runs only: the confidence of the shift's interval (0.5 < c < 1),
@@ -134,6 +165,14 @@ std::string MetricLabel(const ComparePolicy& policy);
 // `MetricValue()` is the row's value of the policy's metric; for `kCounter`
 // the counter's total, 0 when the row does not have it.
 std::optional<int64_t> MetricValue(const Row& row, const ComparePolicy& policy);
+
+// `MetricValue()` of a row of `summary`: as above, except that a counter is
+// not measured (nullopt) in a summary none of whose rows has it (a version 1
+// summary cannot hold counters; a program built before the counter was
+// added does not count it), just as allocations are not measured in a
+// program without `spanprof::alloc`.
+std::optional<int64_t> MetricValue(const Row& row, const Summary& summary,
+                                   const ComparePolicy& policy);
 
 // `ComparisonRow` is one key of the union of both summaries' keys.
 struct ComparisonRow {
@@ -192,9 +231,19 @@ struct Comparison {
   std::string candidate_path;  // for reports; may be empty
   std::vector<ComparisonRow> rows;
   ComparisonCounts counts;
-  // No regression, and no new (missing, unknown) key when the policy fails
-  // on them.
+  // No regression, no new (missing, unknown) key when the policy fails on
+  // them, and evidence (`no_evidence` empty, or `policy.allow_missing`).
   bool passed = true;
+  // Why the comparison is no evidence, empty when it is: "the candidate has
+  // no spans", "the two sides have no row in common", or the share of the
+  // baseline's recorded thread time held by missing rows beyond
+  // `kMissingShareLimitBps`. Set even when `policy.allow_missing` lets it
+  // pass.
+  std::string no_evidence;
+  // The missing rows' `self_ns` over the baseline's recorded thread time
+  // (over runs: summed over the baseline's runs); nullopt when nothing is
+  // missing or the baseline recorded no time.
+  std::optional<double> missing_share;
   // A comparison of repeated runs (`CompareRuns()`), and their numbers.
   bool runs = false;
   uint64_t base_runs = 0;
@@ -234,7 +283,9 @@ struct SummaryRuns {
 // the schema "spanprof.summary" is one run, in name order. Other files
 // (traces, logs) are skipped, each with a line in `notes`. A summary that
 // does not parse, or a directory with no summary, is an error naming the
-// file or the directory.
+// file or the directory; so is a directory whose summaries are of different
+// programs (`process_name`), or that holds one capture twice (identical
+// files, or the same host, pid and wall-clock anchor), naming both files.
 absl::StatusOr<SummaryRuns> ReadSummaryRuns(const std::string& directory,
                                             std::vector<std::string>* notes);
 
@@ -258,6 +309,13 @@ absl::StatusOr<Comparison> CompareRuns(const SummaryRuns& base,
                                        const SummaryRuns& candidate,
                                        const ComparePolicy& policy);
 
+// `ComparabilityWarnings()` lists, one line each, what differs between the
+// two sides that makes their numbers less comparable: the host, the clock,
+// the program (`process_name`) or the source (a spanprof capture against a
+// foreign trace). Empty fields (older summaries) are not compared.
+std::vector<std::string> ComparabilityWarnings(const Summary& base,
+                                               const Summary& candidate);
+
 // `FormatComparison()` renders the human table and a final verdict line;
 // for a failing gate, the rows whose share of thread time moved most
 // come just before the verdict.
@@ -266,7 +324,8 @@ std::string FormatComparison(const Comparison& comparison);
 // `ComparisonToJson()` renders the versioned `spanprof.comparison` document:
 // {"schema","schema_version","metric","policy":{...},"base","candidate",
 //  "rows":[{key,label,status,base,candidate,delta,change_bps,base_calls,
-//  candidate_calls}],"counts":{...},"passed"}. Absent values are `null`.
+//  candidate_calls}],"counts":{...},"no_evidence","passed"}. Absent values
+// are `null`.
 std::string ComparisonToJson(const Comparison& comparison);
 
 }  // namespace spanprof::analysis

@@ -3,9 +3,15 @@
 //
 // `ParseCompareArgs()` is the whole command-line contract of the regression
 // gate: two positional paths, `--metric M` (default p95_ns),
-// `--absolute-tolerance NS`, `--relative-tolerance-bps BPS` (non-negative
-// integers; default 0), `--json OUT`, and the switches `--fail-on-new`,
-// `--fail-on-missing`, `--allow-incomplete`, and for directories of
+// `--absolute-tolerance ABS` (`ParseAbsoluteTolerance()`; default
+// `analysis::DefaultAbsoluteTolerance()`; directories of runs
+// `analysis::kRunsDefaultAbsoluteToleranceNs`), `--relative-tolerance REL`
+// (`ParseRelativeTolerance()`) or `--relative-tolerance-bps BPS` (default
+// `analysis::DefaultRelativeToleranceBps()`; directories of runs
+// `analysis::kRunsDefaultRelativeToleranceBps`), `--json OUT`, and the
+// switches
+// `--fail-on-new`, `--fail-on-missing`, `--allow-incomplete`,
+// `--allow-missing`, and for directories of
 // repeated runs `--confidence C` (default 0.95) and `--fail-on-unknown`, and
 // for traces `--group-by-arg ARG`. BASE and CAND may be summaries or traces
 // (summarized first: spanprof's own or foreign Chrome traces).
@@ -17,11 +23,14 @@
 //
 //   absl::StatusOr<spanprof::cli::CompareArgs> args =
 //       spanprof::cli::ParseCompareArgs(
-//           {"base.json", "cand.json", "--absolute-tolerance=500000"});
+//           {"base.json", "cand.json", "--absolute-tolerance=500us",
+//            "--relative-tolerance=10%"});
 #ifndef SPANPROF_CLI_COMPARE_ARGS_H_
 #define SPANPROF_CLI_COMPARE_ARGS_H_
 
+#include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -36,9 +45,11 @@ struct CompareArgs {
   std::string base_path;
   std::string candidate_path;
   std::string json_path;  // empty: no JSON document
+  // With the default tolerances of one run against one filled in for those
+  // not given.
   analysis::ComparePolicy policy;
-  // `--relative-tolerance-bps` was given (directories of runs default to
-  // analysis::kRunsDefaultRelativeToleranceBps, one-run comparisons to 0).
+  // `--absolute-tolerance` / `--relative-tolerance[-bps]` was given.
+  bool absolute_tolerance_given = false;
   bool relative_tolerance_given = false;
   // `--group-by-arg ARG`: a side that is a foreign Chrome trace is
   // summarized with its spans keyed by `name [ARG=value]` (empty: not).
@@ -48,10 +59,23 @@ struct CompareArgs {
 };
 
 // `ParseCompareArgs()` parses the words after `compare`. Errors (unknown
-// flag, missing or extra argument, bad metric, negative or non-integer
-// tolerance) are InvalidArgument with a message naming the flag.
+// flag, missing or extra argument, bad metric, bad tolerance) are
+// InvalidArgument with a message naming the flag.
 absl::StatusOr<CompareArgs> ParseCompareArgs(
     const std::vector<std::string>& args);
+
+// `ParseAbsoluteTolerance()` reads an `--absolute-tolerance` value: a
+// non-negative integer in the metric's unit (ns for a duration metric), or,
+// for a duration metric (`is_duration`), a non-negative decimal with a unit
+// `ns`, `us`, `ms` or `s` (`50us`, `1.5ms`) that comes to whole
+// nanoseconds. Errors name the flag.
+absl::StatusOr<int64_t> ParseAbsoluteTolerance(std::string_view text,
+                                               bool is_duration);
+
+// `ParseRelativeTolerance()` reads a `--relative-tolerance` value into basis
+// points: a percentage (`5%`, `2.5%`) or a fraction of at most 1 (`0.05`),
+// in whole basis points (0.01%). Errors name the flag.
+absl::StatusOr<int64_t> ParseRelativeTolerance(std::string_view text);
 
 }  // namespace spanprof::cli
 
