@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
@@ -38,7 +39,8 @@ bool IsRunSummaryName(std::string_view name) {
 }
 
 bool IsJsonName(std::string_view name) {
-  return name.ends_with(".json") || name.ends_with(".json.gz");
+  return absl::EndsWithIgnoreCase(name, ".json") ||
+         absl::EndsWithIgnoreCase(name, ".json.gz");
 }
 
 // What a directory already holds, sorted by kind.

@@ -19,6 +19,7 @@
 #include "spanprof/session.h"
 
 // Private to the runtime component (runtime/src is a private include dir).
+#include "output_paths.h"
 #include "path_template.h"
 #include "recorder/recorder_internal.h"
 #include "session_internal.h"
@@ -64,19 +65,25 @@ ProcessResources ResourcesSince(const rusage& start) {
   return r;
 }
 
-// Writes the trace and the summary. Both are attempted; the error names every
-// output that failed.
+// Writes the trace and the summary; an empty path (`off`) writes nothing.
+// Both are attempted; the error names every output that failed, and the
+// path of a failed output is cleared, so that the table names only files
+// that were written.
 absl::Status WriteOutputs(const Capture& capture,
                           const analysis::Summary& summary,
-                          const std::string& trace_path,
-                          const std::string& summary_path) {
+                          std::string& trace_path, std::string& summary_path) {
   std::string errors;
-  absl::Status s = analysis::WriteTrace(capture, trace_path);
-  if (!s.ok()) errors += std::string(s.message());
-  s = analysis::WriteSummary(summary, summary_path);
-  if (!s.ok()) {
+  const auto note = [&errors](const absl::Status& s, std::string& path) {
+    if (s.ok()) return;
     if (!errors.empty()) errors += "; ";
     errors += std::string(s.message());
+    path.clear();
+  };
+  if (!trace_path.empty()) {
+    note(analysis::WriteTrace(capture, trace_path), trace_path);
+  }
+  if (!summary_path.empty()) {
+    note(analysis::WriteSummary(summary, summary_path), summary_path);
   }
   if (errors.empty()) return absl::OkStatus();
   return absl::UnavailableError("spanprof: could not write outputs: " + errors);
@@ -96,10 +103,12 @@ absl::Status Finish(const RunningSession& running, bool finished_normally) {
                           .host = capture.host,
                           .process_name = capture.process_name,
                           .start_wall_ns = capture.wall_clock_anchor_ns};
-  const std::string trace_path =
-      ExpandPathTemplate(running.config.trace_path, fields);
-  const std::string summary_path =
-      ExpandPathTemplate(running.config.summary_path, fields);
+  const auto expand = [&fields](const std::string& path) {
+    return path == kOutputOff ? std::string()
+                              : ExpandPathTemplate(path, fields);
+  };
+  std::string trace_path = expand(running.config.trace_path);
+  std::string summary_path = expand(running.config.summary_path);
   absl::Status written =
       WriteOutputs(capture, summary, trace_path, summary_path);
   if (!running.config.quiet) {
@@ -183,6 +192,8 @@ absl::Status OpenSession(const Config& config, const char* root) {
                                         "': " + std::string(s.message()));
     }
   }
+  // So is an output that cannot be written (output_paths.h).
+  if (const absl::Status s = CheckOutputPaths(config); !s.ok()) return s;
   InstallProcessHooks();
   auto running = std::make_unique<RunningSession>();
   running->config = config;

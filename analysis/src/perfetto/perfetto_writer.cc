@@ -14,6 +14,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
 #include "absl/strings/string_view.h"
 #include "io/file_io_internal.h"
 #include "perfetto/perfetto_format.h"
@@ -1047,11 +1048,8 @@ absl::Status PerfettoRenderer::Finish() {
 
 bool IsPerfettoTracePath(std::string_view path) {
   if (internal::EndsWithGz(path)) path.remove_suffix(3);
-  auto ends_with = [&](std::string_view suffix) {
-    return path.size() >= suffix.size() &&
-           path.substr(path.size() - suffix.size()) == suffix;
-  };
-  return ends_with(".pftrace") || ends_with(".perfetto-trace");
+  return absl::EndsWithIgnoreCase(path, ".pftrace") ||
+         absl::EndsWithIgnoreCase(path, ".perfetto-trace");
 }
 
 bool LooksLikePerfettoTrace(std::string_view bytes) {

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -33,6 +34,7 @@ using internal::RingSnapshot;
 using internal::SessionState;
 using internal::ThreadRing;
 using internal::TimeBase;
+using internal::ValidUtf8;
 
 namespace {
 
@@ -183,6 +185,19 @@ void RecomputeDepths(std::vector<Span>& spans) {
   }
 }
 
+// The sites with every name and tag made valid UTF-8: a name from the C API
+// or a computed string may hold any bytes, and the outputs must not.
+std::vector<Site> ValidSites(std::vector<Site> sites) {
+  for (Site& site : sites) {
+    for (std::string* text :
+         {&site.name, &site.phase, &site.module, &site.activity, &site.backend,
+          &site.dtype, &site.device}) {
+      *text = ValidUtf8(*text);
+    }
+  }
+  return sites;
+}
+
 // This machine's host name, "" when it has none.
 std::string HostName() {
   char name[256] = {};
@@ -194,12 +209,12 @@ std::string HostName() {
 void DescribeSession(const SessionState& session, const ClockPair& stop,
                      Capture& capture) {
   capture.spanprof_version = SPANPROF_VERSION_STRING;
-  capture.process_name = session.options.process_name;
+  capture.process_name = ValidUtf8(session.options.process_name);
   capture.pid = session.pid;
   capture.clock = session.use_tsc ? "tsc" : "monotonic";
   capture.wall_clock_anchor_ns = session.start_wall_ns;
   capture.wall_clock_uncertainty_ns = session.start_wall_uncertainty_ns;
-  capture.host = HostName();
+  capture.host = ValidUtf8(HostName());
   capture.trace_id =
       internal::HexId(session.trace_high) + internal::HexId(session.trace_low);
   capture.remote_parent_span_id = session.remote_parent_span_id;
@@ -308,7 +323,7 @@ Capture StopRecording() {
   std::vector<uint64_t> drops_by_site;
   std::vector<RingSnapshot> snaps =
       internal::SnapshotRings(rings, &drops_by_site);
-  const std::vector<Site> sites = internal::SnapshotSites();
+  const std::vector<Site> sites = ValidSites(internal::SnapshotSites());
   const uint64_t stop_raw = session.use_tsc ? stop.tsc : stop.mono_ns;
   const TimeBase time(
       session.use_tsc,
@@ -322,7 +337,9 @@ Capture StopRecording() {
   Collector collector(
       capture, sites, time, stop_raw,
       internal::NeedPositions(snaps) || !session.exports.empty());
-  collector.set_counter_names(internal::SnapshotCounterNames());
+  std::vector<std::string> counter_names = internal::SnapshotCounterNames();
+  for (std::string& name : counter_names) name = ValidUtf8(name);
+  collector.set_counter_names(std::move(counter_names));
   collector.set_alloc_column(session.count_allocs);
   collector.set_release_blocks(internal::RingBytes(snaps) >
                                internal::BlockCacheCapacityBytes());

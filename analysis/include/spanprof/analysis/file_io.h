@@ -15,15 +15,49 @@
 
 namespace spanprof::analysis {
 
-// `WriteFileAtomically()` creates parent directories, writes `bytes` to a
-// temporary file beside `path`, fsyncs and renames it over `path`. On error the
-// old file (if any) is untouched and the message names `path`.
+// `kStandardOutputPath` (`-`) as an output path means standard output.
+inline constexpr char kStandardOutputPath[] = "-";
+
+// `WriteFileAtomically()` writes `bytes` where `path` points:
+//   - a regular file, or nothing yet: parent directories are created, the
+//     bytes go to a temporary file beside the target
+//     (`.<start of name>.<pid>.<n>.tmp`, cut to fit any legal name), which is
+//     fsynced and renamed over it; on error the old file (if any) is
+//     untouched;
+//   - a symbolic link: followed to its final target, which is written by
+//     these rules (the link stays; the temporary file is made in the
+//     target's directory);
+//   - a character device, FIFO or Unix socket: written in place (opened for
+//     writing, no temporary file, no rename; a FIFO waits for its reader);
+//   - `-` (kStandardOutputPath): standard output, left open (stdio's buffer
+//     is flushed first);
+//   - a directory or a block device: an error.
+// Messages name `path`.
 absl::Status WriteFileAtomically(const std::string& path,
                                  std::string_view bytes);
 
 // `ReadFile()` reads a whole file; a file starting with the gzip magic is
-// decompressed. Errors name `path`.
+// decompressed, and a leading UTF-8 byte order mark is skipped. Errors name
+// `path`.
 absl::StatusOr<std::string> ReadFile(const std::string& path);
+
+// `PrepareOutputDirectory()` creates `dir` (and its parents) if missing and
+// checks that files can be created in it; "" is the working directory.
+// Errors name the directory.
+absl::Status PrepareOutputDirectory(const std::string& dir);
+
+// `PrepareOutput()` checks, before any work, that `WriteFileAtomically(path)`
+// can write: for a regular file or none yet, its directory (after following
+// links) as `PrepareOutputDirectory()` does; a device, FIFO or socket must
+// be writable; a directory or block device is an error. `-` passes.
+absl::Status PrepareOutput(const std::string& path);
+
+// `SameOutputTarget()` is true when writing to `a` would write to the file
+// `b` names (or the reverse), after following links: the same existing file
+// (device and inode), or the same normalised path when neither exists yet.
+// `-` matches only `-`. A character device is never "the same" (a terminal
+// or /dev/null keeps nothing a second write could destroy).
+bool SameOutputTarget(const std::string& a, const std::string& b);
 
 // `GzipCompress()` returns the gzip encoding of `bytes`.
 absl::StatusOr<std::string> GzipCompress(std::string_view bytes);
