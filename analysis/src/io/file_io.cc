@@ -513,12 +513,14 @@ bool SameOutputTarget(const std::string& a, const std::string& b) {
   struct stat info_b {};
   const bool exists_a = ::stat(file_a.c_str(), &info_a) == 0;
   const bool exists_b = ::stat(file_b.c_str(), &info_b) == 0;
-  if (exists_a || exists_b) {
+  if (exists_a && exists_b) {
     // A character device (a terminal, /dev/null) keeps nothing that a
     // second write could destroy.
-    return exists_a && exists_b && info_a.st_dev == info_b.st_dev &&
-           info_a.st_ino == info_b.st_ino && !S_ISCHR(info_a.st_mode);
+    return info_a.st_dev == info_b.st_dev && info_a.st_ino == info_b.st_ino &&
+           !S_ISCHR(info_a.st_mode);
   }
+  // One does not exist (yet): `x/../t.json` with no `x` still writes
+  // `t.json`, as the writer creates `x` first.
   const auto normal = [](const std::string& file) {
     std::error_code error;
     const std::filesystem::path absolute =

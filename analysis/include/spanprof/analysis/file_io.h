@@ -54,7 +54,8 @@ absl::Status PrepareOutput(const std::string& path);
 
 // `SameOutputTarget()` is true when writing to `a` would write to the file
 // `b` names (or the reverse), after following links: the same existing file
-// (device and inode), or the same normalised path when neither exists yet.
+// (device and inode), or else the same normalised path (`sub/../t.json` is
+// `t.json`).
 // `-` matches only `-`. A character device is never "the same" (a terminal
 // or /dev/null keeps nothing a second write could destroy).
 bool SameOutputTarget(const std::string& a, const std::string& b);
