@@ -252,7 +252,7 @@ absl::StatusOr<std::string> ResolveLinks(const std::string& path) {
 
 absl::StatusOr<OutputFile::Opened> OutputFile::OpenTarget(
     const std::string& path) {
-  if (path == kStandardOutput) {
+  if (path == kStandardOutputPath) {
     // Whatever the program already put in stdio's buffer comes first.
     std::fflush(stdout);
     Opened opened;
