@@ -9,7 +9,6 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/match.h"
 #include "commands.h"
 #include "flags.h"
 #include "output_paths.h"
@@ -31,8 +30,8 @@ constexpr FlagSpec kMergeFlags[] = {{"--output", "-o", true, "OUT"},
 bool IsTraceOutputPath(std::string_view path) {
   return path == analysis::kStandardOutputPath ||
          analysis::IsPerfettoTracePath(path) ||
-         absl::EndsWithIgnoreCase(path, ".json") ||
-         absl::EndsWithIgnoreCase(path, ".json.gz");
+         analysis::HasExtension(path, ".json") ||
+         analysis::HasExtension(path, ".json.gz");
 }
 
 }  // namespace

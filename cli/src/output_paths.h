@@ -26,7 +26,7 @@ namespace spanprof::cli::internal {
 // `OutputPath` is one output of a command: the flag that names it and its
 // path (`-` for standard output).
 struct OutputPath {
-  std::string_view flag;  // "-o", "--json", "--summary"
+  const char* flag;  // "-o", "--json", "--summary"
   std::string path;
 };
 

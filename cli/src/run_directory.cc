@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "spanprof/analysis/file_io.h"
 
 namespace spanprof::cli::internal {
 namespace {
@@ -39,8 +39,8 @@ bool IsRunSummaryName(std::string_view name) {
 }
 
 bool IsJsonName(std::string_view name) {
-  return absl::EndsWithIgnoreCase(name, ".json") ||
-         absl::EndsWithIgnoreCase(name, ".json.gz");
+  return analysis::HasExtension(name, ".json") ||
+         analysis::HasExtension(name, ".json.gz");
 }
 
 // What a directory already holds, sorted by kind.

@@ -10,7 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/match.h"
+#include "spanprof/analysis/file_io.h"
 #include "spanprof/recording.h"
 #include "spanprof/session.h"
 #include "spanprof/span.h"
@@ -124,7 +124,7 @@ std::string CyclePath(const std::string& path, uint64_t cycle) {
   if (dot == std::string::npos || dot <= name_start) {
     return path + suffix;
   }
-  if (absl::EqualsIgnoreCase(std::string_view(path).substr(dot), ".gz")) {
+  if (analysis::HasExtension(std::string_view(path).substr(dot), ".gz")) {
     const size_t inner = path.find_last_of('.', dot - 1);
     if (inner != std::string::npos && inner > name_start) dot = inner;
   }

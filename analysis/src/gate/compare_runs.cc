@@ -16,7 +16,6 @@
 #include "absl/numeric/int128.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "gate/compare_internal.h"
 #include "gate/shift.h"
@@ -261,7 +260,7 @@ absl::StatusOr<SummaryRuns> ReadSummaryRuns(const std::string& directory,
   for (const std::filesystem::path& file : *files) {
     const std::string path = file.string();
     std::string text;
-    if (absl::EqualsIgnoreCase(file.extension().string(), ".json")) {
+    if (HasExtension(path, ".json")) {
       absl::StatusOr<std::string> read = ReadFile(path);
       if (!read.ok()) return read.status();
       text = std::move(*read);

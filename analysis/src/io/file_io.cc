@@ -21,7 +21,6 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "io/file_io_internal.h"
 #include "status_macros.h"
@@ -128,9 +127,7 @@ absl::StatusOr<std::string> Gunzip(std::string_view bytes,
 
 namespace internal {
 
-bool EndsWithGz(std::string_view path) {
-  return absl::EndsWithIgnoreCase(path, ".gz");
-}
+bool EndsWithGz(std::string_view path) { return HasExtension(path, ".gz"); }
 
 namespace {
 
@@ -501,6 +498,18 @@ absl::Status PrepareOutput(const std::string& path) {
     return ErrnoError(errno, "cannot write", path);
   }
   return absl::OkStatus();
+}
+
+bool HasExtension(std::string_view path, std::string_view extension) {
+  if (path.size() < extension.size()) return false;
+  const std::string_view end = path.substr(path.size() - extension.size());
+  for (size_t i = 0; i < end.size(); ++i) {
+    const auto lower = [](char c) {
+      return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+    };
+    if (lower(end[i]) != lower(extension[i])) return false;
+  }
+  return true;
 }
 
 bool SameOutputTarget(const std::string& a, const std::string& b) {

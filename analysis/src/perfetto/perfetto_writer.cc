@@ -14,11 +14,11 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/match.h"
 #include "absl/strings/string_view.h"
 #include "io/file_io_internal.h"
 #include "perfetto/perfetto_format.h"
 #include "perfetto/proto_encoder.h"
+#include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
 #include "status_macros.h"
@@ -1048,8 +1048,8 @@ absl::Status PerfettoRenderer::Finish() {
 
 bool IsPerfettoTracePath(std::string_view path) {
   if (internal::EndsWithGz(path)) path.remove_suffix(3);
-  return absl::EndsWithIgnoreCase(path, ".pftrace") ||
-         absl::EndsWithIgnoreCase(path, ".perfetto-trace");
+  return HasExtension(path, ".pftrace") ||
+         HasExtension(path, ".perfetto-trace");
 }
 
 bool LooksLikePerfettoTrace(std::string_view bytes) {

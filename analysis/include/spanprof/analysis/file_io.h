@@ -52,6 +52,11 @@ absl::Status PrepareOutputDirectory(const std::string& dir);
 // be writable; a directory or block device is an error. `-` passes.
 absl::Status PrepareOutput(const std::string& path);
 
+// `HasExtension()` is true when `path` ends with `extension` (".json.gz"),
+// ASCII letters compared without regard to case (`T.PFTRACE` is a
+// `.pftrace`): every choice of a format by name goes through it.
+bool HasExtension(std::string_view path, std::string_view extension);
+
 // `SameOutputTarget()` is true when writing to `a` would write to the file
 // `b` names (or the reverse), after following links: the same existing file
 // (device and inode), or else the same normalised path (`sub/../t.json` is
