@@ -60,13 +60,13 @@ absl::Status CheckOne(const Output& output, const PathFields& fields) {
   const size_t stamp = FirstStampField(path);
   absl::Status checked;
   if (stamp == std::string_view::npos) {
-    checked = analysis::PrepareOutput(ExpandPathTemplate(path, fields));
+    checked = analysis::CheckOutput(ExpandPathTemplate(path, fields));
   } else {
     // The directories above the component that holds `%t`.
     const size_t slash = path.rfind('/', stamp);
     const std::string_view known =
         slash == std::string_view::npos ? "" : path.substr(0, slash);
-    checked = analysis::PrepareOutputDirectory(
+    checked = analysis::CheckOutputDirectory(
         known.empty() && slash == 0 ? "/" : ExpandPathTemplate(known, fields));
   }
   if (checked.ok()) return checked;

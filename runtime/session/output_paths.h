@@ -6,9 +6,10 @@
 //     trace; the same for the summary. Nothing is checked for it.
 //   - The trace and the summary must not be one file (after following
 //     links; a character device such as /dev/null may be both).
-//   - Each output's directory is created if missing and must be writable; a
-//     device, FIFO or socket at the path must be writable; a directory is
-//     refused.
+//   - Each output's directory must be writable, or creatable (its nearest
+//     existing parent a writable directory); a device, FIFO or socket at the
+//     path must be writable; a directory is refused. Nothing is created
+//     here: the writers create directories at the end, as before.
 //
 // Fields are expanded with the values known at the start (the pid, host,
 // process name and the current time). The session start stamp `%t` is only

@@ -460,30 +460,42 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
   return bytes;
 }
 
-absl::Status PrepareOutputDirectory(const std::string& dir) {
-  const std::string where = dir.empty() ? "." : dir;
-  std::error_code error;
-  std::filesystem::create_directories(where, error);
-  if (error) {
-    return ErrnoError(error.value(), "cannot create the directory", where);
+absl::Status CheckOutputDirectory(const std::string& dir) {
+  // The directory itself, or the nearest of its parents that exists: the
+  // writer creates the rest there.
+  std::filesystem::path where = dir.empty() ? "." : dir;
+  struct stat info {};
+  while (::stat(where.c_str(), &info) != 0) {
+    if (errno != ENOENT) return ErrnoError(errno, "cannot inspect", dir);
+    const std::filesystem::path parent = where.parent_path();
+    if (parent.empty() || parent == where) {
+      where = ".";
+      break;
+    }
+    where = parent;
   }
-  if (!std::filesystem::is_directory(where, error)) {
+  if (::stat(where.c_str(), &info) == 0 && !S_ISDIR(info.st_mode)) {
     return absl::FailedPreconditionError(
-        absl::StrCat(where, " is not a directory"));
+        absl::StrCat("cannot create the directory ", dir, ": ", where.string(),
+                     " is not a directory"));
   }
   if (::access(where.c_str(), W_OK | X_OK) != 0) {
-    return ErrnoError(errno, "cannot write in the directory", where);
+    return ErrnoError(errno,
+                      where == dir
+                          ? "cannot write in the directory"
+                          : "cannot create the directory " + dir + " in",
+                      where.string());
   }
   return absl::OkStatus();
 }
 
-absl::Status PrepareOutput(const std::string& path) {
+absl::Status CheckOutput(const std::string& path) {
   if (path == kStandardOutputPath) return absl::OkStatus();
   SPANPROF_ASSIGN_OR_RETURN(const std::string file,
                             internal::ResolveLinks(path));
   struct stat info {};
   if (::stat(file.c_str(), &info) != 0 || S_ISREG(info.st_mode)) {
-    return PrepareOutputDirectory(
+    return CheckOutputDirectory(
         std::filesystem::path(file).parent_path().string());
   }
   if (S_ISDIR(info.st_mode)) {

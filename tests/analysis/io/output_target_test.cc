@@ -109,7 +109,7 @@ TEST(OutputTargetTest, ACharacterDeviceStaysADevice) {
   ASSERT_EQ(::lstat(null.c_str(), &info), 0);
   EXPECT_TRUE(S_ISCHR(info.st_mode)) << "the device was replaced";
   EXPECT_THAT(Names(dir.path()), ::testing::ElementsAre("null"));
-  EXPECT_TRUE(PrepareOutput(null).ok());
+  EXPECT_TRUE(CheckOutput(null).ok());
 }
 
 TEST(OutputTargetTest, AUnixSocketIsWrittenInPlace) {
@@ -199,18 +199,20 @@ TEST(OutputTargetTest, ADirectoryIsRefused) {
   const absl::Status status = WriteFileAtomically(dir.File("d"), "x");
   EXPECT_FALSE(status.ok());
   EXPECT_THAT(status.message(), HasSubstr("is a directory"));
-  EXPECT_FALSE(PrepareOutput(dir.File("d")).ok());
+  EXPECT_FALSE(CheckOutput(dir.File("d")).ok());
 }
 
-TEST(OutputTargetTest, PrepareOutputCreatesTheDirectoryOrNamesIt) {
+TEST(OutputTargetTest, CheckOutputNamesADirectoryThatCannotBeMade) {
   TempDir dir;
-  EXPECT_TRUE(PrepareOutput(dir.File("a/b/trace.json")).ok());
-  EXPECT_TRUE(fs::is_directory(dir.path() / "a/b"));
+  EXPECT_TRUE(CheckOutput(dir.File("a/b/trace.json")).ok());
+  EXPECT_FALSE(fs::exists(dir.path() / "a")) << "a check creates nothing";
   WriteText(dir.File("file"), "x");
-  const absl::Status status = PrepareOutput(dir.File("file/trace.json"));
+  const absl::Status status = CheckOutput(dir.File("file/sub/trace.json"));
   EXPECT_FALSE(status.ok());
   EXPECT_THAT(status.message(), HasSubstr(dir.File("file")));
-  EXPECT_TRUE(PrepareOutput("-").ok());
+  EXPECT_THAT(status.message(), HasSubstr("is not a directory"));
+  EXPECT_TRUE(CheckOutput("-").ok());
+  EXPECT_TRUE(CheckOutput("relative-name.json").ok());
 }
 
 TEST(OutputTargetTest, ExtensionsChooseTheFormatInAnyCase) {

@@ -41,16 +41,18 @@ absl::Status WriteFileAtomically(const std::string& path,
 // `path`.
 absl::StatusOr<std::string> ReadFile(const std::string& path);
 
-// `PrepareOutputDirectory()` creates `dir` (and its parents) if missing and
-// checks that files can be created in it; "" is the working directory.
-// Errors name the directory.
-absl::Status PrepareOutputDirectory(const std::string& dir);
+// `CheckOutputDirectory()` checks, without creating anything, that files
+// can be written in `dir` ("" is the working directory): it, or the nearest
+// of its parents that exists (where the writer would create the rest), is a
+// writable directory. Errors name the directory.
+absl::Status CheckOutputDirectory(const std::string& dir);
 
-// `PrepareOutput()` checks, before any work, that `WriteFileAtomically(path)`
-// can write: for a regular file or none yet, its directory (after following
-// links) as `PrepareOutputDirectory()` does; a device, FIFO or socket must
-// be writable; a directory or block device is an error. `-` passes.
-absl::Status PrepareOutput(const std::string& path);
+// `CheckOutput()` checks, before any work and without writing, that
+// `WriteFileAtomically(path)` can write: for a regular file or none yet, its
+// directory (after following links) as `CheckOutputDirectory()` does; a
+// device, FIFO or socket must be writable; a directory or block device is an
+// error. `-` passes.
+absl::Status CheckOutput(const std::string& path);
 
 // `HasExtension()` is true when `path` ends with `extension` (".json.gz"),
 // ASCII letters compared without regard to case (`T.PFTRACE` is a
