@@ -232,7 +232,9 @@ absl::StatusOr<std::string> ResolveLinks(const std::string& path) {
   for (int hop = 0; hop < kMaxLinkHops; ++hop) {
     struct stat info {};
     if (::lstat(current.c_str(), &info) != 0) {
-      if (errno == ENOENT) return current.string();
+      // Nothing there yet (or a parent that is a file, which creating the
+      // directories then reports).
+      if (errno == ENOENT || errno == ENOTDIR) return current.string();
       return ErrnoError(errno, "write: cannot inspect", path);
     }
     if (!S_ISLNK(info.st_mode)) return current.string();
@@ -260,8 +262,9 @@ absl::StatusOr<OutputFile::Opened> OutputFile::OpenTarget(
   SPANPROF_ASSIGN_OR_RETURN(const std::string file, ResolveLinks(path));
   struct stat info {};
   if (::lstat(file.c_str(), &info) != 0) {
-    if (errno != ENOENT)
+    if (errno != ENOENT && errno != ENOTDIR) {
       return ErrnoError(errno, "write: cannot inspect", path);
+    }
     return OpenTemporary(path, file);
   }
   if (S_ISREG(info.st_mode)) return OpenTemporary(path, file);
@@ -466,7 +469,10 @@ absl::Status CheckOutputDirectory(const std::string& dir) {
   std::filesystem::path where = dir.empty() ? "." : dir;
   struct stat info {};
   while (::stat(where.c_str(), &info) != 0) {
-    if (errno != ENOENT) return ErrnoError(errno, "cannot inspect", dir);
+    // ENOTDIR: a parent is a file; the loop stops there and names it.
+    if (errno != ENOENT && errno != ENOTDIR) {
+      return ErrnoError(errno, "cannot inspect", dir);
+    }
     const std::filesystem::path parent = where.parent_path();
     if (parent.empty() || parent == where) {
       where = ".";
