@@ -259,8 +259,14 @@ absl::StatusOr<OutputFile::Opened> OutputFile::OpenTarget(
     opened.fd = STDOUT_FILENO;
     return opened;
   }
-  SPANPROF_ASSIGN_OR_RETURN(const std::string file, ResolveLinks(path));
+  // What the kernel reaches through every link, kernel-made ones such as
+  // /dev/stdout -> /proc/self/fd/1 -> pipe:[...] included: anything but a
+  // regular file is opened through the path itself.
   struct stat info {};
+  if (::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) {
+    return OpenInPlace(path, path, info.st_mode);
+  }
+  SPANPROF_ASSIGN_OR_RETURN(const std::string file, ResolveLinks(path));
   if (::lstat(file.c_str(), &info) != 0) {
     if (errno != ENOENT && errno != ENOTDIR) {
       return ErrnoError(errno, "write: cannot inspect", path);
@@ -497,10 +503,10 @@ absl::Status CheckOutputDirectory(const std::string& dir) {
 
 absl::Status CheckOutput(const std::string& path) {
   if (path == kStandardOutputPath) return absl::OkStatus();
-  SPANPROF_ASSIGN_OR_RETURN(const std::string file,
-                            internal::ResolveLinks(path));
   struct stat info {};
-  if (::stat(file.c_str(), &info) != 0 || S_ISREG(info.st_mode)) {
+  if (::stat(path.c_str(), &info) != 0 || S_ISREG(info.st_mode)) {
+    SPANPROF_ASSIGN_OR_RETURN(const std::string file,
+                              internal::ResolveLinks(path));
     return CheckOutputDirectory(
         std::filesystem::path(file).parent_path().string());
   }
@@ -512,7 +518,7 @@ absl::Status CheckOutput(const std::string& path) {
     return absl::FailedPreconditionError(
         absl::StrCat(path, " is a block device; spanprof does not write one"));
   }
-  if (::access(file.c_str(), W_OK) != 0) {
+  if (::access(path.c_str(), W_OK) != 0) {
     return ErrnoError(errno, "cannot write", path);
   }
   return absl::OkStatus();
@@ -532,22 +538,21 @@ bool HasExtension(std::string_view path, std::string_view extension) {
 
 bool SameOutputTarget(const std::string& a, const std::string& b) {
   if (a == kStandardOutputPath || b == kStandardOutputPath) return a == b;
-  const absl::StatusOr<std::string> resolved_a = internal::ResolveLinks(a);
-  const absl::StatusOr<std::string> resolved_b = internal::ResolveLinks(b);
-  const std::string file_a = resolved_a.ok() ? *resolved_a : a;
-  const std::string file_b = resolved_b.ok() ? *resolved_b : b;
   struct stat info_a {};
   struct stat info_b {};
-  const bool exists_a = ::stat(file_a.c_str(), &info_a) == 0;
-  const bool exists_b = ::stat(file_b.c_str(), &info_b) == 0;
-  if (exists_a && exists_b) {
+  if (::stat(a.c_str(), &info_a) == 0 && ::stat(b.c_str(), &info_b) == 0) {
     // A character device (a terminal, /dev/null) keeps nothing that a
     // second write could destroy.
     return info_a.st_dev == info_b.st_dev && info_a.st_ino == info_b.st_ino &&
            !S_ISCHR(info_a.st_mode);
   }
   // One does not exist (yet): `x/../t.json` with no `x` still writes
-  // `t.json`, as the writer creates `x` first.
+  // `t.json`, as the writer creates `x` first; a dangling link writes its
+  // target.
+  const absl::StatusOr<std::string> resolved_a = internal::ResolveLinks(a);
+  const absl::StatusOr<std::string> resolved_b = internal::ResolveLinks(b);
+  const std::string file_a = resolved_a.ok() ? *resolved_a : a;
+  const std::string file_b = resolved_b.ok() ? *resolved_b : b;
   const auto normal = [](const std::string& file) {
     std::error_code error;
     const std::filesystem::path absolute =

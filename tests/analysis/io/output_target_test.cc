@@ -181,6 +181,25 @@ TEST(OutputTargetTest, ASymlinkToAFifoIsWrittenInPlace) {
   EXPECT_TRUE(fs::is_fifo(fifo));
 }
 
+// A link the kernel makes (/proc/self/fd/N, as /dev/stdout is) to a pipe
+// names no file: the writer opens it as it is.
+TEST(OutputTargetTest, AKernelLinkToAPipeIsWrittenInPlace) {
+  TempDir dir;
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const std::string proc = "/proc/self/fd/" + std::to_string(fds[1]);
+  fs::create_symlink(proc, dir.path() / "out.json");
+  EXPECT_TRUE(CheckOutput(dir.File("out.json")).ok());
+  const absl::Status written = WriteFileAtomically(dir.File("out.json"), "p");
+  ::close(fds[1]);
+  ASSERT_TRUE(written.ok()) << written;
+  char byte = 0;
+  EXPECT_EQ(::read(fds[0], &byte, 1), 1);
+  EXPECT_EQ(byte, 'p');
+  ::close(fds[0]);
+  EXPECT_TRUE(fs::is_symlink(dir.path() / "out.json"));
+}
+
 TEST(OutputTargetTest, ALongestLegalNameIsWritten) {
   TempDir dir;
   for (const size_t length : {250u, 255u}) {
