@@ -193,7 +193,7 @@ absl::Status OpenSession(const Config& config, const char* root) {
     }
   }
   // So is an output that cannot be written (output_paths.h).
-  if (const absl::Status s = CheckOutputPaths(config); !s.ok()) return s;
+  if (absl::Status s = CheckOutputPaths(config); !s.ok()) return s;
   InstallProcessHooks();
   auto running = std::make_unique<RunningSession>();
   running->config = config;
