@@ -12,7 +12,6 @@
 #include <cstring>
 #include <filesystem>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -150,10 +149,10 @@ TEST(OutputPathsCliTest, AFifoIsWrittenInPlace) {
   const std::string trace = WriteTraceOf(dir, "t.json", 1);
   const std::string fifo = dir.File("summary.fifo");
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
-  std::string received;
-  std::thread reader([&] { received = ReadText(fifo); });
+  testing::OpenFifo reader(fifo);
+  ASSERT_TRUE(reader.ok());
   const ProcessResult r = Spanprof({"summarize", trace, "-o", fifo});
-  reader.join();
+  const std::string received = reader.Take();
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(analysis::ParseSummary(received, fifo).ok()) << received;
   EXPECT_TRUE(fs::is_fifo(fifo)) << "the FIFO was replaced";

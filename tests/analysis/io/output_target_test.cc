@@ -15,7 +15,6 @@
 #include <cstring>
 #include <filesystem>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "spanprof/analysis/file_io.h"
@@ -28,6 +27,7 @@ namespace spanprof::analysis {
 namespace {
 
 namespace fs = std::filesystem;
+using ::spanprof::testing::OpenFifo;
 using ::spanprof::testing::ReadText;
 using ::spanprof::testing::TempDir;
 using ::spanprof::testing::WriteText;
@@ -43,22 +43,6 @@ std::vector<std::string> Names(const fs::path& dir) {
   return names;
 }
 
-// Reads a FIFO to its end on another thread (the writer's open waits for a
-// reader).
-class FifoReader {
- public:
-  explicit FifoReader(const std::string& path)
-      : thread_([this, path] { text_ = ReadText(path); }) {}
-  std::string Finish() {
-    thread_.join();
-    return text_;
-  }
-
- private:
-  std::string text_;
-  std::thread thread_;
-};
-
 // A private null device made in `dir` (never the system's), or "" when this
 // user may not make device nodes.
 std::string MakeNullDevice(const TempDir& dir) {
@@ -71,9 +55,10 @@ TEST(OutputTargetTest, AFifoIsWrittenInPlace) {
   TempDir dir;
   const std::string fifo = dir.File("pipe");
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
-  FifoReader reader(fifo);
+  OpenFifo reader(fifo);
+  ASSERT_TRUE(reader.ok());
   ASSERT_TRUE(WriteFileAtomically(fifo, "through the pipe").ok());
-  EXPECT_EQ(reader.Finish(), "through the pipe");
+  EXPECT_EQ(reader.Take(), "through the pipe");
   struct stat info {};
   ASSERT_EQ(::lstat(fifo.c_str(), &info), 0);
   EXPECT_TRUE(S_ISFIFO(info.st_mode)) << "the FIFO was replaced";
@@ -85,9 +70,10 @@ TEST(OutputTargetTest, AGzipTraceStreamsIntoAFifo) {
   const std::string fifo = dir.File("trace.json.gz");
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
   const Capture capture = spanprof::testing::RichCapture();
-  FifoReader reader(fifo);
+  OpenFifo reader(fifo);
+  ASSERT_TRUE(reader.ok());
   ASSERT_TRUE(WriteTrace(capture, fifo).ok());
-  const std::string bytes = reader.Finish();
+  const std::string bytes = reader.Take();
   ASSERT_GT(bytes.size(), 2u);
   EXPECT_EQ(static_cast<unsigned char>(bytes[0]), 0x1f);  // gzip
   const std::string copy = dir.File("copy.json.gz");
@@ -115,7 +101,7 @@ TEST(OutputTargetTest, ACharacterDeviceStaysADevice) {
 TEST(OutputTargetTest, AUnixSocketIsWrittenInPlace) {
   TempDir dir;
   const std::string path = dir.File("sock");
-  const int server = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  const int server = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
   ASSERT_GE(server, 0);
   sockaddr_un address{};
   address.sun_family = AF_UNIX;
@@ -126,20 +112,21 @@ TEST(OutputTargetTest, AUnixSocketIsWrittenInPlace) {
             0)
       << std::strerror(errno);
   ASSERT_EQ(::listen(server, 1), 0);
-  std::string received;
-  std::thread accept([&] {
-    const int peer = ::accept(server, nullptr, nullptr);
-    char buffer[256];
-    ssize_t n = 0;
-    while ((n = ::read(peer, buffer, sizeof(buffer))) > 0) {
-      received.append(buffer, static_cast<size_t>(n));
-    }
-    ::close(peer);
-  });
+  // The writer's connection waits in the backlog and its bytes in the
+  // socket's buffer, so no thread is needed; a writer that never connects
+  // leaves nothing to accept.
   const absl::Status written = WriteFileAtomically(path, "over the socket");
-  accept.join();
-  ::close(server);
   ASSERT_TRUE(written.ok()) << written;
+  const int peer = ::accept4(server, nullptr, nullptr, SOCK_NONBLOCK);
+  ASSERT_GE(peer, 0) << std::strerror(errno);
+  std::string received;
+  char buffer[256];
+  ssize_t n = 0;
+  while ((n = ::read(peer, buffer, sizeof(buffer))) > 0) {
+    received.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(peer);
+  ::close(server);
   EXPECT_EQ(received, "over the socket");
   struct stat info {};
   ASSERT_EQ(::lstat(path.c_str(), &info), 0);
@@ -174,9 +161,10 @@ TEST(OutputTargetTest, ASymlinkToAFifoIsWrittenInPlace) {
   const std::string fifo = dir.File("pipe");
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   fs::create_symlink("pipe", dir.path() / "out.json");
-  FifoReader reader(fifo);
+  OpenFifo reader(fifo);
+  ASSERT_TRUE(reader.ok());
   ASSERT_TRUE(WriteFileAtomically(dir.File("out.json"), "via link").ok());
-  EXPECT_EQ(reader.Finish(), "via link");
+  EXPECT_EQ(reader.Take(), "via link");
   EXPECT_TRUE(fs::is_symlink(dir.path() / "out.json"));
   EXPECT_TRUE(fs::is_fifo(fifo));
 }
