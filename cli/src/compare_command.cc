@@ -7,6 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "commands.h"
+#include "output_paths.h"
 #include "spanprof/analysis/compare.h"
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/summary.h"
@@ -18,10 +19,17 @@ namespace spanprof::cli::internal {
 
 namespace {
 
-// Prints the table, writes the JSON, and returns the exit code.
+// `--json OUT`, when given, as the command's one output.
+std::vector<OutputPath> OutputsOf(const CompareArgs& args) {
+  if (args.json_path.empty()) return {};
+  return {{"--json", args.json_path}};
+}
+
+// Prints the table (on stderr with `--json -`), writes the JSON, and returns
+// the exit code.
 int Report(const analysis::Comparison& comparison, const CompareArgs& args,
            const CommandIo& io) {
-  io.out << analysis::FormatComparison(comparison);
+  TextStream(io, OutputsOf(args)) << analysis::FormatComparison(comparison);
   if (!args.json_path.empty()) {
     absl::Status written = analysis::WriteFileAtomically(
         args.json_path, analysis::ComparisonToJson(comparison));
@@ -96,6 +104,10 @@ int RunCompare(const std::vector<std::string>& args, const CommandIo& io) {
   absl::StatusOr<CompareArgs> parsed = ParseCompareArgs(args);
   if (!parsed.ok()) return UsageError(io, "compare", parsed.status());
   if (parsed->help) return kExitPass;  // the router prints help first
+  const std::string inputs[] = {parsed->base_path, parsed->candidate_path};
+  if (absl::Status s = CheckOutputPaths(inputs, OutputsOf(*parsed)); !s.ok()) {
+    return Failure(io, "compare", s);
+  }
 
   absl::StatusOr<std::optional<analysis::Comparison>> runs = CompareRunsOf(
       parsed->base_path, parsed->candidate_path, parsed->policy,

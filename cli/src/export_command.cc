@@ -8,6 +8,7 @@
 #include "absl/status/statusor.h"
 #include "commands.h"
 #include "flags.h"
+#include "output_paths.h"
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/otlp.h"
 #include "spanprof/cli/router.h"
@@ -72,12 +73,14 @@ int ExportOtlp(const std::vector<std::string>& paths,
   }
   absl::Status written = analysis::WriteFileAtomically(*output, exported->json);
   if (!written.ok()) return Failure(io, kCommand, written);
-  io.out << "OTLP/JSON: " << exported->span_count << " spans of "
-         << captures.size() << (captures.size() == 1 ? " capture" : " captures")
-         << ", trace id";
-  if (exported->trace_ids.size() != 1) io.out << "s";
-  for (const std::string& id : exported->trace_ids) io.out << " " << id;
-  io.out << " -> " << *output << "\n";
+  const OutputPath outputs[] = {{"-o", *output}};
+  std::ostream& text = TextStream(io, outputs);
+  text << "OTLP/JSON: " << exported->span_count << " spans of "
+       << captures.size() << (captures.size() == 1 ? " capture" : " captures")
+       << ", trace id";
+  if (exported->trace_ids.size() != 1) text << "s";
+  for (const std::string& id : exported->trace_ids) text << " " << id;
+  text << " -> " << *output << "\n";
   return kExitPass;
 }
 
@@ -100,6 +103,12 @@ int RunExport(const std::vector<std::string>& args, const CommandIo& io) {
   const std::optional<std::string> output = flags->Value("--output");
   if (output.has_value() && output->empty()) {
     return UsageError(io, kCommand, "-o: the output path is empty");
+  }
+  if (output.has_value()) {
+    const OutputPath outputs[] = {{"-o", *output}};
+    if (absl::Status s = CheckOutputPaths(paths, outputs); !s.ok()) {
+      return Failure(io, kCommand, s);
+    }
   }
   return ExportOtlp(paths, output, flags->Has("--allow-invalid"), io);
 }

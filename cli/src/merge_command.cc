@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "commands.h"
 #include "flags.h"
+#include "output_paths.h"
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/merge.h"
 #include "spanprof/analysis/summary.h"
@@ -24,10 +25,13 @@ namespace {
 constexpr FlagSpec kMergeFlags[] = {{"--output", "-o", true, "OUT"},
                                     {"--summary", "", true, "SUMMARY"}};
 
-// A trace path the writers know: JSON (plain or gzip) or Perfetto.
+// A trace path the writers know: JSON (plain or gzip) or Perfetto, in any
+// case, or `-` (JSON on standard output).
 bool IsTraceOutputPath(std::string_view path) {
-  return analysis::IsPerfettoTracePath(path) || path.ends_with(".json") ||
-         path.ends_with(".json.gz");
+  return path == analysis::kStandardOutputPath ||
+         analysis::IsPerfettoTracePath(path) ||
+         analysis::HasExtension(path, ".json") ||
+         analysis::HasExtension(path, ".json.gz");
 }
 
 }  // namespace
@@ -56,6 +60,12 @@ int RunMerge(const std::vector<std::string>& args, const CommandIo& io) {
   if (summary_path.has_value() && summary_path->empty()) {
     return UsageError(io, kCommand, "--summary: the output path is empty");
   }
+  std::vector<OutputPath> outputs = {{"-o", *output}};
+  if (summary_path.has_value()) outputs.push_back({"--summary", *summary_path});
+  if (absl::Status s = CheckOutputPaths(flags->positionals, outputs); !s.ok()) {
+    return Failure(io, kCommand, s);
+  }
+  std::ostream& text = TextStream(io, outputs);
 
   std::vector<analysis::MergeInput> inputs;
   inputs.reserve(flags->positionals.size());
@@ -91,16 +101,16 @@ int RunMerge(const std::vector<std::string>& args, const CommandIo& io) {
       return Failure(io, kCommand, s);
     }
   }
-  io.out << "Merged " << inputs.size() << " captures (" << capture.spans.size()
-         << " spans, " << capture.threads.size() << " threads, "
-         << merged->linked_roots << " cross-process "
-         << (merged->linked_roots == 1 ? "link" : "links")
-         << "); timeline aligned to ±"
-         << analysis::FormatMicros(merged->anchor_uncertainty_ns) << " µs\n"
-         << "Trace: " << *output << "\n";
-  if (summary_path.has_value()) io.out << "Summary: " << *summary_path << "\n";
-  io.out.flush();
-  return io.out.good() ? kExitPass : kExitUsage;
+  text << "Merged " << inputs.size() << " captures (" << capture.spans.size()
+       << " spans, " << capture.threads.size() << " threads, "
+       << merged->linked_roots << " cross-process "
+       << (merged->linked_roots == 1 ? "link" : "links")
+       << "); timeline aligned to ±"
+       << analysis::FormatMicros(merged->anchor_uncertainty_ns) << " µs\n"
+       << "Trace: " << *output << "\n";
+  if (summary_path.has_value()) text << "Summary: " << *summary_path << "\n";
+  text.flush();
+  return text.good() ? kExitPass : kExitUsage;
 }
 
 }  // namespace spanprof::cli::internal

@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "commands.h"
 #include "flags.h"
+#include "output_paths.h"
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/overhead.h"
 #include "spanprof/cli/router.h"
@@ -73,10 +74,17 @@ int RunOverhead(const std::vector<std::string>& args, const CommandIo& io) {
   }
   absl::StatusOr<analysis::OverheadOptions> options = OptionsOf(*flags);
   if (!options.ok()) return UsageError(io, kCommand, options.status());
+  std::vector<OutputPath> outputs;
+  if (std::optional<std::string> json = flags->Value("--json")) {
+    outputs.push_back({"--json", *json});
+  }
+  if (absl::Status s = CheckOutputPaths(flags->positionals, outputs); !s.ok()) {
+    return Failure(io, kCommand, s);
+  }
   absl::StatusOr<analysis::OverheadReport> report =
       analysis::ReadOverhead(flags->positionals[0], *options);
   if (!report.ok()) return Failure(io, kCommand, report.status());
-  io.out << analysis::OverheadTable(*report);
+  TextStream(io, outputs) << analysis::OverheadTable(*report);
   if (std::optional<std::string> json = flags->Value("--json")) {
     const absl::Status written =
         analysis::WriteFileAtomically(*json, analysis::OverheadToJson(*report));

@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "commands.h"
 #include "flags.h"
+#include "output_paths.h"
 #include "spanprof/analysis/compare.h"
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/plot.h"
@@ -132,6 +133,22 @@ absl::StatusOr<analysis::Summary> LoadSummary(const std::string& path) {
   return analysis::Summarize(*capture);
 }
 
+// The checks of -o before any work: not empty (a usage error), not one of
+// the inputs. nullopt when it passes; else the exit code.
+std::optional<int> OutputRefused(const ParsedFlags& flags,
+                                 const CommandIo& io) {
+  const std::optional<std::string> output = flags.Value("--output");
+  if (!output.has_value()) return std::nullopt;
+  if (output->empty()) {
+    return UsageError(io, kCommand, "-o: the output path is empty");
+  }
+  const OutputPath outputs[] = {{"-o", *output}};
+  if (absl::Status s = CheckOutputPaths(flags.positionals, outputs); !s.ok()) {
+    return Failure(io, kCommand, s);
+  }
+  return std::nullopt;
+}
+
 // Writes the figure to -o, or to stdout without it.
 int Emit(const ParsedFlags& flags, const std::string& svg,
          const CommandIo& io) {
@@ -183,9 +200,7 @@ int Timeline(const std::vector<std::string>& args, const CommandIo& io) {
     }
     options.max_threads = static_cast<size_t>(**max_threads);
   }
-  if (flags->Value("--output") == std::optional<std::string>("")) {
-    return UsageError(io, kCommand, "-o: the output path is empty");
-  }
+  if (std::optional<int> refused = OutputRefused(*flags, io)) return *refused;
   absl::StatusOr<Capture> capture = analysis::ReadTrace(flags->positionals[0]);
   if (!capture.ok()) return Failure(io, kCommand, capture.status());
   return Emit(*flags, analysis::PlotTimeline(*capture, options), io);
@@ -204,9 +219,7 @@ int Breakdown(const std::vector<std::string>& args, const CommandIo& io) {
   if (absl::Status s = RowsFlag(*flags, &options.max_rows); !s.ok()) {
     return UsageError(io, kCommand, s);
   }
-  if (flags->Value("--output") == std::optional<std::string>("")) {
-    return UsageError(io, kCommand, "-o: the output path is empty");
-  }
+  if (std::optional<int> refused = OutputRefused(*flags, io)) return *refused;
   absl::StatusOr<analysis::Summary> summary =
       LoadSummary(flags->positionals[0]);
   if (!summary.ok()) return Failure(io, kCommand, summary.status());
@@ -243,9 +256,7 @@ int CompareFigure(const std::vector<std::string>& args, const CommandIo& io) {
   if (!relative.ok()) return UsageError(io, kCommand, relative.status());
   policy.relative_tolerance_bps = relative->value_or(0);
   policy.allow_incomplete = flags->Has("--allow-incomplete");
-  if (flags->Value("--output") == std::optional<std::string>("")) {
-    return UsageError(io, kCommand, "-o: the output path is empty");
-  }
+  if (std::optional<int> refused = OutputRefused(*flags, io)) return *refused;
 
   const std::string& base_path = flags->positionals[0];
   const std::string& candidate_path = flags->positionals[1];
@@ -275,9 +286,7 @@ int ScalingFigure(const std::vector<std::string>& args, const CommandIo& io) {
   if (absl::Status s = WidthFlag(*flags, &options.width); !s.ok()) {
     return UsageError(io, kCommand, s);
   }
-  if (flags->Value("--output") == std::optional<std::string>("")) {
-    return UsageError(io, kCommand, "-o: the output path is empty");
-  }
+  if (std::optional<int> refused = OutputRefused(*flags, io)) return *refused;
   analysis::ScalingOptions scaling;
   scaling.size_arg = flags->Value("--size").value_or("");
   absl::StatusOr<analysis::ScalingReport> report =

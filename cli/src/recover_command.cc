@@ -59,8 +59,8 @@ absl::Status WriteRecovered(const Capture& capture, const std::string& trace,
                             const std::string& summary, const CommandIo& io) {
   if (trace.empty() || summary.empty()) {
     return absl::InvalidArgumentError(
-        "the stream does not name the session's outputs: give -o TRACE and "
-        "--summary-out SUMMARY");
+        "the session wrote no trace or no summary (off), so the stream names "
+        "no place for it: give -o TRACE and --summary-out SUMMARY");
   }
   const analysis::Summary sum = analysis::Summarize(capture);
   if (absl::Status s = analysis::WriteTrace(capture, trace); !s.ok()) return s;

@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "spanprof/analysis/file_io.h"
 
 namespace spanprof::cli::internal {
 namespace {
@@ -38,7 +39,8 @@ bool IsRunSummaryName(std::string_view name) {
 }
 
 bool IsJsonName(std::string_view name) {
-  return name.ends_with(".json") || name.ends_with(".json.gz");
+  return analysis::HasExtension(name, ".json") ||
+         analysis::HasExtension(name, ".json.gz");
 }
 
 // What a directory already holds, sorted by kind.

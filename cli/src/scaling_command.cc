@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "commands.h"
 #include "flags.h"
+#include "output_paths.h"
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/scaling.h"
 #include "spanprof/analysis/trace.h"
@@ -124,10 +125,23 @@ absl::StatusOr<analysis::ScalingReport> ScalingReportOf(
   return analysis::AnalyzeScaling(loaded->named, options);
 }
 
-int RunScaling(const std::vector<std::string>& args, const CommandIo& io) {
+int RunScaling(const std::vector<std::string>& args,
+               const CommandIo& command_io) {
   const SplitArgs split = SplitBaseline(args);
   absl::StatusOr<ParsedFlags> flags = ParseFlags(split.rest, kFlags);
-  if (!flags.ok()) return UsageError(io, kCommand, flags.status());
+  if (!flags.ok()) return UsageError(command_io, kCommand, flags.status());
+  std::vector<OutputPath> outputs;
+  if (std::optional<std::string> json = flags->Value("--json")) {
+    outputs.push_back({"--json", *json});
+  }
+  std::vector<std::string> inputs = flags->positionals;
+  inputs.insert(inputs.end(), split.baseline.begin(), split.baseline.end());
+  if (absl::Status s = CheckOutputPaths(inputs, outputs); !s.ok()) {
+    return Failure(command_io, kCommand, s);
+  }
+  // With `--json -` the tables go to stderr.
+  const CommandIo io{TextStream(command_io, outputs), command_io.err,
+                     command_io.program};
   if (flags->positionals.empty()) {
     return UsageError(io, kCommand, "missing argument TRACE");
   }

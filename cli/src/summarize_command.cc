@@ -5,6 +5,7 @@
 #include "absl/status/statusor.h"
 #include "commands.h"
 #include "flags.h"
+#include "output_paths.h"
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/folded.h"
 #include "spanprof/analysis/summary.h"
@@ -35,6 +36,13 @@ int TraceToOutput(std::string_view command,
   const std::optional<std::string> output = flags->Value("--output");
   if (output.has_value() && output->empty()) {
     return UsageError(io, command, "-o: the output path is empty");
+  }
+  if (output.has_value()) {
+    const OutputPath outputs[] = {{"-o", *output}};
+    if (absl::Status s = CheckOutputPaths(flags->positionals, outputs);
+        !s.ok()) {
+      return Failure(io, command, s);
+    }
   }
   absl::StatusOr<Capture> capture = ReadTraceFile(
       flags->positionals[0], flags->Value("--group-by-arg").value_or(""), io);

@@ -17,13 +17,15 @@ bool IsField(char c) {
   return c == 'p' || c == 'h' || c == 'n' || c == 't' || c == '%';
 }
 
-// A value safe inside one path component.
+// A value safe inside one path component: never a `/`, never a whole
+// component `.` or `..` (which would name the directory or its parent).
 std::string PathSafe(std::string_view value) {
   if (value.empty()) return "unknown";
   std::string out(value);
   for (char& c : out) {
     if (c == '/' || static_cast<unsigned char>(c) < 0x20) c = '_';
   }
+  if (out == "." || out == "..") out.assign(out.size(), '_');
   return out;
 }
 

@@ -10,7 +10,9 @@
 //
 // Any other `%x` (or a `%` at the end) is an error raised at session start,
 // before the body runs. Values are made safe for a path: a `/`, a control
-// byte or a NUL becomes `_`, and an empty value `unknown`.
+// byte or a NUL becomes `_`, a value `.` or `..` becomes `_` or `__` (so a
+// field never names a directory or its parent, even as a whole component
+// like `out/%n/trace.json`), and an empty value `unknown`.
 //
 // Example:
 //

@@ -23,6 +23,7 @@
 
 // Private to the runtime component (runtime/src is a private include dir).
 #include "collector/assemble.h"
+#include "output_paths.h"
 #include "path_template.h"
 #include "recorder/recorder_internal.h"
 #include "session_internal.h"
@@ -92,21 +93,28 @@ struct FinishStep {
   const char* path = "";
 };
 
-// Writes the trace and the summary. Both are attempted; the error names every
-// output that failed.
+// Writes the trace and the summary; an empty path (`off`) writes nothing.
+// Both are attempted; the error names every output that failed, and the
+// path of a failed output is cleared, so that the table names only files
+// that were written.
 absl::Status WriteOutputs(const Capture& capture,
                           const analysis::Summary& summary,
-                          const std::string& trace_path,
-                          const std::string& summary_path, FinishStep& step) {
+                          std::string& trace_path, std::string& summary_path,
+                          FinishStep& step) {
   std::string errors;
-  step = {"writing the trace", trace_path.c_str()};
-  absl::Status s = analysis::WriteTrace(capture, trace_path);
-  if (!s.ok()) errors += std::string(s.message());
-  step = {"writing the summary", summary_path.c_str()};
-  s = analysis::WriteSummary(summary, summary_path);
-  if (!s.ok()) {
+  const auto note = [&errors](const absl::Status& s, std::string& path) {
+    if (s.ok()) return;
     if (!errors.empty()) errors += "; ";
     errors += std::string(s.message());
+    path.clear();
+  };
+  if (!trace_path.empty()) {
+    step = {"writing the trace", trace_path.c_str()};
+    note(analysis::WriteTrace(capture, trace_path), trace_path);
+  }
+  if (!summary_path.empty()) {
+    step = {"writing the summary", summary_path.c_str()};
+    note(analysis::WriteSummary(summary, summary_path), summary_path);
   }
   if (errors.empty()) return absl::OkStatus();
   return absl::UnavailableError("spanprof: could not write outputs: " + errors);
@@ -129,10 +137,12 @@ absl::Status CollectAndWrite(const RunningSession& running,
                           .host = capture.host,
                           .process_name = capture.process_name,
                           .start_wall_ns = capture.wall_clock_anchor_ns};
-  const std::string trace_path =
-      ExpandPathTemplate(running.config.trace_path, fields);
-  const std::string summary_path =
-      ExpandPathTemplate(running.config.summary_path, fields);
+  const auto expand = [&fields](const std::string& path) {
+    return path == kOutputOff ? std::string()
+                              : ExpandPathTemplate(path, fields);
+  };
+  std::string trace_path = expand(running.config.trace_path);
+  std::string summary_path = expand(running.config.summary_path);
   absl::Status written =
       WriteOutputs(capture, summary, trace_path, summary_path, step);
   if (!running.config.quiet) {
@@ -276,9 +286,12 @@ std::string StreamPath(const Config& config, const PathFields& fields) {
   if (!config.stream_path.empty()) {
     return ExpandPathTemplate(config.stream_path, fields);
   }
-  const std::string& base =
-      config.trace_path != "off" ? config.trace_path : config.summary_path;
-  return ExpandPathTemplate(base, fields) + ".stream";
+  for (const std::string* output : {&config.trace_path, &config.summary_path}) {
+    if (*output != kOutputOff && *output != "-") {
+      return ExpandPathTemplate(*output, fields) + ".stream";
+    }
+  }
+  return "";  // no output file to put it beside: nothing to recover into
 }
 
 // Opens the stream (when on) and starts the helper thread (when the stream
@@ -300,8 +313,12 @@ absl::Status StartWatcher(RunningSession& running) {
     if (!parent.empty()) std::filesystem::create_directories(parent, error);
     absl::StatusOr<std::unique_ptr<StreamWriter>> opened = StreamWriter::Open(
         path, facts,
-        {.trace_path = ExpandPathTemplate(config.trace_path, fields),
-         .summary_path = ExpandPathTemplate(config.summary_path, fields)});
+        {.trace_path = config.trace_path == kOutputOff
+                           ? ""
+                           : ExpandPathTemplate(config.trace_path, fields),
+         .summary_path = config.summary_path == kOutputOff
+                             ? ""
+                             : ExpandPathTemplate(config.summary_path, fields)});
     if (opened.ok()) {
       writer = std::move(*opened);
     } else if (!config.stream_path.empty()) {
@@ -345,6 +362,8 @@ absl::Status OpenSession(const Config& config, const char* root) {
                                         "': " + std::string(s.message()));
     }
   }
+  // So is an output that cannot be written (output_paths.h).
+  if (absl::Status s = CheckOutputPaths(config); !s.ok()) return s;
   InstallProcessHooks();
   auto running = std::make_unique<RunningSession>();
   running->config = config;

@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "spanprof/analysis/file_io.h"
 #include "spanprof/recording.h"
 #include "spanprof/session.h"
 #include "spanprof/span.h"
@@ -114,6 +115,7 @@ absl::StatusOr<uint64_t> CyclesSaved(const Schedule& schedule, uint64_t steps) {
 }
 
 std::string CyclePath(const std::string& path, uint64_t cycle) {
+  if (path == "off") return path;  // no output in any cycle
   const std::string suffix = "-cycle" + std::to_string(cycle);
   const size_t slash = path.find_last_of('/');
   const size_t name_start = slash == std::string::npos ? 0 : slash + 1;
@@ -122,7 +124,7 @@ std::string CyclePath(const std::string& path, uint64_t cycle) {
   if (dot == std::string::npos || dot <= name_start) {
     return path + suffix;
   }
-  if (std::string_view(path).substr(dot) == ".gz") {
+  if (analysis::HasExtension(std::string_view(path).substr(dot), ".gz")) {
     const size_t inner = path.find_last_of('.', dot - 1);
     if (inner != std::string::npos && inner > name_start) dot = inner;
   }

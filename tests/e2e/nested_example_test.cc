@@ -102,24 +102,27 @@ TEST(NestedExampleTest, BadEnvironmentFailsNamingTheVariable) {
   EXPECT_FALSE(std::filesystem::exists(dir.File("build")));
 }
 
-// An output that cannot be written is reported once: the library throws it
-// (spanprof::OutputError) and the example prints what() — the library does not
-// print it too.
+// An output that cannot be written is reported once, at session start
+// (before the workload): the library throws spanprof::Error naming the
+// variable and the directory, and the example prints what() — the library
+// does not print it too.
 TEST(NestedExampleTest, UnwritableOutputIsReportedExactlyOnce) {
   TempDir dir;
+  testing::WriteText(dir.File("nope"), "a file where a directory must be");
   const auto result = RunProcess({SPANPROF_TEST_BIN_DIR "/nested_example"},
                                  {{"SPANPROF", "1"},
                                   {"SPANPROF_QUIET", "1"},
-                                  {"SPANPROF_OUT", "/proc/nope/t.json"},
+                                  {"SPANPROF_OUT", dir.File("nope/t.json")},
                                   {"SPANPROF_SUMMARY_OUT", dir.File("s.json")}},
                                  dir.path().string());
   EXPECT_EQ(result.exit_code, 2) << result.err;
-  const std::string message = "could not write outputs";
+  const std::string message = "SPANPROF_OUT (Config::trace_path)";
   const size_t first = result.err.find(message);
   ASSERT_NE(first, std::string::npos) << result.err;
   EXPECT_EQ(result.err.find(message, first + message.size()), std::string::npos)
       << result.err;
-  EXPECT_NE(result.err.find("/proc/nope"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find(dir.File("nope")), std::string::npos) << result.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.File("s.json")));
 }
 
 TEST(NestedExampleTest, GzipTraceWhenThePathEndsInGz) {

@@ -67,6 +67,36 @@ inline void WriteText(const std::string& path, const std::string& text) {
   out << text;
 }
 
+// `OpenFifo` holds a FIFO open for reading and writing (Linux opens a FIFO
+// with O_RDWR without waiting for a peer), so that a writer's open returns at
+// once, and a writer that never opens the FIFO (one that replaced it) leaves
+// nothing to read instead of a reader blocked forever. `Take()` returns what
+// the writer put in the pipe's buffer (up to its capacity, 64 KiB).
+class OpenFifo {
+ public:
+  explicit OpenFifo(const std::string& path)
+      : fd_(open(path.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC)) {}
+  ~OpenFifo() {
+    if (fd_ >= 0) close(fd_);
+  }
+  OpenFifo(const OpenFifo&) = delete;
+  OpenFifo& operator=(const OpenFifo&) = delete;
+
+  bool ok() const { return fd_ >= 0; }
+  std::string Take() {
+    std::string bytes;
+    char buffer[4096];
+    ssize_t n = 0;
+    while ((n = read(fd_, buffer, sizeof(buffer))) > 0) {
+      bytes.append(buffer, static_cast<size_t>(n));
+    }
+    return bytes;
+  }
+
+ private:
+  int fd_;
+};
+
 struct ProcessResult {
   int exit_code = -1;   // -1 when killed by a signal
   int term_signal = 0;  // the signal that killed it, 0 when it exited

@@ -303,7 +303,7 @@ absl::StatusOr<SummaryRuns> ReadSummaryRuns(const std::string& directory,
   for (const std::filesystem::path& file : *files) {
     const std::string path = file.string();
     std::string text;
-    if (file.extension() == ".json") {
+    if (HasExtension(path, ".json")) {
       absl::StatusOr<std::string> read = ReadFile(path);
       if (!read.ok()) return read.status();
       text = std::move(*read);

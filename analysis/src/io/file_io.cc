@@ -1,13 +1,16 @@
 #include "spanprof/analysis/file_io.h"
 
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <limits>
@@ -27,6 +30,7 @@ namespace {
 
 // zlib counts in `uInt`; feed it at most this much per call.
 constexpr size_t kZlibChunk = size_t{1} << 30;
+constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
 
 absl::Status ErrnoError(int error, std::string_view what,
                         const std::string& path) {
@@ -123,8 +127,154 @@ absl::StatusOr<std::string> Gunzip(std::string_view bytes,
 
 namespace internal {
 
-bool EndsWithGz(std::string_view path) {
-  return path.size() >= 3 && path.substr(path.size() - 3) == ".gz";
+bool EndsWithGz(std::string_view path) { return HasExtension(path, ".gz"); }
+
+namespace {
+
+// Longest file name most file systems allow (NAME_MAX).
+constexpr size_t kMaxNameBytes = 255;
+// Symbolic links followed before giving up (the kernel's own limit).
+constexpr int kMaxLinkHops = 40;
+
+// `.<start of name>.<pid>.<n>.tmp`, cut to fit kMaxNameBytes whatever the
+// length of the target's own name.
+std::string TempName(const std::string& name, uint64_t serial) {
+  const std::string tail = absl::StrCat(".", ::getpid(), ".", serial, ".tmp");
+  const size_t room = kMaxNameBytes - 1 - tail.size();
+  return absl::StrCat(".", name.substr(0, std::min(name.size(), room)), tail);
+}
+
+// A connected stream socket to the Unix socket at `path`, or -1 with errno.
+int ConnectUnixSocket(const std::string& path) {
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  if (path.size() >= sizeof(address.sun_path)) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  // sockaddr_un is passed as the generic sockaddr, as the API requires.
+  if (::connect(fd, reinterpret_cast<const sockaddr*>(&address),
+                sizeof(address)) != 0) {
+    const int error = errno;
+    ::close(fd);
+    errno = error;
+    return -1;
+  }
+  return fd;
+}
+
+// A new temporary file beside `file` (parent directories created), so that
+// the final rename() is atomic. Created with 0666 and the process umask, like
+// a plain open().
+absl::StatusOr<OutputFile::Opened> OpenTemporary(const std::string& path,
+                                                 const std::string& file) {
+  static std::atomic<uint64_t> counter{0};
+  const std::filesystem::path target(file);
+  std::filesystem::path dir = target.parent_path();
+  if (!dir.empty()) {
+    std::error_code error;
+    std::filesystem::create_directories(dir, error);
+    if (error) {
+      return ErrnoError(error.value(), "write: cannot create the directory of",
+                        path);
+    }
+  } else {
+    dir = ".";
+  }
+  OutputFile::Opened opened;
+  opened.target.kind = OutputFile::TargetKind::kAtomic;
+  opened.target.file = file;
+  opened.target.dir = dir.string();
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    opened.target.temp_path =
+        (dir / TempName(target.filename().string(),
+                        counter.fetch_add(1, std::memory_order_relaxed)))
+            .string();
+    opened.fd = ::open(opened.target.temp_path.c_str(),
+                       O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (opened.fd >= 0 || errno != EEXIST) break;
+  }
+  if (opened.fd < 0) {
+    return ErrnoError(errno, "write: cannot create a temporary file for", path);
+  }
+  return opened;
+}
+
+// Opens what is at `file` (no link) for writing where it is.
+absl::StatusOr<OutputFile::Opened> OpenInPlace(const std::string& path,
+                                               const std::string& file,
+                                               mode_t mode) {
+  if (S_ISDIR(mode)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("write: ", path, " is a directory, not a file"));
+  }
+  if (S_ISBLK(mode)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "write: ", path, " is a block device; spanprof does not write one"));
+  }
+  OutputFile::Opened opened;
+  opened.target.kind = OutputFile::TargetKind::kInPlace;
+  opened.target.file = file;
+  opened.fd = S_ISSOCK(mode)
+                  ? ConnectUnixSocket(file)
+                  : ::open(file.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+  if (opened.fd < 0) return ErrnoError(errno, "write: cannot open", path);
+  return opened;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> ResolveLinks(const std::string& path) {
+  std::filesystem::path current(path);
+  for (int hop = 0; hop < kMaxLinkHops; ++hop) {
+    struct stat info {};
+    if (::lstat(current.c_str(), &info) != 0) {
+      // Nothing there yet (or a parent that is a file, which creating the
+      // directories then reports).
+      if (errno == ENOENT || errno == ENOTDIR) return current.string();
+      return ErrnoError(errno, "write: cannot inspect", path);
+    }
+    if (!S_ISLNK(info.st_mode)) return current.string();
+    std::error_code error;
+    const std::filesystem::path link =
+        std::filesystem::read_symlink(current, error);
+    if (error) {
+      return ErrnoError(error.value(), "write: cannot read the link", path);
+    }
+    current = link.is_absolute() ? link : current.parent_path() / link;
+  }
+  return ErrnoError(ELOOP, "write: cannot resolve", path);
+}
+
+absl::StatusOr<OutputFile::Opened> OutputFile::OpenTarget(
+    const std::string& path) {
+  if (path == kStandardOutputPath) {
+    // Whatever the program already put in stdio's buffer comes first.
+    std::fflush(stdout);
+    Opened opened;
+    opened.target.kind = TargetKind::kStdout;
+    opened.fd = STDOUT_FILENO;
+    return opened;
+  }
+  // What the kernel reaches through every link, kernel-made ones such as
+  // /dev/stdout -> /proc/self/fd/1 -> pipe:[...] included: anything but a
+  // regular file is opened through the path itself.
+  struct stat info {};
+  if (::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) {
+    return OpenInPlace(path, path, info.st_mode);
+  }
+  SPANPROF_ASSIGN_OR_RETURN(const std::string file, ResolveLinks(path));
+  if (::lstat(file.c_str(), &info) != 0) {
+    if (errno != ENOENT && errno != ENOTDIR) {
+      return ErrnoError(errno, "write: cannot inspect", path);
+    }
+    return OpenTemporary(path, file);
+  }
+  if (S_ISREG(info.st_mode)) return OpenTemporary(path, file);
+  return OpenInPlace(path, file, info.st_mode);
 }
 
 struct GzipStream::State {
@@ -182,17 +332,18 @@ absl::Status GzipStream::Compress(std::string_view bytes, bool finish,
   }
 }
 
-OutputFile::OutputFile(std::string path, std::string temp_path, std::string dir,
-                       int fd, std::unique_ptr<GzipStream> gzip)
+OutputFile::OutputFile(std::string path, Target target, int fd,
+                       std::unique_ptr<GzipStream> gzip)
     : path_(std::move(path)),
-      temp_path_(std::move(temp_path)),
-      dir_(std::move(dir)),
+      target_(std::move(target)),
       fd_(fd),
       gzip_(std::move(gzip)) {}
 
 OutputFile::~OutputFile() {
-  if (fd_ >= 0) ::close(fd_);
-  if (!committed_) ::unlink(temp_path_.c_str());
+  if (fd_ >= 0 && target_.kind != TargetKind::kStdout) ::close(fd_);
+  if (!committed_ && target_.kind == TargetKind::kAtomic) {
+    ::unlink(target_.temp_path.c_str());
+  }
 }
 
 absl::StatusOr<std::unique_ptr<OutputFile>> OutputFile::Create(
@@ -200,42 +351,13 @@ absl::StatusOr<std::unique_ptr<OutputFile>> OutputFile::Create(
   if (path.empty()) {
     return absl::InvalidArgumentError("write: empty output path");
   }
-  const std::filesystem::path target(path);
-  std::filesystem::path dir = target.parent_path();
-  if (!dir.empty()) {
-    std::error_code error;
-    std::filesystem::create_directories(dir, error);
-    if (error) {
-      return ErrnoError(error.value(), "write: cannot create the directory of",
-                        path);
-    }
-  } else {
-    dir = ".";
-  }
   std::unique_ptr<GzipStream> compressor;
   if (gzip) {
     SPANPROF_ASSIGN_OR_RETURN(compressor, GzipStream::Create());
   }
-
-  // A unique name in the same directory, so that rename() is atomic. The
-  // file is created with 0666 and the process umask, like a plain open().
-  static std::atomic<uint64_t> counter{0};
-  const std::string stem =
-      (dir / ("." + target.filename().string() + ".tmp.")).string();
-  int fd = -1;
-  std::string temp_path;
-  for (int attempt = 0; attempt < 100; ++attempt) {
-    temp_path = absl::StrCat(stem, ::getpid(), ".",
-                             counter.fetch_add(1, std::memory_order_relaxed));
-    fd = ::open(temp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-                0666);
-    if (fd >= 0 || errno != EEXIST) break;
-  }
-  if (fd < 0) {
-    return ErrnoError(errno, "write: cannot create a temporary file for", path);
-  }
+  SPANPROF_ASSIGN_OR_RETURN(Opened opened, OpenTarget(path));
   return std::unique_ptr<OutputFile>(new OutputFile(
-      path, std::move(temp_path), dir.string(), fd, std::move(compressor)));
+      path, std::move(opened.target), opened.fd, std::move(compressor)));
 }
 
 absl::Status OutputFile::WriteRaw(std::string_view bytes) {
@@ -266,18 +388,34 @@ absl::Status OutputFile::Commit() {
     SPANPROF_RETURN_IF_ERROR(gzip_->Compress({}, true, &compressed_));
     SPANPROF_RETURN_IF_ERROR(WriteRaw(compressed_));
   }
-  if (::fsync(fd_) != 0) return ErrnoError(errno, "write: cannot fsync", path_);
   const int fd = fd_;
   fd_ = -1;
+  if (target_.kind == TargetKind::kStdout) {
+    committed_ = true;  // standard output stays open for the caller
+    return absl::OkStatus();
+  }
+  if (target_.kind == TargetKind::kInPlace) {
+    // A device, FIFO or socket: nothing to fsync or rename.
+    committed_ = true;
+    if (::close(fd) != 0)
+      return ErrnoError(errno, "write: cannot close", path_);
+    return absl::OkStatus();
+  }
+  if (::fsync(fd) != 0) {
+    const int error = errno;
+    ::close(fd);
+    return ErrnoError(error, "write: cannot fsync", path_);
+  }
   if (::close(fd) != 0) return ErrnoError(errno, "write: cannot close", path_);
-  if (::rename(temp_path_.c_str(), path_.c_str()) != 0) {
+  if (::rename(target_.temp_path.c_str(), target_.file.c_str()) != 0) {
     return ErrnoError(errno, "write: cannot rename the temporary file onto",
                       path_);
   }
   committed_ = true;
   // Make the rename itself durable; failure here does not lose the data
   // already written, so it is not reported.
-  const int dir_fd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  const int dir_fd =
+      ::open(target_.dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir_fd >= 0) {
     ::fsync(dir_fd);
     ::close(dir_fd);
@@ -323,8 +461,107 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
     bytes.append(buffer, static_cast<size_t>(n));
   }
   ::close(fd);
-  if (IsGzip(bytes)) return Gunzip(bytes, path);
+  if (IsGzip(bytes)) {
+    SPANPROF_ASSIGN_OR_RETURN(bytes, Gunzip(bytes, path));
+  }
+  // A UTF-8 byte order mark, as some editors write, is not part of the JSON.
+  if (bytes.starts_with(kUtf8Bom)) bytes.erase(0, kUtf8Bom.size());
   return bytes;
+}
+
+absl::Status CheckOutputDirectory(const std::string& dir) {
+  // The directory itself, or the nearest of its parents that exists: the
+  // writer creates the rest there.
+  std::filesystem::path where = dir.empty() ? "." : dir;
+  struct stat info {};
+  while (::stat(where.c_str(), &info) != 0) {
+    // ENOTDIR: a parent is a file; the loop stops there and names it.
+    if (errno != ENOENT && errno != ENOTDIR) {
+      return ErrnoError(errno, "cannot inspect", dir);
+    }
+    const std::filesystem::path parent = where.parent_path();
+    if (parent.empty() || parent == where) {
+      where = ".";
+      break;
+    }
+    where = parent;
+  }
+  if (::stat(where.c_str(), &info) == 0 && !S_ISDIR(info.st_mode)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot create the directory ", dir, ": ", where.string(),
+                     " is not a directory"));
+  }
+  if (::access(where.c_str(), W_OK | X_OK) != 0) {
+    return ErrnoError(errno,
+                      where == dir
+                          ? "cannot write in the directory"
+                          : "cannot create the directory " + dir + " in",
+                      where.string());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckOutput(const std::string& path) {
+  if (path == kStandardOutputPath) return absl::OkStatus();
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0 || S_ISREG(info.st_mode)) {
+    SPANPROF_ASSIGN_OR_RETURN(const std::string file,
+                              internal::ResolveLinks(path));
+    return CheckOutputDirectory(
+        std::filesystem::path(file).parent_path().string());
+  }
+  if (S_ISDIR(info.st_mode)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, " is a directory, not a file"));
+  }
+  if (S_ISBLK(info.st_mode)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, " is a block device; spanprof does not write one"));
+  }
+  if (::access(path.c_str(), W_OK) != 0) {
+    return ErrnoError(errno, "cannot write", path);
+  }
+  return absl::OkStatus();
+}
+
+bool HasExtension(std::string_view path, std::string_view extension) {
+  if (path.size() < extension.size()) return false;
+  const std::string_view end = path.substr(path.size() - extension.size());
+  for (size_t i = 0; i < end.size(); ++i) {
+    const auto lower = [](char c) {
+      return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+    };
+    if (lower(end[i]) != lower(extension[i])) return false;
+  }
+  return true;
+}
+
+bool SameOutputTarget(const std::string& a, const std::string& b) {
+  if (a == kStandardOutputPath || b == kStandardOutputPath) return a == b;
+  struct stat info_a {};
+  struct stat info_b {};
+  if (::stat(a.c_str(), &info_a) == 0 && ::stat(b.c_str(), &info_b) == 0) {
+    // A character device (a terminal, /dev/null) keeps nothing that a
+    // second write could destroy.
+    return info_a.st_dev == info_b.st_dev && info_a.st_ino == info_b.st_ino &&
+           !S_ISCHR(info_a.st_mode);
+  }
+  // One does not exist (yet): `x/../t.json` with no `x` still writes
+  // `t.json`, as the writer creates `x` first; a dangling link writes its
+  // target.
+  const absl::StatusOr<std::string> resolved_a = internal::ResolveLinks(a);
+  const absl::StatusOr<std::string> resolved_b = internal::ResolveLinks(b);
+  const std::string file_a = resolved_a.ok() ? *resolved_a : a;
+  const std::string file_b = resolved_b.ok() ? *resolved_b : b;
+  const auto normal = [](const std::string& file) {
+    std::error_code error;
+    const std::filesystem::path absolute =
+        std::filesystem::absolute(file, error).lexically_normal();
+    std::filesystem::path path =
+        std::filesystem::weakly_canonical(absolute, error);
+    return error ? absolute : path;
+  };
+  return normal(file_a) == normal(file_b);
 }
 
 absl::StatusOr<std::string> GzipCompress(std::string_view bytes) {

@@ -42,13 +42,31 @@ class GzipStream {
   std::unique_ptr<State> state_;
 };
 
-// `OutputFile` writes a file atomically: parent directories are created, the
-// bytes go to a temporary file in the same directory, and `Commit()` fsyncs
-// and renames it over the target. Without `Commit()` (an error, or the object
+// `OutputFile` writes an output where its path points, by the rules of
+// `WriteFileAtomically()` (file_io.h): a regular file (or none yet) is
+// written atomically — parent directories are created, the bytes go to a
+// temporary file in the target's directory, and `Commit()` fsyncs and
+// renames it over the target; without `Commit()` (an error, or the object
 // destroyed early) the temporary file is removed and an existing target is
-// left untouched. With `gzip`, the bytes are compressed on the way.
+// left untouched. A symbolic link is followed to its final target (the link
+// stays). A character device, FIFO or socket is written in place, and `-`
+// is standard output (left open). With `gzip`, the bytes are compressed on
+// the way.
 class OutputFile {
  public:
+  enum class TargetKind { kAtomic, kInPlace, kStdout };
+  // Where the bytes go.
+  struct Target {
+    TargetKind kind = TargetKind::kAtomic;
+    std::string file;       // the final target, links resolved
+    std::string temp_path;  // kAtomic: the temporary file
+    std::string dir;        // kAtomic: the directory holding both
+  };
+  struct Opened {
+    Target target;
+    int fd = -1;
+  };
+
   static absl::StatusOr<std::unique_ptr<OutputFile>> Create(
       const std::string& path, bool gzip);
   ~OutputFile();
@@ -59,20 +77,24 @@ class OutputFile {
   absl::Status Commit();
 
  private:
-  OutputFile(std::string path, std::string temp_path, std::string dir, int fd,
+  OutputFile(std::string path, Target target, int fd,
              std::unique_ptr<GzipStream> gzip);
+  static absl::StatusOr<Opened> OpenTarget(const std::string& path);
   absl::Status WriteRaw(std::string_view bytes);
 
   std::string path_;
-  std::string temp_path_;
-  std::string dir_;
+  Target target_;
   int fd_;
   std::unique_ptr<GzipStream> gzip_;
   std::string compressed_;
   bool committed_ = false;
 };
 
-// `EndsWithGz()` is true for paths the writers compress (`*.gz`).
+// `ResolveLinks()` follows symbolic links at `path` (not in its directories)
+// to the final target, which may not exist yet.
+absl::StatusOr<std::string> ResolveLinks(const std::string& path);
+
+// `EndsWithGz()` is true for paths the writers compress (`*.gz`, any case).
 bool EndsWithGz(std::string_view path);
 
 }  // namespace spanprof::analysis::internal

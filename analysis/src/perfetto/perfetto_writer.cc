@@ -18,6 +18,7 @@
 #include "io/file_io_internal.h"
 #include "perfetto/perfetto_format.h"
 #include "perfetto/proto_encoder.h"
+#include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
 #include "status_macros.h"
@@ -1048,11 +1049,8 @@ absl::Status PerfettoRenderer::Finish() {
 
 bool IsPerfettoTracePath(std::string_view path) {
   if (internal::EndsWithGz(path)) path.remove_suffix(3);
-  auto ends_with = [&](std::string_view suffix) {
-    return path.size() >= suffix.size() &&
-           path.substr(path.size() - suffix.size()) == suffix;
-  };
-  return ends_with(".pftrace") || ends_with(".perfetto-trace");
+  return HasExtension(path, ".pftrace") ||
+         HasExtension(path, ".perfetto-trace");
 }
 
 bool LooksLikePerfettoTrace(std::string_view bytes) {

@@ -83,8 +83,8 @@ absl::StatusOr<uint64_t> CyclesSaved(const Schedule& schedule, uint64_t steps);
 
 // `CyclePath()` inserts `-cycleN` before the extension of the file name in
 // `path`: "out/trace.json" -> "out/trace-cycle2.json"; ".json.gz" is kept
-// whole ("t.json.gz" -> "t-cycle2.json.gz"); a name without an extension gets
-// the suffix at its end.
+// whole ("t.json.gz" -> "t-cycle2.json.gz", in any case); a name without an
+// extension gets the suffix at its end; `off` (no output) stays `off`.
 std::string CyclePath(const std::string& path, uint64_t cycle);
 
 // `RunScheduled()` runs `step_fn(step)` for every step in [0, steps), in

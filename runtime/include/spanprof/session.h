@@ -64,6 +64,15 @@ inline constexpr const char kDefaultSummaryPath[] =
     "build/spanprof-summary.json";
 
 // `Config` is one session's configuration. Defaults match the environment's.
+//
+// Output paths (`trace_path`, `summary_path`, like `SPANPROF_OUT` and
+// `SPANPROF_SUMMARY_OUT`): `off` writes no such output; `-` is standard
+// output; a regular file is replaced atomically, a symbolic link is written
+// through, and a character device, FIFO or socket is written in place. The
+// two must not name the same file, and each output's directory must be
+// creatable and writable: both are checked when the session starts, before
+// the body runs (a `spanprof::Error` naming the variable, the field and the
+// path). The table names only the outputs that were written.
 struct Config {
   bool enabled = true;
   std::string trace_path = kDefaultTracePath;  // ".json.gz" writes gzip

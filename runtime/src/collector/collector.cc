@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -36,6 +37,7 @@ using internal::SessionFacts;
 using internal::SessionState;
 using internal::ThreadRing;
 using internal::TimeBase;
+using internal::ValidUtf8;
 
 namespace {
 
@@ -188,6 +190,19 @@ void RecomputeDepths(std::vector<Span>& spans) {
   }
 }
 
+// The sites with every name and tag made valid UTF-8: a name from the C API
+// or a computed string may hold any bytes, and the outputs must not.
+std::vector<Site> ValidSites(std::vector<Site> sites) {
+  for (Site& site : sites) {
+    for (std::string* text :
+         {&site.name, &site.phase, &site.module, &site.activity, &site.backend,
+          &site.dtype, &site.device}) {
+      *text = ValidUtf8(*text);
+    }
+  }
+  return sites;
+}
+
 // This machine's host name, "" when it has none.
 std::string HostName() {
   char name[256] = {};
@@ -199,12 +214,12 @@ std::string HostName() {
 void DescribeSession(const SessionFacts& facts, const ClockPair& stop,
                      Capture& capture) {
   capture.spanprof_version = facts.version;
-  capture.process_name = facts.process_name;
+  capture.process_name = ValidUtf8(facts.process_name);
   capture.pid = facts.pid;
   capture.clock = facts.use_tsc ? "tsc" : "monotonic";
   capture.wall_clock_anchor_ns = facts.start_wall_ns;
   capture.wall_clock_uncertainty_ns = facts.start_wall_uncertainty_ns;
-  capture.host = facts.host;
+  capture.host = ValidUtf8(facts.host);
   capture.trace_id =
       internal::HexId(facts.trace_high) + internal::HexId(facts.trace_low);
   capture.remote_parent_span_id = facts.remote_parent_span_id;
@@ -342,6 +357,7 @@ Capture AssembleCapture(const SessionFacts& facts, CaptureInputs& in) {
   if (facts.count_allocs) capture.span_allocs.reserve(begins);
   Collector collector(capture, in.sites, time, stop_raw,
                       NeedPositions(snaps) || !in.exports.empty());
+  for (std::string& name : in.counter_names) name = ValidUtf8(name);
   collector.set_counter_names(std::move(in.counter_names));
   collector.set_alloc_column(facts.count_allocs);
   collector.set_release_blocks(RingBytes(snaps) > BlockCacheCapacityBytes());

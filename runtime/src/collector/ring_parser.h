@@ -143,7 +143,8 @@ class TimeBase {
 
 // `ValidUtf8(text)` is `text` with every byte that does not start a valid
 // UTF-8 sequence replaced by U+FFFD: what the program wrote (string
-// arguments, thread names) may be cut or not be UTF-8, and the trace must be
+// arguments, thread names, span, counter and process names) may be cut or
+// not be UTF-8, and the trace must be
 // valid JSON.
 std::string ValidUtf8(std::string_view text);
 

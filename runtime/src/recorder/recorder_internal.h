@@ -381,6 +381,10 @@ struct ClockPair {
 };
 ClockPair ReadClockPair() noexcept;
 
+// `DefaultProcessName()` is the executable's file name (the process name
+// when none is configured), "process" when it cannot be read.
+std::string DefaultProcessName();
+
 }  // namespace spanprof::internal
 
 #endif  // SPANPROF_RUNTIME_SRC_RECORDER_RECORDER_INTERNAL_H_

@@ -28,6 +28,21 @@ using internal::Record;
 using internal::SessionState;
 using internal::SideRecord;
 
+namespace internal {
+
+std::string DefaultProcessName() {
+  char buf[256] = {};
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n > 0) {
+    std::string path(buf, static_cast<size_t>(n));
+    const size_t slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+  }
+  return "process";
+}
+
+}  // namespace internal
+
 namespace {
 
 constexpr int64_t kNsPerSec = 1'000'000'000;
@@ -40,17 +55,6 @@ constexpr int64_t kNsPerSec = 1'000'000'000;
 // records (arguments, counted sites, context scopes).
 constexpr uint64_t kMainBytesPerSpan = 2 * sizeof(Record);
 constexpr uint64_t kSideBytesPerSpan = 3 * sizeof(SideRecord);
-
-std::string DefaultProcessName() {
-  char buf[256] = {};
-  const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  if (n > 0) {
-    std::string path(buf, static_cast<size_t>(n));
-    const size_t slash = path.rfind('/');
-    return slash == std::string::npos ? path : path.substr(slash + 1);
-  }
-  return "process";
-}
 
 std::string Mib(uint64_t bytes) {
   return std::to_string(bytes / (uint64_t{1} << 20)) + " MiB";
@@ -296,7 +300,7 @@ absl::Status StartRecording(const RecordingOptions& options) {
   session.rings.clear();
   session.options = options;
   if (session.options.process_name.empty()) {
-    session.options.process_name = DefaultProcessName();
+    session.options.process_name = internal::DefaultProcessName();
   }
   session.use_tsc = options.clock == ClockKind::kTsc ||
                     (options.clock == ClockKind::kAuto && invariant);

@@ -406,10 +406,10 @@ TEST(CApiTest, StopFromAnotherThreadIsRefusedAndChangesNothing) {
 TEST(CApiTest, OutputErrorNamesThePathAndEndsTheSession) {
   TempDir dir;
   SetEnvironment(dir);
-  // A regular file where a parent directory must be.
-  spanprof::testing::WriteText(dir.File("blocker"), "x");
   setenv("SPANPROF_OUT", dir.File("blocker/trace.json").c_str(), 1);
   ASSERT_EQ(spanprof_session_start_from_env("c.root"), SPANPROF_OK);
+  // A directory where the trace must go, made after the start's checks.
+  std::filesystem::create_directories(dir.File("blocker/trace.json"));
   EXPECT_EQ(spanprof_session_stop(), SPANPROF_ERROR_OUTPUT);
   EXPECT_NE(std::string(spanprof_last_error()).find("blocker/trace.json"),
             std::string::npos)

@@ -101,13 +101,17 @@ TEST(LifecycleTest, ExitInsideASessionWritesAnIncompleteCapture) {
 // error is printed, once.
 TEST(LifecycleTest, ExitInsideASessionPrintsAnOutputErrorOnce) {
   TempDir dir;
-  testing::WriteText(dir.File("blocker"), "a file where a directory must be");
   Config config = QuietConfig(dir);
   config.trace_path = dir.File("blocker/trace.json");
   const std::string err_path = dir.File("stderr.txt");
   const int status = RunInChild([&] {
     if (std::freopen(err_path.c_str(), "w", stderr) == nullptr) _exit(98);
-    Profile(config, "exit.root", [] { std::exit(3); });
+    Profile(config, "exit.root", [&] {
+      // A directory at the trace path: an output error that the checks at
+      // session start cannot foresee.
+      std::filesystem::create_directories(config.trace_path);
+      std::exit(3);
+    });
   });
   ASSERT_EQ(status, 3);
   const std::string err = testing::ReadText(err_path);

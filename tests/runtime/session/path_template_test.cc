@@ -30,6 +30,12 @@ TEST(PathTemplateTest, ExpandsEveryField) {
 TEST(PathTemplateTest, ValuesAreMadeSafeForAPath) {
   const PathFields fields{.pid = 1, .host = "", .process_name = "a/b\tc"};
   EXPECT_EQ(ExpandPathTemplate("%n.%h", fields), "a_b_c.unknown");
+  // A whole value `.` or `..` would name the directory or its parent.
+  EXPECT_EQ(ExpandPathTemplate("out/%n/%h/t.json",
+                               {.host = ".", .process_name = ".."}),
+            "out/__/_/t.json");
+  EXPECT_EQ(ExpandPathTemplate("out/%n.json", {.process_name = "..x"}),
+            "out/..x.json");
 }
 
 TEST(PathTemplateTest, UtcStampsSortAsTime) {

@@ -473,7 +473,6 @@ TEST(RunScheduledTest, ThrowingWarmupStepLeavesNoRecordingBehind) {
 
 TEST(RunScheduledTest, OutputErrorIsReportedAfterEveryStepRan) {
   TempDir dir;
-  testing::WriteText(dir.File("blocker"), "a file where a folder should be");
   Config config = QuietConfig(dir);
   config.trace_path = dir.File("blocker/trace.json");
   int ran = 0;
@@ -481,6 +480,12 @@ TEST(RunScheduledTest, OutputErrorIsReportedAfterEveryStepRan) {
     RunScheduled(config, Schedule{.active = 2, .repeat = 2}, "run", 6,
                  [&](uint64_t step) {
                    ++ran;
+                   // A directory where each cycle's trace must go, made in
+                   // the cycle's first step (after its start's checks).
+                   if (step == 0 || step == 2) {
+                     std::filesystem::create_directories(
+                         CyclePath(config.trace_path, step / 2));
+                   }
                    Step(step);
                  });
     FAIL() << "expected spanprof::OutputError";

@@ -15,15 +15,57 @@
 
 namespace spanprof::analysis {
 
-// `WriteFileAtomically()` creates parent directories, writes `bytes` to a
-// temporary file beside `path`, fsyncs and renames it over `path`. On error the
-// old file (if any) is untouched and the message names `path`.
+// `kStandardOutputPath` (`-`) as an output path means standard output.
+inline constexpr char kStandardOutputPath[] = "-";
+
+// `WriteFileAtomically()` writes `bytes` where `path` points:
+//   - a regular file, or nothing yet: parent directories are created, the
+//     bytes go to a temporary file beside the target
+//     (`.<start of name>.<pid>.<n>.tmp`, cut to fit any legal name), which is
+//     fsynced and renamed over it; on error the old file (if any) is
+//     untouched;
+//   - a symbolic link: followed to its final target, which is written by
+//     these rules (the link stays; the temporary file is made in the
+//     target's directory);
+//   - a character device, FIFO or Unix socket: written in place (opened for
+//     writing, no temporary file, no rename; a FIFO waits for its reader);
+//   - `-` (kStandardOutputPath): standard output, left open (stdio's buffer
+//     is flushed first);
+//   - a directory or a block device: an error.
+// Messages name `path`.
 absl::Status WriteFileAtomically(const std::string& path,
                                  std::string_view bytes);
 
 // `ReadFile()` reads a whole file; a file starting with the gzip magic is
-// decompressed. Errors name `path`.
+// decompressed, and a leading UTF-8 byte order mark is skipped. Errors name
+// `path`.
 absl::StatusOr<std::string> ReadFile(const std::string& path);
+
+// `CheckOutputDirectory()` checks, without creating anything, that files
+// can be written in `dir` ("" is the working directory): it, or the nearest
+// of its parents that exists (where the writer would create the rest), is a
+// writable directory. Errors name the directory.
+absl::Status CheckOutputDirectory(const std::string& dir);
+
+// `CheckOutput()` checks, before any work and without writing, that
+// `WriteFileAtomically(path)` can write: for a regular file or none yet, its
+// directory (after following links) as `CheckOutputDirectory()` does; a
+// device, FIFO or socket must be writable; a directory or block device is an
+// error. `-` passes.
+absl::Status CheckOutput(const std::string& path);
+
+// `HasExtension()` is true when `path` ends with `extension` (".json.gz"),
+// ASCII letters compared without regard to case (`T.PFTRACE` is a
+// `.pftrace`): every choice of a format by name goes through it.
+bool HasExtension(std::string_view path, std::string_view extension);
+
+// `SameOutputTarget()` is true when writing to `a` would write to the file
+// `b` names (or the reverse), after following links: the same existing file
+// (device and inode), or else the same normalised path (`sub/../t.json` is
+// `t.json`).
+// `-` matches only `-`. A character device is never "the same" (a terminal
+// or /dev/null keeps nothing a second write could destroy).
+bool SameOutputTarget(const std::string& a, const std::string& b);
 
 // `GzipCompress()` returns the gzip encoding of `bytes`.
 absl::StatusOr<std::string> GzipCompress(std::string_view bytes);

@@ -50,7 +50,7 @@ std::string CaptureToPerfetto(const Capture& capture);
 
 // `IsPerfettoTracePath()` is true for the trace paths written in Perfetto's
 // protobuf format: ending in `.pftrace` or `.perfetto-trace`, optionally
-// followed by `.gz`.
+// followed by `.gz`, in any case (`.PFTRACE`).
 bool IsPerfettoTracePath(std::string_view path);
 
 // `LooksLikePerfettoTrace()` is true when `bytes` (a file's content, after
