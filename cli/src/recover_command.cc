@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "commands.h"
 #include "flags.h"
+#include "output_paths.h"
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/merge.h"
 #include "spanprof/analysis/summary.h"
@@ -54,18 +55,26 @@ void Report(const std::string& path, const RecoveredCapture& r,
   }
 }
 
-// The outputs: the flags, else where the session would have written them.
-absl::Status WriteRecovered(const Capture& capture, const std::string& trace,
+// The outputs: the flags, else where the session would have written them;
+// never one of the streams, nor one file for both.
+absl::Status WriteRecovered(const Capture& capture,
+                            const std::vector<std::string>& streams,
+                            const std::string& trace,
                             const std::string& summary, const CommandIo& io) {
   if (trace.empty() || summary.empty()) {
     return absl::InvalidArgumentError(
         "the session wrote no trace or no summary (off), so the stream names "
         "no place for it: give -o TRACE and --summary-out SUMMARY");
   }
+  const OutputPath outputs[] = {{"-o", trace}, {"--summary-out", summary}};
+  if (absl::Status s = CheckOutputPaths(streams, outputs); !s.ok()) return s;
+  // The killed program's session end may have left temporary files there.
+  analysis::RemoveStaleTemporaryFiles(trace);
+  analysis::RemoveStaleTemporaryFiles(summary);
   const analysis::Summary sum = analysis::Summarize(capture);
   if (absl::Status s = analysis::WriteTrace(capture, trace); !s.ok()) return s;
   if (absl::Status s = analysis::WriteSummary(sum, summary); !s.ok()) return s;
-  io.out << analysis::FormatTable(
+  TextStream(io, outputs) << analysis::FormatTable(
       sum, {.trace_path = trace, .summary_path = summary});
   return absl::OkStatus();
 }
@@ -106,7 +115,7 @@ int RunRecover(const std::vector<std::string>& args, const CommandIo& io) {
     capture = std::move(merged->capture);
   }
   const absl::Status written =
-      WriteRecovered(capture, trace.value_or(default_trace),
+      WriteRecovered(capture, flags->positionals, trace.value_or(default_trace),
                      summary.value_or(default_summary), io);
   if (!written.ok()) return Failure(io, kCommand, written);
   return kExitPass;

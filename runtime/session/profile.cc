@@ -16,6 +16,7 @@
 #include <string>
 #include <utility>
 
+#include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/table.h"
 #include "spanprof/analysis/trace.h"
@@ -304,6 +305,13 @@ absl::Status StartWatcher(RunningSession& running) {
                           .host = facts.host,
                           .process_name = facts.process_name,
                           .start_wall_ns = facts.start_wall_ns};
+  // A writer killed before its rename (an earlier run's session end, cut
+  // short) left its temporary file beside the output: it goes now.
+  for (const std::string* output : {&config.trace_path, &config.summary_path}) {
+    if (*output != kOutputOff) {
+      analysis::RemoveStaleTemporaryFiles(ExpandPathTemplate(*output, fields));
+    }
+  }
   const std::string path = StreamPath(config, fields);
   std::unique_ptr<StreamWriter> writer;
   if (!path.empty()) {
@@ -316,9 +324,10 @@ absl::Status StartWatcher(RunningSession& running) {
         {.trace_path = config.trace_path == kOutputOff
                            ? ""
                            : ExpandPathTemplate(config.trace_path, fields),
-         .summary_path = config.summary_path == kOutputOff
-                             ? ""
-                             : ExpandPathTemplate(config.summary_path, fields)});
+         .summary_path =
+             config.summary_path == kOutputOff
+                 ? ""
+                 : ExpandPathTemplate(config.summary_path, fields)});
     if (opened.ok()) {
       writer = std::move(*opened);
     } else if (!config.stream_path.empty()) {

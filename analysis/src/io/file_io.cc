@@ -1,12 +1,14 @@
 #include "spanprof/analysis/file_io.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
@@ -142,6 +144,36 @@ std::string TempName(const std::string& name, uint64_t serial) {
   const std::string tail = absl::StrCat(".", ::getpid(), ".", serial, ".tmp");
   const size_t room = kMaxNameBytes - 1 - tail.size();
   return absl::StrCat(".", name.substr(0, std::min(name.size(), room)), tail);
+}
+
+// Whether `entry` is a temporary name of `name` (TempName's form) made by a
+// process that no longer runs; its pid in `*pid`.
+bool IsStaleTempName(const std::string& entry, const std::string& name) {
+  if (entry.size() < 8 || entry[0] != '.' ||
+      entry.compare(entry.size() - 4, 4, ".tmp") != 0) {
+    return false;
+  }
+  // `.<start of name>.<pid>.<n>.tmp`: two numbers before ".tmp".
+  const std::string_view body(entry.data() + 1, entry.size() - 5);
+  const size_t serial_dot = body.rfind('.');
+  if (serial_dot == std::string_view::npos || serial_dot == 0) return false;
+  const size_t pid_dot = body.rfind('.', serial_dot - 1);
+  if (pid_dot == std::string_view::npos) return false;
+  const std::string_view prefix = body.substr(0, pid_dot);
+  const std::string_view pid_text =
+      body.substr(pid_dot + 1, serial_dot - pid_dot - 1);
+  const std::string_view serial = body.substr(serial_dot + 1);
+  const auto digits = [](std::string_view t) {
+    return !t.empty() && t.size() <= 19 &&
+           std::all_of(t.begin(), t.end(),
+                       [](char c) { return c >= '0' && c <= '9'; });
+  };
+  if (!digits(pid_text) || !digits(serial) || prefix.empty() ||
+      name.compare(0, prefix.size(), prefix) != 0) {
+    return false;
+  }
+  const auto pid = static_cast<pid_t>(std::stoll(std::string(pid_text)));
+  return pid > 0 && pid != ::getpid() && ::kill(pid, 0) != 0 && errno == ESRCH;
 }
 
 // A connected stream socket to the Unix socket at `path`, or -1 with errno.
@@ -562,6 +594,26 @@ bool SameOutputTarget(const std::string& a, const std::string& b) {
     return error ? absolute : path;
   };
   return normal(file_a) == normal(file_b);
+}
+
+size_t RemoveStaleTemporaryFiles(const std::string& path) {
+  if (path.empty() || path == kStandardOutputPath) return 0;
+  const std::filesystem::path target(path);
+  const std::string name = target.filename().string();
+  const std::filesystem::path dir =
+      target.has_parent_path() ? target.parent_path() : ".";
+  std::error_code error;
+  std::filesystem::directory_iterator it(dir, error);
+  size_t removed = 0;
+  for (; !error && it != std::filesystem::directory_iterator();
+       it.increment(error)) {
+    const std::string entry = it->path().filename().string();
+    if (it->is_regular_file(error) && internal::IsStaleTempName(entry, name) &&
+        ::unlink(it->path().c_str()) == 0) {
+      ++removed;
+    }
+  }
+  return removed;
 }
 
 absl::StatusOr<std::string> GzipCompress(std::string_view bytes) {

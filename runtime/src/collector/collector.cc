@@ -355,6 +355,7 @@ Capture AssembleCapture(const SessionFacts& facts, CaptureInputs& in) {
   const size_t begins = CountBegins(snaps);
   capture.spans.reserve(begins);
   if (facts.count_allocs) capture.span_allocs.reserve(begins);
+  in.sites = ValidSites(std::move(in.sites));
   Collector collector(capture, in.sites, time, stop_raw,
                       NeedPositions(snaps) || !in.exports.empty());
   for (std::string& name : in.counter_names) name = ValidUtf8(name);

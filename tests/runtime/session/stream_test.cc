@@ -3,6 +3,9 @@
 // refused, never trusted.
 #include "spanprof/stream.h"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <string>
@@ -167,6 +170,30 @@ TEST(StreamTest, AStreamThatCannotBeCreatedRefusesTheSession) {
   }
   EXPECT_FALSE(ran);
   EXPECT_FALSE(IsRecording());
+}
+
+// A session end killed before its rename leaves a temporary file beside
+// the output; the next session of the same outputs removes it (a live
+// writer's, and other names, stay).
+TEST(StreamTest, TemporaryFilesOfAKilledWriterGoAtTheNextStart) {
+  TempDir dir;
+  const pid_t child = fork();
+  if (child == 0) _exit(0);
+  ASSERT_GT(child, 0);
+  waitpid(child, nullptr, 0);  // a pid that no longer runs
+  std::filesystem::create_directories(dir.File("out"));
+  const std::string stale =
+      dir.File("out/.trace.json." + std::to_string(child) + ".0.tmp");
+  const std::string live =
+      dir.File("out/.summary.json." + std::to_string(getppid()) + ".4.tmp");
+  const std::string other = dir.File("out/.notes.txt.tmp");
+  for (const std::string& path : {stale, live, other}) {
+    testing::WriteText(path, "partial");
+  }
+  Profile(StreamConfig(dir), "stream.root", [] { SPANPROF_SCOPE("work"); });
+  EXPECT_FALSE(std::filesystem::exists(stale));
+  EXPECT_TRUE(std::filesystem::exists(live));
+  EXPECT_TRUE(std::filesystem::exists(other));
 }
 
 std::string KeptStream(const TempDir& dir) {

@@ -7,6 +7,7 @@
 #ifndef SPANPROF_ANALYSIS_FILE_IO_H_
 #define SPANPROF_ANALYSIS_FILE_IO_H_
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -68,6 +69,14 @@ bool HasExtension(std::string_view path, std::string_view extension);
 bool SameOutputTarget(const std::string& a, const std::string& b);
 
 // `GzipCompress()` returns the gzip encoding of `bytes`.
+// `RemoveStaleTemporaryFiles()` removes the temporary files that writers of
+// `path` (`WriteFileAtomically()` and the trace and summary writers) left
+// beside it when they were killed before they renamed them: the files of
+// its temporary-name form whose process no longer runs. Returns how many
+// it removed. A session calls it for its outputs when it starts, and
+// `spanprof recover` for the outputs it writes.
+size_t RemoveStaleTemporaryFiles(const std::string& path);
+
 absl::StatusOr<std::string> GzipCompress(std::string_view bytes);
 
 }  // namespace spanprof::analysis
