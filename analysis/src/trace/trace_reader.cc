@@ -1787,8 +1787,9 @@ absl::StatusOr<Capture> ParseTrace(std::string_view json,
                                    std::string_view source,
                                    const TraceReadOptions& options) {
   if (LooksLikePerfettoTrace(json)) {
-    SPANPROF_ASSIGN_OR_RETURN(
-        Capture capture, internal::perfetto::ParsePerfettoTrace(json, source));
+    SPANPROF_ASSIGN_OR_RETURN(Capture capture,
+                              internal::perfetto::ParsePerfettoTrace(
+                                  json, source, options.allow_truncated));
     GroupByStringArg(capture, source, options);
     return capture;
   }

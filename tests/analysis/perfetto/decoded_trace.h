@@ -159,6 +159,10 @@ struct DecodedTrace {
   uint32_t primary_clock = 0;
   std::map<int64_t, std::string> thread_names;  // tid -> name
   std::vector<DecodedSlice> slices;             // in begin order per sequence
+  // The "spanprof end" instant's int annotations, and the index (from 1) of
+  // its packet; 0 when there is none.
+  std::map<std::string, uint64_t> end_counts;
+  size_t end_packet = 0;
   std::vector<std::string> problems;
 };
 
@@ -258,7 +262,15 @@ inline DecodedTrace AnalyzeTrace(const TextMessage& root) {
       out.primary_clock =
           static_cast<uint32_t>(snapshot->Uint("primary_trace_clock"));
     }
-    if (id == 1) continue;  // descriptors: no incremental state
+    if (id == 1) {  // descriptors: no incremental state
+      const TextMessage* event = packet->Child("track_event");
+      if (event == nullptr || event->Get("name") != "spanprof end") continue;
+      out.end_packet = out.packets;
+      for (const TextMessage* a : event->Children("debug_annotations")) {
+        out.end_counts[a->Get("name").value_or("")] = a->Uint("int_value");
+      }
+      continue;
+    }
     Sequence& seq = sequences[id];
     const uint64_t flags = packet->Uint("sequence_flags");
     if (!seq.started) {
