@@ -2,6 +2,7 @@
 #include "spanprof/cli/router.h"
 
 #include <iostream>
+#include <new>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -9,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "commands.h"
+#include "trace_input.h"
 
 namespace spanprof::cli {
 namespace internal {
@@ -548,7 +550,17 @@ int Run(int argc, char** argv, std::ostream& out, std::ostream& err) {
     internal::PrintCommandHelp(out, io, *command);
     return kExitPass;
   }
-  return command->run(args, io);
+  const absl::StatusOr<internal::InputOptions> input =
+      internal::TakeInputOptions(args);
+  if (!input.ok()) return internal::UsageError(io, name, input.status());
+  internal::UseInputOptions(*input);
+  try {
+    return command->run(args, io);
+  } catch (const std::bad_alloc&) {
+    // The readers report this with the file and byte; this is the rest.
+    err << io.program << " " << name << ": out of memory\n";
+    return kExitUsage;
+  }
 }
 
 int Run(int argc, char** argv) { return Run(argc, argv, std::cout, std::cerr); }

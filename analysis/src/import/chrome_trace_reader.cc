@@ -160,6 +160,10 @@ class ChromeTraceReader {
     simdjson::ondemand::parser parser;
     simdjson::ondemand::document document;
     const JsonPath root = JsonPath::Root();
+    // simdjson leaves the copy empty when it cannot allocate it.
+    if (padded.size() != text.size()) {
+      return json_.Simdjson(simdjson::MEMALLOC, root);
+    }
     simdjson::error_code error = parser.iterate(padded).get(document);
     if (error != simdjson::SUCCESS) return json_.Simdjson(error, root);
     json_type type;
