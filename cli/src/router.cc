@@ -438,6 +438,15 @@ const Command* FindCommand(std::string_view name) {
   return nullptr;
 }
 
+// The options every command takes (trace_input.h).
+constexpr std::string_view kInputOptionsHelp =
+    "Every command also takes:\n"
+    "  --max-input-bytes N  the most bytes an input may hold in memory\n"
+    "                       (default: a gzip file 64x its size, anything\n"
+    "                       not a regular file 16 GiB, both at most 16 GiB)\n"
+    "  --allow-truncated    read a .pftrace cut short (no end packet) as far\n"
+    "                       as it goes; its summary is not complete\n";
+
 void PrintUsage(std::ostream& os, const CommandIo& io) {
   os << "usage: " << io.program << " <command> [arguments]\n\n"
      << "Commands:\n";
@@ -449,7 +458,8 @@ void PrintUsage(std::ostream& os, const CommandIo& io) {
   os << "\nRun '" << io.program
      << " <command> --help' for a command's arguments.\n"
      << "Exit codes: 0 pass, 1 regression, invalid file or failed run, 2 "
-        "usage error or unreadable input.\n";
+        "usage error or unreadable input.\n"
+     << kInputOptionsHelp;
 }
 
 void PrintCommandUsage(std::ostream& os, const CommandIo& io,
@@ -460,7 +470,10 @@ void PrintCommandUsage(std::ostream& os, const CommandIo& io,
 void PrintCommandHelp(std::ostream& os, const CommandIo& io,
                       const Command& command) {
   PrintCommandUsage(os, io, command);
-  os << "\n" << command.summary << ".\n\n" << command.help;
+  os << "\n"
+     << command.summary << ".\n\n"
+     << command.help << "\n"
+     << kInputOptionsHelp;
 }
 
 bool WantsHelp(const std::vector<std::string>& args) {

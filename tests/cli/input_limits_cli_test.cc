@@ -7,13 +7,13 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "analysis/src/perfetto/proto_decoder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
 #include "tests/analysis/capture_builder.h"
+#include "tests/analysis/perfetto/decoded_trace.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof {
@@ -41,23 +41,16 @@ Capture TwoThreadCapture() {
   return b.Build();
 }
 
-// The trace without its last packet (the end packet): every other packet
-// whole, as a copy stopped at a packet boundary leaves it.
-std::string WithoutEndPacket(const std::string& trace) {
-  analysis::internal::ProtoDecoder d(trace, 0);
-  analysis::internal::ProtoField f;
-  size_t last = 0;
-  while (d.Next(&f)) last = f.offset;
-  return trace.substr(0, last);
-}
-
 class TruncatedTraceCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
     whole_ = dir_.File("whole.pftrace");
     cut_ = dir_.File("cut.pftrace");
     ASSERT_TRUE(analysis::WriteTrace(TwoThreadCapture(), whole_).ok());
-    const std::string cut = WithoutEndPacket(testing::ReadText(whole_));
+    // Without its end packet: every other packet whole, as a copy stopped
+    // at a packet boundary leaves it.
+    std::string cut = testing::ReadText(whole_);
+    cut.resize(testing::LastPacketOffset(cut));
     WriteText(cut_, cut);
     truncated_ = "truncated at byte " + std::to_string(cut.size());
   }

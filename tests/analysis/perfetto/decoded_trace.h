@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/src/perfetto/proto_decoder.h"
 #include "spanprof/capture.h"
 #include "tests/testing/test_support.h"
 
@@ -344,6 +345,17 @@ inline int CountMatchedFlows(const DecodedTrace& trace) {
     if (count.first != 1 || count.second != 1) return -1;
   }
   return static_cast<int>(uses.size());
+}
+
+// The offset of the last `Trace.packet` of a protobuf trace: where its end
+// packet starts in a trace spanprof wrote (so `trace.substr(0, offset)` is
+// the trace cut at a packet boundary).
+inline size_t LastPacketOffset(const std::string& trace) {
+  analysis::internal::ProtoDecoder d(trace, 0);
+  analysis::internal::ProtoField f;
+  size_t last = 0;
+  while (d.Next(&f)) last = f.offset;
+  return last;
 }
 
 }  // namespace spanprof::testing

@@ -21,6 +21,7 @@
 #include "spanprof/capture.h"
 #include "tests/analysis/capture_builder.h"
 #include "tests/analysis/captures.h"
+#include "tests/analysis/perfetto/decoded_trace.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof::analysis {
@@ -32,6 +33,7 @@ using spanprof::testing::CaptureBuilder;
 using spanprof::testing::CounterArg;
 using spanprof::testing::DoubleArg;
 using spanprof::testing::IntArg;
+using spanprof::testing::LastPacketOffset;
 using spanprof::testing::RichCapture;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
@@ -147,15 +149,6 @@ TEST(PerfettoReaderTest, ReadTraceReadsGzip) {
 }
 
 // --- errors ------------------------------------------------------------
-
-// The offset of the last Trace.packet of `trace` (its end packet).
-size_t LastPacketOffset(const std::string& trace) {
-  internal::ProtoDecoder d(trace, 0);
-  internal::ProtoField f;
-  size_t last = 0;
-  while (d.Next(&f)) last = f.offset;
-  return last;
-}
 
 // A small valid trace, two spans.
 std::string WholeSmallTrace() {

@@ -10,7 +10,6 @@
 #include <tuple>
 #include <vector>
 
-#include "analysis/src/perfetto/proto_decoder.h"
 #include "gtest/gtest.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
@@ -70,15 +69,6 @@ class PerfettoWriterTest : public ::testing::Test {
   }
 };
 
-// The size of the trace's last packet (key, length and body).
-size_t LastPacketSize(const std::string& trace) {
-  internal::ProtoDecoder d(trace, 0);
-  internal::ProtoField f;
-  size_t last = 0;
-  while (d.Next(&f)) last = f.offset;
-  return trace.size() - last;
-}
-
 const DecodedSlice* Find(const DecodedTrace& t, const std::string& name,
                          uint64_t begin_ts) {
   for (const DecodedSlice& s : t.slices) {
@@ -97,7 +87,7 @@ TEST_F(PerfettoWriterTest, DecodesWithTracksAndBalancedSlices) {
   EXPECT_EQ(t.end_packet, t.packets);
   const std::string trace = CaptureToPerfetto(capture);
   const std::map<std::string, uint64_t> counts = {
-      {"spanprof.bytes", trace.size() - LastPacketSize(trace)},
+      {"spanprof.bytes", spanprof::testing::LastPacketOffset(trace)},
       {"spanprof.spans", capture.spans.size()}};
   EXPECT_EQ(t.end_counts, counts);
   EXPECT_EQ(t.process_name, "test");
