@@ -24,6 +24,7 @@
 #include "spanprof/analysis/trace.h"
 #include "spanprof/analysis/validate.h"
 #include "spanprof/cli/router.h"
+#include "trace_input.h"
 
 namespace spanprof::cli::internal {
 namespace {
@@ -128,7 +129,8 @@ absl::StatusOr<analysis::Summary> LoadSummary(const std::string& path) {
   if (*kind == analysis::ArtifactKind::kSummary) {
     return analysis::ParseSummary(*text, path);
   }
-  absl::StatusOr<Capture> capture = analysis::ParseTrace(*text, path);
+  absl::StatusOr<Capture> capture =
+      analysis::ParseTrace(*text, path, TraceOptions());
   if (!capture.ok()) return capture.status();
   return analysis::Summarize(*capture);
 }
@@ -201,7 +203,8 @@ int Timeline(const std::vector<std::string>& args, const CommandIo& io) {
     options.max_threads = static_cast<size_t>(**max_threads);
   }
   if (std::optional<int> refused = OutputRefused(*flags, io)) return *refused;
-  absl::StatusOr<Capture> capture = analysis::ReadTrace(flags->positionals[0]);
+  absl::StatusOr<Capture> capture =
+      analysis::ReadTrace(flags->positionals[0], TraceOptions());
   if (!capture.ok()) return Failure(io, kCommand, capture.status());
   return Emit(*flags, analysis::PlotTimeline(*capture, options), io);
 }

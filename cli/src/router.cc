@@ -2,6 +2,7 @@
 #include "spanprof/cli/router.h"
 
 #include <iostream>
+#include <new>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -9,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "commands.h"
+#include "trace_input.h"
 
 namespace spanprof::cli {
 namespace internal {
@@ -493,6 +495,15 @@ const Command* FindCommand(std::string_view name) {
   return nullptr;
 }
 
+// The options every command takes (trace_input.h).
+constexpr std::string_view kInputOptionsHelp =
+    "Every command also takes:\n"
+    "  --max-input-bytes N  the most bytes an input may hold in memory\n"
+    "                       (default: a gzip file 64x its size, anything\n"
+    "                       not a regular file 16 GiB, both at most 16 GiB)\n"
+    "  --allow-truncated    read a .pftrace cut short (no end packet) as far\n"
+    "                       as it goes; its summary is not complete\n";
+
 void PrintUsage(std::ostream& os, const CommandIo& io) {
   os << "usage: " << io.program << " <command> [arguments]\n\n"
      << "Commands:\n";
@@ -504,7 +515,8 @@ void PrintUsage(std::ostream& os, const CommandIo& io) {
   os << "\nRun '" << io.program
      << " <command> --help' for a command's arguments.\n"
      << "Exit codes: 0 pass, 1 regression, invalid file or failed run, 2 "
-        "usage error or unreadable input.\n";
+        "usage error or unreadable input.\n"
+     << kInputOptionsHelp;
 }
 
 void PrintCommandUsage(std::ostream& os, const CommandIo& io,
@@ -515,7 +527,10 @@ void PrintCommandUsage(std::ostream& os, const CommandIo& io,
 void PrintCommandHelp(std::ostream& os, const CommandIo& io,
                       const Command& command) {
   PrintCommandUsage(os, io, command);
-  os << "\n" << command.summary << ".\n\n" << command.help;
+  os << "\n"
+     << command.summary << ".\n\n"
+     << command.help << "\n"
+     << kInputOptionsHelp;
 }
 
 bool WantsHelp(const std::vector<std::string>& args) {
@@ -605,7 +620,17 @@ int Run(int argc, char** argv, std::ostream& out, std::ostream& err) {
     internal::PrintCommandHelp(out, io, *command);
     return kExitPass;
   }
-  return command->run(args, io);
+  const absl::StatusOr<internal::InputOptions> input =
+      internal::TakeInputOptions(args);
+  if (!input.ok()) return internal::UsageError(io, name, input.status());
+  internal::UseInputOptions(*input);
+  try {
+    return command->run(args, io);
+  } catch (const std::bad_alloc&) {
+    // The readers report this with the file and byte; this is the rest.
+    err << io.program << " " << name << ": out of memory\n";
+    return kExitUsage;
+  }
 }
 
 int Run(int argc, char** argv) { return Run(argc, argv, std::cout, std::cerr); }

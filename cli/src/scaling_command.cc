@@ -81,7 +81,7 @@ absl::StatusOr<LoadedTraces> LoadTraces(const std::vector<std::string>& paths,
   loaded.captures.reserve(paths.size());
   for (const std::string& path : paths) {
     absl::StatusOr<Capture> capture =
-        io == nullptr ? analysis::ReadTrace(path)
+        io == nullptr ? analysis::ReadTrace(path, TraceOptions())
                       : ReadTraceFile(path, group_by_arg, *io);
     if (!capture.ok()) return capture.status();
     loaded.captures.push_back(*std::move(capture));

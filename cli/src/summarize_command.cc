@@ -47,7 +47,9 @@ int TraceToOutput(std::string_view command,
   absl::StatusOr<Capture> capture = ReadTraceFile(
       flags->positionals[0], flags->Value("--group-by-arg").value_or(""), io);
   if (!capture.ok()) return Failure(io, command, capture.status());
-  const std::string text = render(*capture);
+  // The capture is handed over, so that render can free it before it
+  // builds the output (a summary of a million names is as large).
+  const std::string text = render(*std::move(capture));
   if (!output.has_value()) {
     io.out << text;
     io.out.flush();
@@ -61,13 +63,15 @@ int TraceToOutput(std::string_view command,
 }  // namespace
 
 int RunSummarize(const std::vector<std::string>& args, const CommandIo& io) {
-  return TraceToOutput("summarize", args, io, [](const Capture& capture) {
-    return analysis::SummaryToJson(analysis::Summarize(capture));
+  return TraceToOutput("summarize", args, io, [](Capture capture) {
+    const analysis::Summary summary = analysis::Summarize(capture);
+    capture = Capture();
+    return analysis::SummaryToJson(summary);
   });
 }
 
 int RunFolded(const std::vector<std::string>& args, const CommandIo& io) {
-  return TraceToOutput("folded", args, io, [](const Capture& capture) {
+  return TraceToOutput("folded", args, io, [](Capture capture) {
     return analysis::FoldedStacks(capture);
   });
 }

@@ -1,8 +1,11 @@
 // `spanprof validate`: strict check of a summary or a trace.
+#include <new>
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "commands.h"
 #include "flags.h"
 #include "spanprof/analysis/file_io.h"
@@ -25,8 +28,15 @@ int RunValidate(const std::vector<std::string>& args, const CommandIo& io) {
   const std::string& path = flags->positionals[0];
   absl::StatusOr<std::string> text = analysis::ReadFile(path);
   if (!text.ok()) return Failure(io, "validate", text.status());
-  const analysis::ValidationReport report =
-      analysis::ValidateArtifact(*text, path);
+  analysis::ValidationReport report;
+  try {
+    report = analysis::ValidateArtifact(*text, path);
+  } catch (const std::bad_alloc&) {
+    return Failure(io, "validate",
+                   absl::ResourceExhaustedError(absl::StrCat(
+                       "out of memory reading ", path, " at byte ",
+                       text->size(), " (its whole size: validating it)")));
+  }
   const std::string what =
       report.kind.has_value()
           ? "spanprof " + std::string(analysis::ArtifactKindName(*report.kind))

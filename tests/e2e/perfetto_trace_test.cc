@@ -86,17 +86,23 @@ TEST(PerfettoTraceTest, TraceCommandsReadItLikeTheJson) {
                        std::to_string(capture->spans.size()) + " spans)"),
             std::string::npos)
       << r.out;
-  // Cut short: invalid (exit 1, as for a truncated JSON trace), the message
-  // naming the file and a byte offset.
+  // Cut short, inside a packet or at a packet boundary (without the end
+  // packet): invalid (exit 1, as for a truncated JSON trace), the message
+  // naming the file and where it ends.
   const std::string bytes = ReadText(trace);
   const std::string cut = dir.File("out/cut.pftrace");
-  spanprof::testing::WriteText(cut, bytes.substr(0, bytes.size() - 3));
-  r = RunProcess({spanprof, "validate", cut});
-  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
-  EXPECT_NE(r.out.find(cut + ": byte "), std::string::npos) << r.out;
-  r = RunProcess({spanprof, "summarize", cut});
-  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-  EXPECT_NE(r.err.find(cut + ": byte "), std::string::npos) << r.err;
+  for (const size_t size :
+       {bytes.size() - 3, spanprof::testing::LastPacketOffset(bytes)}) {
+    spanprof::testing::WriteText(cut, bytes.substr(0, size));
+    const std::string truncated =
+        cut + ": truncated at byte " + std::to_string(size);
+    r = RunProcess({spanprof, "validate", cut});
+    EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+    EXPECT_NE(r.out.find(truncated), std::string::npos) << r.out;
+    r = RunProcess({spanprof, "summarize", cut});
+    EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+    EXPECT_NE(r.err.find(truncated), std::string::npos) << r.err;
+  }
 }
 
 }  // namespace

@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
+#include "absl/hash/hash.h"
 #include "absl/numeric/int128.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -164,13 +166,21 @@ using ThreadKey = std::pair<int64_t, int64_t>;  // (pid, tid)
 class ChromeTraceReader {
  public:
   ChromeTraceReader(std::string_view source, const TraceReadOptions& options)
-      : json_(source), options_(options) {}
+      : json_(source),
+        options_(options),
+        site_of_key_(0, SiteHash{&sites_}, SiteEq{&sites_}) {}
+  ChromeTraceReader(const ChromeTraceReader&) = delete;
+  ChromeTraceReader& operator=(const ChromeTraceReader&) = delete;
 
   absl::StatusOr<Capture> Read(std::string_view text) {
     const simdjson::padded_string padded(text);
     simdjson::ondemand::parser parser;
     simdjson::ondemand::document document;
     const JsonPath root = JsonPath::Root();
+    // simdjson leaves the copy empty when it cannot allocate it.
+    if (padded.size() != text.size()) {
+      return json_.Simdjson(simdjson::MEMALLOC, root);
+    }
     simdjson::error_code error = parser.iterate(padded).get(document);
     if (error != simdjson::SUCCESS) return json_.Simdjson(error, root);
     json_type type;
@@ -413,19 +423,22 @@ class ChromeTraceReader {
                               OptionalString(event_.name, path.Field("name")));
     SPANPROF_ASSIGN_OR_RETURN(std::string_view cat,
                               OptionalString(event_.cat, path.Field("cat")));
-    Site site;
-    site.name = std::string(name);
-    site.phase = std::string(cat);
+    std::string grouped_name;
     if (event_.group_value.has_value()) {
       grouped_ = true;
-      site.name +=
-          Cat(" [", options_.group_by_arg, "=", *event_.group_value, "]");
+      grouped_name =
+          Cat(name, " [", options_.group_by_arg, "=", *event_.group_value, "]");
+      name = grouped_name;
     }
-    auto [it, inserted] =
-        site_of_key_.emplace(std::make_pair(site.name, site.phase),
-                             static_cast<uint32_t>(sites_.size()));
-    if (inserted) sites_.push_back(std::move(site));
-    return it->second;
+    // Looked up by views into the event: a name is copied once, into its
+    // site, however many events it has.
+    const auto it = site_of_key_.find(SiteKey{name, cat});
+    if (it != site_of_key_.end()) return *it;
+    const auto index = static_cast<uint32_t>(sites_.size());
+    sites_.push_back(
+        Site{.name = std::string(name), .phase = std::string(cat)});
+    site_of_key_.insert(index);
+    return index;
   }
 
   void AddIssue(std::string message) {
@@ -596,8 +609,40 @@ class ChromeTraceReader {
   std::map<int64_t, std::string> process_names_;
   std::map<ThreadKey, std::string> thread_names_;
   std::map<ThreadKey, int64_t> thread_sort_;
-  std::vector<Site> sites_;
-  std::map<std::pair<std::string, std::string>, uint32_t> site_of_key_;
+  // Sites by (name, category), as indexes into sites_ hashed and compared
+  // by their site's strings, so that each name is held once.
+  struct SiteKey {
+    std::string_view name;
+    std::string_view phase;
+  };
+  struct SiteHash {
+    using is_transparent = void;
+    const std::vector<Site>* sites;
+    size_t operator()(const SiteKey& k) const {
+      return absl::Hash<std::pair<std::string_view, std::string_view>>{}(
+          {k.name, k.phase});
+    }
+    size_t operator()(uint32_t site) const {
+      const Site& s = (*sites)[site];
+      return (*this)(SiteKey{s.name, s.phase});
+    }
+  };
+  struct SiteEq {
+    using is_transparent = void;
+    const std::vector<Site>* sites;
+    SiteKey Key(uint32_t site) const {
+      return {(*sites)[site].name, (*sites)[site].phase};
+    }
+    static SiteKey Key(const SiteKey& key) { return key; }
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      const SiteKey x = Key(a);
+      const SiteKey y = Key(b);
+      return x.name == y.name && x.phase == y.phase;
+    }
+  };
+  std::vector<Site> sites_;  // before site_of_key_, whose functors use it
+  absl::flat_hash_set<uint32_t, SiteHash, SiteEq> site_of_key_;
   std::vector<PendingSpan> spans_;
   std::vector<std::string> issues_;
   size_t issue_count_ = 0;

@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <limits>
 #include <memory>
+#include <new>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -86,35 +87,72 @@ bool IsGzip(std::string_view bytes) {
          static_cast<unsigned char>(bytes[1]) == 0x8b;
 }
 
+absl::Status OutOfMemory(const std::string& path, size_t at) {
+  return absl::ResourceExhaustedError(
+      absl::StrCat("out of memory reading ", path, " at byte ", at));
+}
+
+// The limit on what a read may produce (ReadLimits): the flag's value, or
+// the default rule for this kind of input.
+uint64_t GzipLimit(const ReadLimits& limits, size_t compressed) {
+  if (limits.max_input_bytes != 0) return limits.max_input_bytes;
+  const uint64_t ratio = kGzipExpansionLimit * uint64_t{compressed};
+  return std::min(ratio, kDefaultMaxInputBytes);
+}
+
+absl::Status OverLimit(const std::string& path, uint64_t limit,
+                       const ReadLimits& limits, std::string_view rule) {
+  return absl::ResourceExhaustedError(
+      absl::StrCat("read: ", path, ": more than ", limit, " bytes",
+                   limits.max_input_bytes != 0
+                       ? std::string(" (--max-input-bytes)")
+                       : absl::StrCat(" (", std::string(rule),
+                                      "; --max-input-bytes raises it)")));
+}
+
 absl::StatusOr<std::string> Gunzip(std::string_view bytes,
-                                   const std::string& path) {
+                                   const std::string& path,
+                                   const ReadLimits& limits) {
   z_stream stream{};
   // 16 + MAX_WBITS: expect a gzip header and trailer.
   if (inflateInit2(&stream, 16 + MAX_WBITS) != Z_OK) {
     return absl::InternalError(
         absl::StrCat("gzip: cannot initialise zlib for ", path));
   }
+  const uint64_t limit = GzipLimit(limits, bytes.size());
   std::string out;
-  out.reserve(bytes.size() * 4);
   const unsigned char* next =
       reinterpret_cast<const unsigned char*>(bytes.data());
   size_t left = bytes.size();
   int result = Z_OK;
   char buffer[1 << 16];
-  for (;;) {
-    FeedInput(stream, next, left);
-    stream.next_out = reinterpret_cast<unsigned char*>(buffer);
-    stream.avail_out = sizeof(buffer);
-    result = inflate(&stream, Z_NO_FLUSH);
-    out.append(buffer, sizeof(buffer) - stream.avail_out);
-    if (result == Z_STREAM_END) {
-      // Concatenated gzip members (as `cat a.gz b.gz` makes) are one file.
-      if (stream.avail_in == 0 && left == 0) break;
-      if (inflateReset(&stream) != Z_OK) break;
-      continue;
+  try {
+    out.reserve(std::min<uint64_t>(bytes.size() * uint64_t{4}, limit));
+    for (;;) {
+      FeedInput(stream, next, left);
+      stream.next_out = reinterpret_cast<unsigned char*>(buffer);
+      stream.avail_out = sizeof(buffer);
+      result = inflate(&stream, Z_NO_FLUSH);
+      const size_t produced = sizeof(buffer) - stream.avail_out;
+      if (out.size() + produced > limit) {
+        inflateEnd(&stream);
+        return OverLimit(path, limit, limits,
+                         "decompressed: 64 times the compressed size, at "
+                         "most 16 GiB");
+      }
+      out.append(buffer, produced);
+      if (result == Z_STREAM_END) {
+        // Concatenated gzip members (as `cat a.gz b.gz` makes) are one file.
+        if (stream.avail_in == 0 && left == 0) break;
+        if (inflateReset(&stream) != Z_OK) break;
+        continue;
+      }
+      if (result == Z_BUF_ERROR && stream.avail_in == 0 && left == 0) break;
+      if (result != Z_OK) break;
     }
-    if (result == Z_BUF_ERROR && stream.avail_in == 0 && left == 0) break;
-    if (result != Z_OK) break;
+  } catch (const std::bad_alloc&) {
+    inflateEnd(&stream);
+    return OutOfMemory(path, out.size());
   }
   inflateEnd(&stream);
   if (result != Z_STREAM_END) {
@@ -123,6 +161,34 @@ absl::StatusOr<std::string> Gunzip(std::string_view bytes,
         stream.msg != nullptr ? stream.msg : "unexpected end of input", ")"));
   }
   return out;
+}
+
+// Reads `fd` to its end into `*bytes`, at most `limit` bytes.
+absl::Status ReadAll(int fd, const std::string& path, uint64_t limit,
+                     const ReadLimits& limits, std::string* bytes) {
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof(buffer));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoError(errno, "read: cannot read", path);
+    }
+    if (n == 0) return absl::OkStatus();
+    if (bytes->size() + static_cast<size_t>(n) > limit) {
+      return OverLimit(path, limit, limits,
+                       "not a regular file: at most 16 GiB");
+    }
+    try {
+      bytes->append(buffer, static_cast<size_t>(n));
+    } catch (const std::bad_alloc&) {
+      return OutOfMemory(path, bytes->size());
+    }
+  }
+}
+
+ReadLimits& DefaultReadLimits() {
+  static ReadLimits limits;
+  return limits;
 }
 
 }  // namespace
@@ -465,10 +531,23 @@ absl::Status WriteFileAtomically(const std::string& path,
   return file->Commit();
 }
 
+void SetDefaultReadLimits(const ReadLimits& limits) {
+  DefaultReadLimits() = limits;
+}
+
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  return ReadFile(path, DefaultReadLimits());
+}
+
+absl::StatusOr<std::string> ReadFile(const std::string& path,
+                                     const ReadLimits& limits) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return ErrnoError(errno, "read: cannot open", path);
   std::string bytes;
+  // A regular file is bounded by its size; anything else (a device, a
+  // FIFO) may never end.
+  uint64_t limit = limits.max_input_bytes != 0 ? limits.max_input_bytes
+                                               : kDefaultMaxInputBytes;
   struct stat info {};
   if (::fstat(fd, &info) == 0) {
     if (S_ISDIR(info.st_mode)) {
@@ -476,25 +555,24 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
       return absl::InvalidArgumentError(
           absl::StrCat("read: ", path, " is a directory, not a file"));
     }
+    if (S_ISREG(info.st_mode) && limits.max_input_bytes == 0) {
+      limit = std::numeric_limits<uint64_t>::max();
+    }
     if (S_ISREG(info.st_mode) && info.st_size > 0) {
-      bytes.reserve(static_cast<size_t>(info.st_size));
+      try {
+        bytes.reserve(
+            std::min<uint64_t>(static_cast<uint64_t>(info.st_size), limit));
+      } catch (const std::bad_alloc&) {
+        ::close(fd);
+        return OutOfMemory(path, 0);
+      }
     }
   }
-  char buffer[1 << 16];
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof(buffer));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const int error = errno;
-      ::close(fd);
-      return ErrnoError(error, "read: cannot read", path);
-    }
-    if (n == 0) break;
-    bytes.append(buffer, static_cast<size_t>(n));
-  }
+  const absl::Status read = ReadAll(fd, path, limit, limits, &bytes);
   ::close(fd);
+  SPANPROF_RETURN_IF_ERROR(read);
   if (IsGzip(bytes)) {
-    SPANPROF_ASSIGN_OR_RETURN(bytes, Gunzip(bytes, path));
+    SPANPROF_ASSIGN_OR_RETURN(bytes, Gunzip(bytes, path, limits));
   }
   // A UTF-8 byte order mark, as some editors write, is not part of the JSON.
   if (bytes.starts_with(kUtf8Bom)) bytes.erase(0, kUtf8Bom.size());

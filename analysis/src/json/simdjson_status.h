@@ -72,8 +72,10 @@ inline absl::Status SimdjsonError(simdjson::error_code code,
                                   std::string_view source,
                                   std::string_view path) {
   if (code == simdjson::MEMALLOC) {
-    return absl::ResourceExhaustedError(
-        Cat(source, ": ", path, ": ", SimdjsonErrorText(code)));
+    // Before the parse takes its first byte: simdjson allocates up front.
+    return absl::ResourceExhaustedError(Cat("out of memory reading ", source,
+                                            " at byte 0 (", path,
+                                            ": parsing it)"));
   }
   return JsonError(source, path, SimdjsonErrorText(code));
 }

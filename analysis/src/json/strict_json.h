@@ -461,13 +461,16 @@ class StrictJson {
 // input; the root must be an object and nothing may follow it.
 class ParsedDocument {
  public:
-  explicit ParsedDocument(std::string_view json) : padded_(json) {}
+  explicit ParsedDocument(std::string_view json)
+      : padded_(json), size_(json.size()) {}
   ParsedDocument(const ParsedDocument&) = delete;
   ParsedDocument& operator=(const ParsedDocument&) = delete;
 
   // `Start()` parses and returns the root object.
   absl::StatusOr<simdjson::ondemand::object> Start(const StrictJson& json) {
     const JsonPath root = JsonPath::Root();
+    // simdjson leaves the copy empty when it cannot allocate it.
+    if (padded_.size() != size_) return json.Simdjson(simdjson::MEMALLOC, root);
     simdjson::error_code error = parser_.iterate(padded_).get(document_);
     if (error != simdjson::SUCCESS) return json.Simdjson(error, root);
     simdjson::ondemand::json_type type;
@@ -505,6 +508,7 @@ class ParsedDocument {
 
  private:
   simdjson::padded_string padded_;
+  size_t size_;
   simdjson::ondemand::parser parser_;
   simdjson::ondemand::document document_;
 };

@@ -160,6 +160,18 @@ inline constexpr std::string_view kAnnotationEndNs = "end_ns";
 inline constexpr std::string_view kMetadataEventName = "spanprof metadata";
 inline constexpr std::string_view kMetadataAnnotation = "spanprof.trace";
 
+// The end packet: the trace's last packet, an instant event on the process
+// track on the descriptor sequence named kEndEventName, at the end of the
+// session window (anchor + window_ns), with two int debug annotations: the
+// number of slices begun before it (kEndSpans) and the number of bytes of
+// the file before it (kEndBytes, the offset of its own Trace.packet key).
+// Perfetto shows it as one more instant; spanprof's reader requires it, so
+// that a trace cut at a packet boundary is not read as a smaller complete
+// one (docs/formats.md, "Completeness").
+inline constexpr std::string_view kEndEventName = "spanprof end";
+inline constexpr std::string_view kEndSpans = "spanprof.spans";
+inline constexpr std::string_view kEndBytes = "spanprof.bytes";
+
 // The category of a site: its set tags as
 // `phase=…,module=…,activity=…,backend=…,dtype=…,device=…` (Perfetto joins an
 // event's categories with commas the same way), or "" when it has none. For

@@ -79,7 +79,8 @@ struct Sequence {
   uint64_t default_clock = 0;
   bool has_track = false;
   uint64_t track = 0;
-  uint32_t thread = kNone;  // resolved at the first slice
+  uint32_t thread = kNone;      // resolved at the first slice
+  int64_t last_ns = INT64_MIN;  // the latest event time read
   absl::flat_hash_map<uint64_t, std::string> names;
   absl::flat_hash_map<uint64_t, std::string> categories;
   absl::flat_hash_map<uint64_t, std::string> annotations;
@@ -137,8 +138,9 @@ struct AnnotationValue {
 
 class PerfettoReader {
  public:
-  PerfettoReader(std::string_view bytes, std::string_view source)
-      : bytes_(bytes), source_(source) {}
+  PerfettoReader(std::string_view bytes, std::string_view source,
+                 bool allow_truncated)
+      : bytes_(bytes), source_(source), allow_truncated_(allow_truncated) {}
 
   absl::StatusOr<Capture> Read();
 
@@ -169,7 +171,15 @@ class PerfettoReader {
   absl::Status ReadDescriptorPacket(const Packet& p);
   absl::Status ReadTrackDescriptor(const ProtoField& f);
   absl::Status ReadThreadDescriptor(const ProtoField& f, Track& track);
-  absl::Status ReadMetadataEvent(const ProtoField& f);
+  absl::Status ReadDescriptorEvent(const ProtoField& f);
+  absl::Status ReadMetadataEvent(const ProtoField& f,
+                                 const ProtoField& annotation);
+  absl::Status ReadEndEvent(const ProtoField& f,
+                            const std::vector<ProtoField>& annotations);
+  absl::Status CheckEnd(size_t spans, size_t bytes, size_t offset);
+  absl::Status Incomplete(std::string message);
+  absl::Status CheckComplete(const ProtoDecoder& trace);
+  void CloseOpenSlices();
   absl::Status ReadMetadataAnnotation(const ProtoField& f);
   absl::Status ReadThreadPacket(const Packet& p);
   absl::Status ReadSnapshot(const ProtoField& f, Sequence& s);
@@ -205,6 +215,9 @@ class PerfettoReader {
 
   std::string_view bytes_;
   std::string_view source_;
+  bool allow_truncated_ = false;
+  bool ended_ = false;       // the end packet was read
+  bool incomplete_ = false;  // allow_truncated_ and the file is not whole
   bool in_packet_ = false;
   size_t packet_ = 0;
   size_t packet_offset_ = 0;
@@ -234,18 +247,65 @@ absl::StatusOr<Capture> PerfettoReader::Read() {
     if (field.number != kTracePacket) continue;  // unknown: skipped
     SPANPROF_RETURN_IF_ERROR(
         Expect(field, "Trace.packet", kWireLengthDelimited));
+    if (ended_) {
+      return Error(field.offset, Cat("a packet after the \"", kEndEventName,
+                                     "\" packet (it is the last)"));
+    }
     in_packet_ = true;
     packet_offset_ = field.offset;
     SPANPROF_RETURN_IF_ERROR(ReadPacket(field));
     in_packet_ = false;
     ++packet_;
   }
-  if (trace.error() != nullptr) {
-    return Error(trace.error_offset(),
-                 Cat("after packet ", packet_, ": ", trace.error()));
-  }
+  SPANPROF_RETURN_IF_ERROR(CheckComplete(trace));
   SPANPROF_RETURN_IF_ERROR(Finish());
   return Assemble();
+}
+
+// A trace is whole when its last packet is the end packet: a file cut
+// anywhere (in a packet or between two) lacks it. A cut packet is the only
+// decoding error at the top level that truncation makes; others (a bad
+// field number or wire type) are corruption.
+absl::Status PerfettoReader::CheckComplete(const ProtoDecoder& trace) {
+  if (!have_metadata_) {
+    // Nothing to read. A foreign trace (Perfetto's SDK, traced) has no
+    // metadata event at all; spanprof's has it within its first packets.
+    return absl::InvalidArgumentError(
+        Cat(source_, ": truncated at byte ", bytes_.size(),
+            " or not a trace spanprof wrote: no \"", kMetadataEventName,
+            "\" event (spanprof reads the Perfetto traces it writes)"));
+  }
+  if (trace.error() != nullptr) {
+    const std::string_view what = trace.error();
+    const bool cut = what.find("truncated") != std::string_view::npos ||
+                     what.find("beyond the end") != std::string_view::npos;
+    if (!cut) {
+      return Error(trace.error_offset(),
+                   Cat("after packet ", packet_, ": ", trace.error()));
+    }
+    SPANPROF_RETURN_IF_ERROR(Incomplete(
+        Cat(source_, ": truncated at byte ", bytes_.size(), ": packet ",
+            packet_, " (at byte ", trace.error_offset(), ") is cut: ", what)));
+  } else if (!ended_) {
+    SPANPROF_RETURN_IF_ERROR(Incomplete(
+        Cat(source_, ": truncated at byte ", bytes_.size(), ": no \"",
+            kEndEventName, "\" packet after packet ", packet_,
+            " (spanprof writes it last, stating the spans and bytes "
+            "before it)")));
+  }
+  return absl::OkStatus();
+}
+
+// A trace that is not whole is an error, or with allow_truncated_ an
+// import issue of the capture (its summary is then not complete).
+absl::Status PerfettoReader::Incomplete(std::string message) {
+  if (!allow_truncated_) {
+    return absl::InvalidArgumentError(
+        Cat(message, " (--allow-truncated reads what is there)"));
+  }
+  incomplete_ = true;
+  capture_.import_issues.push_back(std::move(message));
+  return absl::OkStatus();
 }
 
 absl::Status PerfettoReader::DecodePacket(const ProtoField& field, Packet& p) {
@@ -328,7 +388,7 @@ absl::Status PerfettoReader::ReadPacket(const ProtoField& field) {
 // carry their own), the track descriptors and the metadata event.
 absl::Status PerfettoReader::ReadDescriptorPacket(const Packet& p) {
   if (Present(p.track)) SPANPROF_RETURN_IF_ERROR(ReadTrackDescriptor(p.track));
-  if (Present(p.event)) SPANPROF_RETURN_IF_ERROR(ReadMetadataEvent(p.event));
+  if (Present(p.event)) SPANPROF_RETURN_IF_ERROR(ReadDescriptorEvent(p.event));
   if (Present(p.interned) || Present(p.defaults)) {
     return Error(packet_offset_,
                  "incremental state on the descriptor sequence 1");
@@ -380,28 +440,95 @@ absl::Status PerfettoReader::ReadThreadDescriptor(const ProtoField& field,
   return absl::OkStatus();
 }
 
-absl::Status PerfettoReader::ReadMetadataEvent(const ProtoField& field) {
+// The events of sequence 1: the metadata event and the end packet's.
+absl::Status PerfettoReader::ReadDescriptorEvent(const ProtoField& field) {
   ProtoDecoder d(field.bytes, field.bytes_offset);
   ProtoField f;
-  bool named = false;
-  ProtoField annotation;
+  std::string_view name;
+  std::vector<ProtoField>& annotations = annotations_;
+  annotations.clear();
   while (d.Next(&f)) {
     if (f.number == kEventName) {
       SPANPROF_RETURN_IF_ERROR(
           Expect(f, "TrackEvent.name", kWireLengthDelimited));
-      named = f.bytes == kMetadataEventName;
+      name = f.bytes;
     } else if (f.number == kEventDebugAnnotations) {
       SPANPROF_RETURN_IF_ERROR(
           Expect(f, "TrackEvent.debug_annotations", kWireLengthDelimited));
-      annotation = f;
+      annotations.push_back(f);
     }
   }
   if (d.error() != nullptr) return DecodeError(d, "TrackEvent");
-  if (!named || !Present(annotation)) {
-    return Error(field.offset, Cat("the only event on sequence 1 is the \"",
-                                   kMetadataEventName, "\" instant with its \"",
-                                   kMetadataAnnotation, "\" annotation"));
+  if (name == kEndEventName) return ReadEndEvent(field, annotations);
+  if (name != kMetadataEventName || annotations.empty()) {
+    return Error(field.offset,
+                 Cat("the events on sequence 1 are the \"", kMetadataEventName,
+                     "\" instant with its \"", kMetadataAnnotation,
+                     "\" annotation and the \"", kEndEventName, "\" instant"));
   }
+  return ReadMetadataEvent(field, annotations.back());
+}
+
+// The end packet: two int annotations, the spans and bytes before it.
+absl::Status PerfettoReader::ReadEndEvent(
+    const ProtoField& field, const std::vector<ProtoField>& annotations) {
+  if (!have_metadata_) {
+    return Error(field.offset, Cat("the \"", kEndEventName,
+                                   "\" event before the metadata event"));
+  }
+  bool has[2] = {false, false};
+  uint64_t counts[2] = {0, 0};
+  for (const ProtoField& a : annotations) {
+    ProtoDecoder d(a.bytes, a.bytes_offset);
+    ProtoField f;
+    int which = -1;
+    bool has_value = false;
+    uint64_t value = 0;
+    while (d.Next(&f)) {
+      if (f.number == kAnnotationName) {
+        SPANPROF_RETURN_IF_ERROR(
+            Expect(f, "DebugAnnotation.name", kWireLengthDelimited));
+        which = f.bytes == kEndSpans ? 0 : f.bytes == kEndBytes ? 1 : -1;
+      } else if (f.number == kAnnotationInt) {
+        SPANPROF_RETURN_IF_ERROR(
+            Expect(f, "DebugAnnotation.int_value", kWireVarint));
+        has_value = true;
+        value = f.value;
+      }
+    }
+    if (d.error() != nullptr) return DecodeError(d, "DebugAnnotation");
+    if (which < 0 || !has_value || has[which]) {
+      return Error(a.offset, Cat("the \"", kEndEventName, "\" event has one \"",
+                                 kEndSpans, "\" and one \"", kEndBytes,
+                                 "\" int annotation, and no other"));
+    }
+    has[which] = true;
+    counts[which] = value;
+  }
+  if (!has[0] || !has[1]) {
+    return Error(field.offset,
+                 Cat("the \"", kEndEventName, "\" event needs its \"",
+                     kEndSpans, "\" and \"", kEndBytes, "\" annotations"));
+  }
+  ended_ = true;
+  return CheckEnd(counts[0], counts[1], field.offset);
+}
+
+// The counts the end packet states against what precedes it.
+absl::Status PerfettoReader::CheckEnd(size_t spans, size_t bytes,
+                                      size_t offset) {
+  if (spans == spans_.size() && bytes == packet_offset_) {
+    return absl::OkStatus();
+  }
+  return Incomplete(Cat(source_, ": byte ", offset, ": packet ", packet_,
+                        ": incomplete: the \"", kEndEventName,
+                        "\" packet states ", spans, " spans and ", bytes,
+                        " bytes before it, but ", spans_.size(), " spans and ",
+                        packet_offset_, " bytes precede it"));
+}
+
+absl::Status PerfettoReader::ReadMetadataEvent(const ProtoField& field,
+                                               const ProtoField& annotation) {
   if (have_metadata_) {
     return Error(field.offset, "a second spanprof metadata event");
   }
@@ -610,6 +737,7 @@ absl::StatusOr<int64_t> PerfettoReader::EventTime(const Packet& p,
 
 absl::Status PerfettoReader::ReadEvent(const Packet& p, Sequence& s) {
   SPANPROF_ASSIGN_OR_RETURN(const int64_t ns, EventTime(p, s));
+  s.last_ns = std::max(s.last_ns, ns);
   ProtoDecoder d(p.event.bytes, p.event.bytes_offset);
   ProtoField f;
   uint64_t type = 0;
@@ -1025,7 +1153,9 @@ absl::Status PerfettoReader::Finish() {
       open = s.stack.data();
     }
   }
-  if (open != nullptr) {
+  if (open != nullptr && incomplete_) {
+    CloseOpenSlices();
+  } else if (open != nullptr) {
     in_packet_ = true;
     packet_ = open->packet;
     return Error(open->offset, "a slice begin without an end");
@@ -1033,6 +1163,19 @@ absl::Status PerfettoReader::Finish() {
   for (const auto& [index, ns] : end_overrides_) spans_[index].end_ns = ns;
   SPANPROF_RETURN_IF_ERROR(ResolveLinks());
   return ResolveDepths();
+}
+
+// A trace read with allow_truncated_: the slices the cut left open end at
+// the last time their sequence shows, as unfinished spans.
+void PerfettoReader::CloseOpenSlices() {
+  for (auto& [id, s] : sequences_) {
+    for (const Sequence::Open& open : s.stack) {
+      Span& span = spans_[open.span];
+      span.end_ns = std::max(span.start_ns, s.last_ns);
+      span.flags |= kSpanUnfinished;
+    }
+    s.stack.clear();
+  }
 }
 
 // Parents found by a flow or by id, now that every span is read.
@@ -1053,6 +1196,12 @@ absl::Status PerfettoReader::ResolveLinks() {
       continue;
     }
     auto it = flow_starts_.find(link.key);
+    if (it == flow_starts_.end() && incomplete_) {
+      // Its start was cut off: a root, as a lost parent makes one.
+      span.parent_id = 0;
+      span.flags |= kSpanRerooted;
+      continue;
+    }
     if (it == flow_starts_.end()) {
       in_packet_ = true;
       packet_ = link.packet;
@@ -1103,8 +1252,9 @@ Capture PerfettoReader::Assemble() {
 }  // namespace
 
 absl::StatusOr<Capture> ParsePerfettoTrace(std::string_view bytes,
-                                           std::string_view source) {
-  return PerfettoReader(bytes, source).Read();
+                                           std::string_view source,
+                                           bool allow_truncated) {
+  return PerfettoReader(bytes, source, allow_truncated).Read();
 }
 
 }  // namespace spanprof::analysis::internal::perfetto

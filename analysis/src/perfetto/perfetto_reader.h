@@ -18,8 +18,16 @@ namespace spanprof::analysis::internal::perfetto {
 // the byte offset and, inside a packet, the packet's index:
 // `trace.pftrace: byte 1234: packet 17: TrackEvent.name_iid 9 was never
 // interned`. Memory stays proportional to the input.
+//
+// A trace whose last packet is not spanprof's end packet, or whose end
+// packet's counts disagree with what precedes it, is incomplete (cut):
+// an error `trace.pftrace: truncated at byte N: ...`, or with
+// `allow_truncated` a capture of what is there, the slices the cut left
+// open ended as unfinished spans and the reason in `import_issues` (so its
+// summary is not complete).
 absl::StatusOr<Capture> ParsePerfettoTrace(std::string_view bytes,
-                                           std::string_view source);
+                                           std::string_view source,
+                                           bool allow_truncated = false);
 
 }  // namespace spanprof::analysis::internal::perfetto
 

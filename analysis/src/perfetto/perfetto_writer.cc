@@ -327,6 +327,7 @@ class PerfettoRenderer {
     return ExactTimestamp(ns, &ts);
   }
   void WriteMetadata();
+  void WriteEndPacket();
   // Built on first use: most captures never need to find a span by id.
   const SpanIndex& Index() {
     if (!index_.has_value()) index_.emplace(capture_.spans);
@@ -352,6 +353,7 @@ class PerfettoRenderer {
 
   std::string* out_;
   size_t used_ = 0;
+  size_t flushed_ = 0;  // bytes handed to flush_ before out_'s
   size_t chunk_;
   Flush flush_;
   Interning interning_;
@@ -969,6 +971,7 @@ absl::StatusOr<size_t> PerfettoRenderer::WriteThread(
     stack_.push_back(index);
     if (used_ >= chunk_) {
       SPANPROF_RETURN_IF_ERROR(flush_(std::string_view(out_->data(), used_)));
+      flushed_ += used_;
       used_ = 0;
     }
   }
@@ -1009,6 +1012,7 @@ absl::Status PerfettoRenderer::WriteTrace(const std::vector<uint32_t>& order,
 // Forgets what an abandoned WriteTrace() wrote.
 void PerfettoRenderer::Restart() {
   used_ = 0;
+  flushed_ = 0;
   packet_.clear();
   last_id_ = 0;
   sequence_ = 0;
@@ -1040,7 +1044,34 @@ absl::Status PerfettoRenderer::Render() {
   return Finish();
 }
 
+// The end packet (perfetto_format.h): what precedes it, so that a reader
+// can tell a whole trace from one cut at a packet boundary.
+void PerfettoRenderer::WriteEndPacket() {
+  const int64_t end_ns =
+      SatAdd(std::max<int64_t>(0, capture_.wall_clock_anchor_ns),
+             std::max<int64_t>(0, capture_.window_ns));
+  const size_t bytes_before = flushed_ + used_;
+  ProtoEncoder& e = packet_encoder_;
+  e.Varint(pf::kPacketTimestamp, static_cast<uint64_t>(end_ns));
+  e.Varint(pf::kPacketSequenceId, pf::kDescriptorSequenceId);
+  const size_t event = e.BeginNested(pf::kPacketTrackEvent);
+  e.Varint(pf::kEventType, pf::kTypeInstant);
+  e.Varint(pf::kEventTrackUuid, pf::ProcessTrackUuidOf(capture_, 0));
+  e.Bytes(pf::kEventName, pf::kEndEventName);
+  const std::pair<std::string_view, uint64_t> counts[] = {
+      {pf::kEndSpans, capture_.spans.size()}, {pf::kEndBytes, bytes_before}};
+  for (const auto& [name, value] : counts) {
+    const size_t annotation = e.BeginNested(pf::kEventDebugAnnotations);
+    e.Bytes(pf::kAnnotationName, name);
+    e.Varint(pf::kAnnotationInt, value);
+    e.EndNested(annotation);
+  }
+  e.EndNested(event);
+  FinishPacket();
+}
+
 absl::Status PerfettoRenderer::Finish() {
+  WriteEndPacket();
   out_->resize(used_);
   return flush_(*out_);
 }

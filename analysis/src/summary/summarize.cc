@@ -22,6 +22,8 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
+#include "absl/hash/hash.h"
 #include "absl/numeric/int128.h"
 #include "model/counters.h"
 #include "spanprof/analysis/forest.h"
@@ -156,7 +158,11 @@ void SelectSorted(T* values, size_t n, const size_t* nth, int64_t* out,
 class RowAccumulator {
  public:
   explicit RowAccumulator(const Capture& capture)
-      : capture_(capture), row_of_site_(capture.sites.size(), kNone) {}
+      : capture_(capture),
+        row_of_site_(capture.sites.size(), kNone),
+        row_of_key_(0, KeyHash{&rows_}, KeyEq{&rows_}) {}
+  RowAccumulator(const RowAccumulator&) = delete;
+  RowAccumulator& operator=(const RowAccumulator&) = delete;
 
   uint32_t RowForSite(uint32_t site) {
     if (site < row_of_site_.size() && row_of_site_[site] != kNone) {
@@ -182,7 +188,7 @@ class RowAccumulator {
                                   int64_t inclusive_ns, int64_t self_ns,
                                   uint64_t self_heartbeats) {
     State& state = states_[row];
-    Row& r = state.row;
+    Row& r = rows_[row];
     ++r.calls;
     SatAccumulate(r.total_ns, inclusive_ns);
     SatAccumulate(r.self_ns, self_ns);
@@ -233,27 +239,29 @@ class RowAccumulator {
   void Finish(Summary& summary, const internal::SpanCounters* counters) {
     for (const SiteDrops& drops : capture_.dropped_by_site) {
       if (drops.count == 0) continue;
-      states_[RowForSite(drops.site)].row.dropped += drops.count;
+      rows_[RowForSite(drops.site)].dropped += drops.count;
     }
     FinishTotals(summary);
     if (counters != nullptr && !counters->empty()) AddCounters(*counters);
     GroupedDurations grouped = GroupDurations();
     std::vector<uint32_t> all_threads;
-    std::vector<Row> rows;
-    rows.reserve(states_.size());
     for (size_t r = 0; r < states_.size(); ++r) {
       State& state = states_[r];
+      Row& row = rows_[r];
       std::sort(state.threads.begin(), state.threads.end());
       state.threads.erase(
           std::unique(state.threads.begin(), state.threads.end()),
           state.threads.end());
-      state.row.threads = state.threads.size();
-      state.row.processes = ProcessCount(state.threads);
+      row.threads = state.threads.size();
+      row.processes = ProcessCount(state.threads);
       all_threads.insert(all_threads.end(), state.threads.begin(),
                          state.threads.end());
-      FinishRow(state.row, grouped, r);
-      rows.push_back(std::move(state.row));
+      FinishRow(row, grouped, r);
     }
+    // The rows are moved as one block: no second copy of a million rows.
+    std::vector<Row> rows = std::move(rows_);
+    rows_.clear();
+    row_of_key_.clear();
     std::sort(all_threads.begin(), all_threads.end());
     summary.thread_count = static_cast<uint64_t>(
         std::unique(all_threads.begin(), all_threads.end()) -
@@ -307,7 +315,7 @@ class RowAccumulator {
     size_t narrow = 0;
     size_t wide = 0;
     for (size_t r = 0; r < states_.size(); ++r) {
-      const Row& row = states_[r].row;
+      const Row& row = rows_[r];
       g.is_wide[r] = IsWide(row) ? 1 : 0;
       size_t& next = g.is_wide[r] != 0 ? wide : narrow;
       g.begin[r] = next;
@@ -391,37 +399,67 @@ class RowAccumulator {
       for (const size_t k : by_name) {
         const int64_t total = totals[r * width * 2 + k];
         if (total == 0) continue;
-        states_[r].row.counters.push_back(
+        rows_[r].counters.push_back(
             RowCounter{names[k], total, totals[r * width * 2 + width + k]});
       }
     }
   }
 
+  // A row's state while spans are added (the row itself is in rows_).
   struct State {
-    Row row;
     uint32_t last_thread = kNone;
     std::vector<uint32_t> threads;  // one entry per run of equal threads
   };
 
-  uint32_t RowForKey(RowKey key) {
-    auto [it, inserted] = row_of_key_.emplace(
-        std::move(key), static_cast<uint32_t>(states_.size()));
-    if (inserted) {
-      State& state = states_.emplace_back();
-      state.row.key = it->first;
-      state.row.min_ns = INT64_MAX;
-      if (capture_.alloc_measured) {
-        state.row.alloc_count = 0;
-        state.row.alloc_bytes = 0;
+  // The rows by key, as indexes into rows_ hashed and compared by their
+  // key: each key is held once (in its row), so memory for many
+  // distinct names stays one row each.
+  struct KeyHash {
+    using is_transparent = void;
+    const std::vector<Row>* rows;
+    size_t operator()(const RowKey& k) const {
+      size_t h = 0;
+      for (const std::string* field :
+           {&k.name, &k.phase, &k.module, &k.activity, &k.backend, &k.dtype,
+            &k.device}) {
+        h = h * 1000003 ^ absl::Hash<std::string_view>{}(*field);
       }
+      return h;
     }
-    return it->second;
+    size_t operator()(uint32_t row) const { return (*this)((*rows)[row].key); }
+  };
+  struct KeyEq {
+    using is_transparent = void;
+    const std::vector<Row>* rows;
+    const RowKey& Key(uint32_t row) const { return (*rows)[row].key; }
+    const RowKey& Key(const RowKey& key) const { return key; }
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      return Key(a) == Key(b);
+    }
+  };
+
+  uint32_t RowForKey(RowKey key) {
+    const auto it = row_of_key_.find(key);
+    if (it != row_of_key_.end()) return *it;
+    const auto row = static_cast<uint32_t>(states_.size());
+    states_.emplace_back();
+    Row& new_row = rows_.emplace_back();
+    new_row.key = std::move(key);
+    new_row.min_ns = INT64_MAX;
+    if (capture_.alloc_measured) {
+      new_row.alloc_count = 0;
+      new_row.alloc_bytes = 0;
+    }
+    row_of_key_.insert(row);
+    return row;
   }
 
   const Capture& capture_;
   std::vector<uint32_t> row_of_site_;
-  std::map<RowKey, uint32_t> row_of_key_;
-  std::vector<State> states_;
+  std::vector<Row> rows_;      // before row_of_key_, whose functors use it
+  std::vector<State> states_;  // parallel to rows_
+  absl::flat_hash_set<uint32_t, KeyHash, KeyEq> row_of_key_;
   uint32_t max_depth_ = 0;
   uint64_t unfinished_ = 0;
   int64_t recorded_ns_ = 0;

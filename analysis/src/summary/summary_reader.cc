@@ -14,6 +14,7 @@
 #include <array>
 #include <cstdint>
 #include <iterator>
+#include <new>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -800,7 +801,13 @@ class SummaryReader {
 
 absl::StatusOr<Summary> ParseSummary(std::string_view json,
                                      std::string_view source) {
-  return internal::SummaryReader(source).Read(json);
+  try {
+    return internal::SummaryReader(source).Read(json);
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(
+        internal::Cat("out of memory reading ", source, " at byte ",
+                      json.size(), " (its whole size: parsing it)"));
+  }
 }
 
 absl::StatusOr<Summary> ReadSummary(const std::string& path) {

@@ -192,8 +192,13 @@ void WriteRowKey(JsonWriter& w, const RowKey& key) {
 std::string SummaryToJson(const Summary& summary) {
   using internal::kSummaryKeys;
   std::string out;
-  out.reserve(1024 + summary.rows.size() * 700 +
-              summary.validation_issues.size() * 120);
+  // A row is about 800 bytes plus its name twice (key and label); reserving
+  // a little more costs only address space, growing past it a second copy.
+  size_t bytes = 1024 + summary.validation_issues.size() * 120;
+  for (const Row& row : summary.rows) {
+    bytes += 1024 + row.key.name.size() + row.label.size();
+  }
+  out.reserve(bytes);
   JsonWriter w(&out, {.indent = 2});
   w.BeginObject();
   internal::WriteTotals(w, summary);

@@ -18,6 +18,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <new>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -1803,14 +1804,13 @@ void GroupByStringArg(Capture& capture, std::string_view source,
   }
 }
 
-}  // namespace
-
-absl::StatusOr<Capture> ParseTrace(std::string_view json,
-                                   std::string_view source,
-                                   const TraceReadOptions& options) {
+absl::StatusOr<Capture> ParseAnyTrace(std::string_view json,
+                                      std::string_view source,
+                                      const TraceReadOptions& options) {
   if (LooksLikePerfettoTrace(json)) {
-    SPANPROF_ASSIGN_OR_RETURN(
-        Capture capture, internal::perfetto::ParsePerfettoTrace(json, source));
+    SPANPROF_ASSIGN_OR_RETURN(Capture capture,
+                              internal::perfetto::ParsePerfettoTrace(
+                                  json, source, options.allow_truncated));
     GroupByStringArg(capture, source, options);
     return capture;
   }
@@ -1824,6 +1824,22 @@ absl::StatusOr<Capture> ParseTrace(std::string_view json,
   if (!parsed.ok()) return std::move(parsed).status();
   GroupByStringArg(parsed->capture, source, options);
   return std::move(parsed->capture);
+}
+
+}  // namespace
+
+// Memory runs out in the readers' containers (a capture is a few times its
+// trace); the caller gets an error, not an exception.
+absl::StatusOr<Capture> ParseTrace(std::string_view json,
+                                   std::string_view source,
+                                   const TraceReadOptions& options) {
+  try {
+    return ParseAnyTrace(json, source, options);
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(
+        internal::Cat("out of memory reading ", source, " at byte ",
+                      json.size(), " (its whole size: parsing it)"));
+  }
 }
 
 absl::StatusOr<Capture> ReadTrace(const std::string& path) {

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/src/perfetto/proto_decoder.h"
 #include "spanprof/capture.h"
 #include "tests/testing/test_support.h"
 
@@ -159,6 +160,10 @@ struct DecodedTrace {
   uint32_t primary_clock = 0;
   std::map<int64_t, std::string> thread_names;  // tid -> name
   std::vector<DecodedSlice> slices;             // in begin order per sequence
+  // The "spanprof end" instant's int annotations, and the index (from 1) of
+  // its packet; 0 when there is none.
+  std::map<std::string, uint64_t> end_counts;
+  size_t end_packet = 0;
   std::vector<std::string> problems;
 };
 
@@ -258,7 +263,15 @@ inline DecodedTrace AnalyzeTrace(const TextMessage& root) {
       out.primary_clock =
           static_cast<uint32_t>(snapshot->Uint("primary_trace_clock"));
     }
-    if (id == 1) continue;  // descriptors: no incremental state
+    if (id == 1) {  // descriptors: no incremental state
+      const TextMessage* event = packet->Child("track_event");
+      if (event == nullptr || event->Get("name") != "spanprof end") continue;
+      out.end_packet = out.packets;
+      for (const TextMessage* a : event->Children("debug_annotations")) {
+        out.end_counts[a->Get("name").value_or("")] = a->Uint("int_value");
+      }
+      continue;
+    }
     Sequence& seq = sequences[id];
     const uint64_t flags = packet->Uint("sequence_flags");
     if (!seq.started) {
@@ -332,6 +345,17 @@ inline int CountMatchedFlows(const DecodedTrace& trace) {
     if (count.first != 1 || count.second != 1) return -1;
   }
   return static_cast<int>(uses.size());
+}
+
+// The offset of the last `Trace.packet` of a protobuf trace: where its end
+// packet starts in a trace spanprof wrote (so `trace.substr(0, offset)` is
+// the trace cut at a packet boundary).
+inline size_t LastPacketOffset(const std::string& trace) {
+  analysis::internal::ProtoDecoder d(trace, 0);
+  analysis::internal::ProtoField f;
+  size_t last = 0;
+  while (d.Next(&f)) last = f.offset;
+  return last;
 }
 
 }  // namespace spanprof::testing

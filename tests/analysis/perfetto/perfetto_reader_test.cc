@@ -21,6 +21,7 @@
 #include "spanprof/capture.h"
 #include "tests/analysis/capture_builder.h"
 #include "tests/analysis/captures.h"
+#include "tests/analysis/perfetto/decoded_trace.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof::analysis {
@@ -32,6 +33,7 @@ using spanprof::testing::CaptureBuilder;
 using spanprof::testing::CounterArg;
 using spanprof::testing::DoubleArg;
 using spanprof::testing::IntArg;
+using spanprof::testing::LastPacketOffset;
 using spanprof::testing::RichCapture;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
@@ -148,14 +150,22 @@ TEST(PerfettoReaderTest, ReadTraceReadsGzip) {
 
 // --- errors ------------------------------------------------------------
 
-// A small valid trace to append hand-made packets to.
-std::string SmallTrace() {
+// A small valid trace, two spans.
+std::string WholeSmallTrace() {
   CaptureBuilder b;
   const uint32_t main = b.Thread(100, "main");
   const uint32_t site = b.Site("step", "p");
   b.Add(1, 0, site, main, 0, 100);
   b.Add(2, 1, site, main, 10, 20).heartbeats = 3;
   return CaptureToPerfetto(b.Build());
+}
+
+// The same without its end packet, to append hand-made packets to (and
+// then, for a trace that must read to its end, AppendEndPacket()).
+std::string SmallTrace() {
+  std::string trace = WholeSmallTrace();
+  trace.resize(LastPacketOffset(trace));
+  return trace;
 }
 
 // Appends one packet written by `body` to `*trace`.
@@ -176,6 +186,26 @@ void AppendEvent(std::string* trace, Event event) {
     const size_t mark = e.BeginNested(pf::kPacketTrackEvent);
     event(e);
     e.EndNested(mark);
+  });
+}
+
+// Appends the end packet stating `spans` slices and the bytes before it.
+void AppendEndPacket(std::string* trace, uint64_t spans) {
+  const uint64_t bytes = trace->size();
+  AppendPacket(trace, [&](ProtoEncoder& e) {
+    e.Varint(pf::kPacketTimestamp, 1);
+    e.Varint(pf::kPacketSequenceId, pf::kDescriptorSequenceId);
+    const size_t event = e.BeginNested(pf::kPacketTrackEvent);
+    e.Varint(pf::kEventType, pf::kTypeInstant);
+    e.Bytes(pf::kEventName, pf::kEndEventName);
+    for (const auto& [name, value] :
+         {std::pair{pf::kEndSpans, spans}, std::pair{pf::kEndBytes, bytes}}) {
+      const size_t a = e.BeginNested(pf::kEventDebugAnnotations);
+      e.Bytes(pf::kAnnotationName, name);
+      e.Varint(pf::kAnnotationInt, value);
+      e.EndNested(a);
+    }
+    e.EndNested(event);
   });
 }
 
@@ -223,6 +253,7 @@ TEST(PerfettoReaderErrorTest, BeginWithoutEnd) {
     e.Varint(pf::kEventNameIid, 1);
     e.Varint(pf::kEventCategoryIids, 1);
   });
+  AppendEndPacket(&trace, 3);
   EXPECT_THAT(Read(trace), HasSubstr("a slice begin without an end"));
 }
 
@@ -284,6 +315,7 @@ TEST(PerfettoReaderErrorTest, FlowThatNothingStarts) {
   AppendEvent(&trace, [](ProtoEncoder& e) {
     e.Varint(pf::kEventType, pf::kTypeSliceEnd);
   });
+  AppendEndPacket(&trace, 3);
   EXPECT_THAT(Read(trace),
               HasSubstr("flow 77 ends here but no slice starts it"));
 }
@@ -347,7 +379,7 @@ TEST(PerfettoReaderErrorTest, HostileLengthIsAnErrorNotAnAllocation) {
 TEST(PerfettoReaderErrorTest, UnknownFieldsAreSkipped) {
   std::string trace = SmallTrace();
   const absl::StatusOr<Capture> want =
-      pf::ParsePerfettoTrace(trace, "t.pftrace");
+      pf::ParsePerfettoTrace(WholeSmallTrace(), "t.pftrace");
   ASSERT_TRUE(want.ok()) << want.status();
   ProtoEncoder e(&trace);
   e.Varint(99, 5);        // in Trace
@@ -356,29 +388,16 @@ TEST(PerfettoReaderErrorTest, UnknownFieldsAreSkipped) {
     p.Varint(pf::kPacketSequenceId, 2);
     p.Fixed64(77, 1);  // in TracePacket
   });
+  AppendEndPacket(&trace, 2);
   const absl::StatusOr<Capture> got =
       pf::ParsePerfettoTrace(trace, "t.pftrace");
   ASSERT_TRUE(got.ok()) << got.status();
   EXPECT_EQ(*got, *want);
 }
 
-// Cut anywhere: an error naming the file and a byte (or, cut between
-// packets before the first slice, a shorter valid trace); never a crash.
-TEST(PerfettoReaderErrorTest, TruncationAtEveryByte) {
-  const std::string trace = SmallTrace();
-  size_t errors = 0;
-  for (size_t n = 0; n < trace.size(); ++n) {
-    const std::string message = Read(trace.substr(0, n));
-    if (message.empty()) continue;
-    ++errors;
-    EXPECT_THAT(message, StartsWith("t.pftrace: byte ")) << n;
-  }
-  EXPECT_GT(errors, trace.size() * 9 / 10);
-}
-
 // Every byte flipped: errors well-formed, or a capture that summarizes.
 TEST(PerfettoReaderErrorTest, CorruptionAtEveryByte) {
-  const std::string trace = SmallTrace();
+  const std::string trace = WholeSmallTrace();
   for (size_t i = 0; i < trace.size(); ++i) {
     for (const char mask : {'\x01', '\x80', '\xff'}) {
       std::string bad = trace;
@@ -391,10 +410,124 @@ TEST(PerfettoReaderErrorTest, CorruptionAtEveryByte) {
       }
       const absl::string_view message = c.status().message();
       EXPECT_THAT(std::string(message.data(), message.size()),
-                  StartsWith("t.pftrace: byte "))
+                  ::testing::MatchesRegex("t\\.pftrace: (truncated at )?byte "
+                                          "[0-9]+.*"))
           << i;
     }
   }
+}
+
+// --- completeness --------------------------------------------------------
+
+// Cut at every byte, at a packet boundary or inside a packet, a real trace
+// never reads as a smaller complete one: "truncated at byte N", where N is
+// where the file ends. With allow_truncated, every cut past the metadata
+// reads, and says that it is not complete.
+void ExpectEveryCutIsTruncated(const std::string& trace) {
+  ASSERT_TRUE(pf::ParsePerfettoTrace(trace, "t.pftrace").ok());
+  size_t first_read = trace.size();  // the shortest cut that reads anyway
+  for (size_t n = 0; n < trace.size(); ++n) {
+    const std::string cut = trace.substr(0, n);
+    const std::string message = Read(cut);
+    EXPECT_THAT(message,
+                StartsWith("t.pftrace: truncated at byte " + std::to_string(n)))
+        << n;
+    const absl::StatusOr<Capture> partial =
+        pf::ParsePerfettoTrace(cut, "t.pftrace", /*allow_truncated=*/true);
+    // Once the metadata packet is whole, every longer cut reads.
+    if (partial.ok()) first_read = std::min(first_read, n);
+    EXPECT_EQ(partial.ok(), n >= first_read) << n << " " << partial.status();
+    if (!partial.ok()) continue;
+    ASSERT_FALSE(partial->import_issues.empty()) << n;
+    EXPECT_THAT(partial->import_issues[0],
+                StartsWith("t.pftrace: truncated at byte " + std::to_string(n)))
+        << n;
+    EXPECT_FALSE(Summarize(*partial).complete) << n;
+  }
+  EXPECT_LT(first_read, trace.size());
+}
+
+TEST(PerfettoCompletenessTest, EveryCutOfARealTraceIsTruncated) {
+  ExpectEveryCutIsTruncated(WholeSmallTrace());
+  ExpectEveryCutIsTruncated(CaptureToPerfetto(HandOffCapture()));
+  ExpectEveryCutIsTruncated(CaptureToPerfetto(RichCapture(
+      {.alloc = true, .drops = true, .unfinished = true, .counters = true})));
+}
+
+// The cut the old reader took for a whole trace: every packet but the end
+// one (here, one span of two).
+TEST(PerfettoCompletenessTest, CutAtAPacketBoundaryIsNotAShorterTrace) {
+  const std::string whole = WholeSmallTrace();
+  std::string cut = whole.substr(0, LastPacketOffset(whole));
+  EXPECT_EQ(Read(cut),
+            "t.pftrace: truncated at byte " + std::to_string(cut.size()) +
+                ": no \"spanprof end\" packet after packet " +
+                std::to_string(PacketCount(cut)) +
+                " (spanprof writes it last, stating the spans and bytes "
+                "before it) (--allow-truncated reads what is there)");
+  // A cut between the two slice ends: span 1 is left open.
+  internal::ProtoDecoder d(whole, 0);
+  internal::ProtoField f;
+  std::vector<size_t> offsets;
+  while (d.Next(&f)) offsets.push_back(f.offset);
+  cut = whole.substr(0, offsets[offsets.size() - 2]);
+  ASSERT_FALSE(Read(cut).empty());
+  const absl::StatusOr<Capture> partial =
+      pf::ParsePerfettoTrace(cut, "t.pftrace", /*allow_truncated=*/true);
+  ASSERT_TRUE(partial.ok()) << partial.status();
+  ASSERT_EQ(partial->spans.size(), 2u);
+  EXPECT_EQ(partial->spans[0].flags & kSpanUnfinished, kSpanUnfinished);
+  EXPECT_EQ(partial->spans[0].end_ns, 20);  // the last time read
+  EXPECT_EQ(partial->spans[1].flags & kSpanUnfinished, 0);
+  EXPECT_EQ(partial->spans[1].end_ns, 20);
+  const Summary summary = Summarize(*partial);
+  EXPECT_FALSE(summary.complete);
+  EXPECT_EQ(summary.unfinished_events, 1u);
+}
+
+TEST(PerfettoCompletenessTest, EndPacketCountsMustAgree) {
+  std::string trace = SmallTrace();
+  AppendEndPacket(&trace, 3);  // 2 spans were written
+  EXPECT_THAT(Read(trace), HasSubstr("incomplete: the \"spanprof end\" packet "
+                                     "states 3 spans and "));
+  const absl::StatusOr<Capture> anyway =
+      pf::ParsePerfettoTrace(trace, "t.pftrace", /*allow_truncated=*/true);
+  ASSERT_TRUE(anyway.ok()) << anyway.status();
+  EXPECT_FALSE(Summarize(*anyway).complete);
+  // Bytes: a packet lost in the middle (here, one more before the end).
+  trace = SmallTrace();
+  std::string shorter = trace;
+  AppendEndPacket(&trace, 2);
+  AppendPacket(&shorter, [](ProtoEncoder& e) {
+    e.Varint(pf::kPacketSequenceId, 2);
+    e.Fixed64(77, 1);
+  });
+  const std::string end = trace.substr(SmallTrace().size());
+  shorter += end;  // states fewer bytes than precede it
+  EXPECT_THAT(Read(shorter), HasSubstr("bytes before it, but 2 spans and "));
+  EXPECT_EQ(Read(trace), "");
+}
+
+TEST(PerfettoCompletenessTest, NothingAfterTheEndPacket) {
+  std::string trace = WholeSmallTrace();
+  AppendEndPacket(&trace, 2);
+  EXPECT_THAT(Read(trace), HasSubstr("a packet after the \"spanprof end\" "
+                                     "packet (it is the last)"));
+}
+
+// The writer's end packet is its last, and states what precedes it.
+TEST(PerfettoCompletenessTest, WriterEndsWithTheCounts) {
+  const Capture capture = HandOffCapture();
+  const std::string trace = CaptureToPerfetto(capture);
+  std::string expected = trace.substr(0, LastPacketOffset(trace));
+  AppendEndPacket(&expected, capture.spans.size());
+  // The writer's end packet has the process track and the window's end as
+  // timestamp; compare the counts through the reader instead of the bytes.
+  EXPECT_EQ(Read(trace), "");
+  EXPECT_EQ(Read(expected), "");
+  std::string wrong = trace.substr(0, LastPacketOffset(trace));
+  AppendEndPacket(&wrong, capture.spans.size() + 1);
+  EXPECT_NE(Read(wrong), "");
 }
 
 }  // namespace

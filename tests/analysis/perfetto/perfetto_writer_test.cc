@@ -4,6 +4,7 @@
 // link (a span that is both child and parent takes part in two).
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -81,8 +82,14 @@ TEST_F(PerfettoWriterTest, DecodesWithTracksAndBalancedSlices) {
   const DecodedTrace t = Decode(capture);
   EXPECT_TRUE(t.problems.empty()) << ::testing::PrintToString(t.problems);
   // Clock snapshot + process + metadata + 3 threads, then per thread one
-  // sequence start and a begin and an end per span.
-  EXPECT_EQ(t.packets, 3u + 3u + 3u + 2u * capture.spans.size());
+  // sequence start and a begin and an end per span, then the end packet.
+  EXPECT_EQ(t.packets, 3u + 3u + 3u + 2u * capture.spans.size() + 1u);
+  EXPECT_EQ(t.end_packet, t.packets);
+  const std::string trace = CaptureToPerfetto(capture);
+  const std::map<std::string, uint64_t> counts = {
+      {"spanprof.bytes", spanprof::testing::LastPacketOffset(trace)},
+      {"spanprof.spans", capture.spans.size()}};
+  EXPECT_EQ(t.end_counts, counts);
   EXPECT_EQ(t.process_name, "test");
   EXPECT_EQ(t.pid, 4242);
   EXPECT_EQ(t.primary_clock, 1u);  // BUILTIN_CLOCK_REALTIME
@@ -199,7 +206,9 @@ TEST_F(PerfettoWriterTest, EmptyCaptureHasOnlyDescriptors) {
   CaptureBuilder b;
   const DecodedTrace t = Decode(b.Build());
   EXPECT_TRUE(t.problems.empty());
-  EXPECT_EQ(t.packets, 3u);  // clock, process, metadata
+  EXPECT_EQ(t.packets, 4u);  // clock, process, metadata, end
+  EXPECT_EQ(t.end_packet, 4u);
+  EXPECT_EQ(t.end_counts.at("spanprof.spans"), 0u);
   EXPECT_TRUE(t.slices.empty());
 }
 

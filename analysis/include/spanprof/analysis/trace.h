@@ -79,6 +79,11 @@ struct TraceReadOptions {
   // ("skipped 12 instant, 3 counter events ..."), a `group_by_arg` that no
   // span has. Reading spanprof's own traces adds none.
   std::vector<std::string>* notes = nullptr;
+  // A Perfetto trace without its end packet (cut: docs/formats.md,
+  // "Completeness") is an error "truncated at byte N"; when true, what is
+  // there is read instead, and the capture's `import_issues` say why it is
+  // not complete.
+  bool allow_truncated = false;
 };
 
 // `ParseTrace()` reads a trace written by `TraceToJson()` or
