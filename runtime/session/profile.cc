@@ -15,6 +15,7 @@
 #include <new>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/summary.h"
@@ -193,6 +194,16 @@ void PrintOutputError(const absl::Status& status) {
   std::fprintf(stderr, "%s\n", message.c_str());
 }
 
+// A helper that must never be destroyed: the thread it runs on is the
+// caller (a signal's session end), or does not exist (a forked child, where
+// its std::thread would end the process if destroyed). Kept reachable, so
+// that leak checkers see it held, not lost.
+void KeepForever(std::unique_ptr<SessionWatcher> watcher) {
+  static std::vector<std::unique_ptr<SessionWatcher>>* kept =
+      new std::vector<std::unique_ptr<SessionWatcher>>();
+  if (watcher != nullptr) kept->push_back(std::move(watcher));
+}
+
 // Takes the running session of this process for a thread that did not open
 // it; nullptr when there is none (never started, or another thread is
 // ending it).
@@ -231,7 +242,7 @@ void FinishFromSignal(int sig) {
   PrintOutputError(Finish(*running, std::string("signal:") + SignalName(sig)));
   // This runs on the helper thread, which Finish let go: its object must
   // outlive this call.
-  static_cast<void>(running->watcher.release());
+  KeepForever(std::move(running->watcher));
   RaiseWithDefaultAction(sig);
 }
 
@@ -259,7 +270,7 @@ void ChildAfterFork() {
   // does not exist here: the object is left alone, and so are the parent's
   // stream and signal handlers.
   ResetSignalsInForkedChild();
-  if (Running() != nullptr) static_cast<void>(Running()->watcher.release());
+  if (Running() != nullptr) KeepForever(std::move(Running()->watcher));
   delete Running();
   Running() = nullptr;
   RunningMutex().unlock();

@@ -289,6 +289,8 @@ void SessionWatcher::HandleCrash() {
 }
 
 void SessionWatcher::Loop() {
+  // Named for debuggers and top; it records no spans itself.
+  pthread_setname_np(pthread_self(), "spanprof-drain");
   bool signal_handled = false;
   std::unique_lock<std::mutex> lock(mu_);
   while (!stop_) {

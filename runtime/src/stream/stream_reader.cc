@@ -140,10 +140,14 @@ class StreamScanner {
         return ReadCounters(d);
       case internal::kChunkThread:
         return d.U64(&Thread(slot).os_tid) && d.String(&Thread(slot).name);
-      case internal::kChunkRecords:
-        return ReadRecords(d, Thread(slot));
-      case internal::kChunkSide:
-        return ReadSide(d, Thread(slot));
+      case internal::kChunkRecords: {
+        ThreadData& t = Thread(slot);
+        return ReadContiguous(d, &t.records, &t.records_gap);
+      }
+      case internal::kChunkSide: {
+        ThreadData& t = Thread(slot);
+        return ReadContiguous(d, &t.side, &t.side_gap);
+      }
       case internal::kChunkClock:
         return ReadClock(d);
       case internal::kChunkDrops:
@@ -223,37 +227,23 @@ class StreamScanner {
     return true;
   }
 
-  bool ReadRecords(StreamDecoder& d, ThreadData& t) {
+  // A records or side-records chunk: u64 index of its first, then whole
+  // records. Appended while it follows on from what `*kept` holds; after a
+  // gap, counted as lost (what follows a gap cannot be placed).
+  template <typename T>
+  bool ReadContiguous(StreamDecoder& d, std::vector<T>* kept, bool* gap) {
     uint64_t first = 0;
-    if (!d.U64(&first) || d.Rest().size() % sizeof(Record) != 0) return false;
-    const size_t n = d.Rest().size() / sizeof(Record);
-    if (first < t.records.size()) return true;  // already read
-    if (t.records_gap || first > t.records.size()) {
-      t.records_gap = true;
+    if (!d.U64(&first) || d.Rest().size() % sizeof(T) != 0) return false;
+    const size_t n = d.Rest().size() / sizeof(T);
+    if (first < kept->size()) return true;  // read already
+    if (*gap || first > kept->size()) {
+      *gap = true;
       out_.lost_records += n;
       return true;
     }
-    const size_t old = t.records.size();
-    t.records.resize(old + n);
-    std::memcpy(t.records.data() + old, d.Rest().data(), n * sizeof(Record));
-    return true;
-  }
-
-  bool ReadSide(StreamDecoder& d, ThreadData& t) {
-    uint64_t first = 0;
-    if (!d.U64(&first) || d.Rest().size() % sizeof(SideRecord) != 0) {
-      return false;
-    }
-    const size_t n = d.Rest().size() / sizeof(SideRecord);
-    if (first < t.side.size()) return true;
-    if (t.side_gap || first > t.side.size()) {
-      t.side_gap = true;
-      out_.lost_records += n;
-      return true;
-    }
-    const size_t old = t.side.size();
-    t.side.resize(old + n);
-    std::memcpy(t.side.data() + old, d.Rest().data(), n * sizeof(SideRecord));
+    const size_t old = kept->size();
+    kept->resize(old + n);
+    std::memcpy(kept->data() + old, d.Rest().data(), n * sizeof(T));
     return true;
   }
 

@@ -9,6 +9,7 @@
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
 #include "tests/analysis/captures.h"
+#include "tests/testing/test_support.h"
 
 namespace spanprof::analysis {
 namespace {
@@ -16,12 +17,11 @@ namespace {
 using ::spanprof::testing::RichCapture;
 using ::testing::HasSubstr;
 
-std::string Replace(std::string text, std::string_view from,
+// Replaces the first `from` (which must be there).
+std::string Replace(const std::string& text, std::string_view from,
                     std::string_view to) {
-  const size_t at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << "test bug: no \"" << from << "\"";
-  if (at == std::string::npos) return text;
-  return text.replace(at, from.size(), to);
+  EXPECT_NE(text.find(from), std::string::npos) << "no \"" << from << "\"";
+  return testing::ReplaceFirst(text, from, to);
 }
 
 Capture EndedBy(std::string_view reason) {
