@@ -71,7 +71,7 @@ int RunSummarize(const std::vector<std::string>& args, const CommandIo& io) {
 }
 
 int RunFolded(const std::vector<std::string>& args, const CommandIo& io) {
-  return TraceToOutput("folded", args, io, [](Capture capture) {
+  return TraceToOutput("folded", args, io, [](const Capture& capture) {
     return analysis::FoldedStacks(capture);
   });
 }

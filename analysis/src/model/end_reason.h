@@ -7,6 +7,7 @@
 #ifndef SPANPROF_ANALYSIS_SRC_MODEL_END_REASON_H_
 #define SPANPROF_ANALYSIS_SRC_MODEL_END_REASON_H_
 
+#include <algorithm>
 #include <string_view>
 
 namespace spanprof::analysis::internal {
@@ -30,13 +31,11 @@ inline bool IsEndReason(std::string_view text) {
   } else {
     return false;
   }
-  if (name.empty() || name.size() > 16) return false;
-  for (const char c : name) {
-    const bool alnum = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-                       (c >= '0' && c <= '9');
-    if (!alnum) return false;
-  }
-  return true;
+  return !name.empty() && name.size() <= 16 &&
+         std::all_of(name.begin(), name.end(), [](char c) {
+           return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+                  (c >= '0' && c <= '9');
+         });
 }
 
 }  // namespace spanprof::analysis::internal

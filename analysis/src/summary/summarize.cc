@@ -432,7 +432,7 @@ class RowAccumulator {
     using is_transparent = void;
     const std::vector<Row>* rows;
     const RowKey& Key(uint32_t row) const { return (*rows)[row].key; }
-    const RowKey& Key(const RowKey& key) const { return key; }
+    static const RowKey& Key(const RowKey& key) { return key; }
     template <typename A, typename B>
     bool operator()(const A& a, const B& b) const {
       return Key(a) == Key(b);

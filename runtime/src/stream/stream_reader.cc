@@ -254,7 +254,7 @@ class StreamScanner {
     return true;
   }
 
-  bool ReadDrops(StreamDecoder& d, ThreadData& t) {
+  static bool ReadDrops(StreamDecoder& d, ThreadData& t) {
     uint32_t count = 0;
     if (!d.U64(&t.dropped_args) || !d.U32(&count) || count > (1u << 24)) {
       return false;
