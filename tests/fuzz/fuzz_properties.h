@@ -117,8 +117,11 @@ inline bool PerfettoReaderHolds(std::string_view data) {
   absl::StatusOr<Capture> capture = analysis::ParseTrace(data, "fuzz");
   if (!capture.ok()) {
     if (!analysis::LooksLikePerfettoTrace(data)) return true;
+    // Every refusal names its place: "byte N: ...", or "truncated at byte
+    // N" for a file that ends before its end packet says it should.
     const absl::string_view message = capture.status().message();
-    return message.substr(0, 11) == "fuzz: byte ";
+    return message.substr(0, 11) == "fuzz: byte " ||
+           message.substr(0, 24) == "fuzz: truncated at byte ";
   }
   const std::string written = analysis::CaptureToPerfetto(*capture);
   absl::StatusOr<Capture> again = analysis::ParseTrace(written, "fuzz-again");
