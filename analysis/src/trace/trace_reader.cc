@@ -1018,8 +1018,18 @@ class TraceReader {
         return ReadString(fv, fp, c.process_name);
       case kMetaPid:
         return Assign(json_.NonNegative(fv, fp), c.pid);
-      case kMetaClock:
-        return ReadOneOf(fv, fp, "tsc", "monotonic", c.clock);
+      case kMetaClock: {
+        // "unknown" is a foreign capture's clock, as spanprof's own writers
+        // write such a capture back (to .pftrace, say).
+        SPANPROF_RETURN_IF_ERROR(ReadString(fv, fp, c.clock));
+        if (c.clock != "tsc" && c.clock != "monotonic" &&
+            c.clock != "unknown") {
+          return json_.Error(fp, Cat("expected \"tsc\", \"monotonic\" or "
+                                     "\"unknown\", got ",
+                                     Quote(c.clock)));
+        }
+        return absl::OkStatus();
+      }
       case kMetaWallClockAnchorNs:
         return Assign(json_.Int(fv, fp, INT64_MIN, INT64_MAX),
                       c.wall_clock_anchor_ns);
