@@ -1018,18 +1018,8 @@ class TraceReader {
         return ReadString(fv, fp, c.process_name);
       case kMetaPid:
         return Assign(json_.NonNegative(fv, fp), c.pid);
-      case kMetaClock: {
-        // "unknown" is a foreign capture's clock, as spanprof's own writers
-        // write such a capture back (to .pftrace, say).
-        SPANPROF_RETURN_IF_ERROR(ReadString(fv, fp, c.clock));
-        if (c.clock != "tsc" && c.clock != "monotonic" &&
-            c.clock != "unknown") {
-          return json_.Error(fp, Cat("expected \"tsc\", \"monotonic\" or "
-                                     "\"unknown\", got ",
-                                     Quote(c.clock)));
-        }
-        return absl::OkStatus();
-      }
+      case kMetaClock:
+        return ReadClock(fv, fp, c.clock);
       case kMetaWallClockAnchorNs:
         return Assign(json_.Int(fv, fp, INT64_MIN, INT64_MAX),
                       c.wall_clock_anchor_ns);
@@ -1061,27 +1051,10 @@ class TraceReader {
         return Assign(json_.Unsigned(fv, fp), c.dropped_args);
       case kMetaFailedPrepares:
         return Assign(json_.Unsigned(fv, fp), c.failed_prepares);
-      case kMetaFinishedNormally: {
-        SPANPROF_RETURN_IF_ERROR(
-            Assign(json_.Bool(fv, fp), c.finished_normally));
-        // Traces written before `end_reason`: a session that did not finish
-        // normally was ended by exit().
-        if (!c.finished_normally && c.end_reason == kEndFinished) {
-          c.end_reason = std::string(kEndExit);
-        }
-        return absl::OkStatus();
-      }
-      case kMetaEndReason: {
-        SPANPROF_ASSIGN_OR_RETURN(std::string_view text, json_.String(fv, fp));
-        if (!IsEndReason(text)) {
-          return json_.Error(fp, Cat("expected \"finished\", \"exit\", "
-                                     "\"lost\", \"signal:NAME\" or "
-                                     "\"crash:NAME\", got ",
-                                     Quote(text)));
-        }
-        c.end_reason = std::string(text);
-        return absl::OkStatus();
-      }
+      case kMetaFinishedNormally:
+        return ReadFinishedNormally(fv, fp, c);
+      case kMetaEndReason:
+        return ReadEndReason(fv, fp, c);
       case kMetaOverheadNsPerSpan:
         return Assign(json_.NonNegative(fv, fp), c.overhead_ns_per_span);
       case kMetaAllocMeasured:
@@ -1117,6 +1090,40 @@ class TraceReader {
   }
 
   // A string that must be `a` or `b`.
+  // "unknown" is a foreign capture's clock, as spanprof's own writers write
+  // such a capture back (to .pftrace, say).
+  absl::Status ReadClock(value& v, const JsonPath& p, std::string& out) {
+    SPANPROF_RETURN_IF_ERROR(ReadString(v, p, out));
+    if (out != "tsc" && out != "monotonic" && out != "unknown") {
+      return json_.Error(
+          p, Cat("expected \"tsc\", \"monotonic\" or \"unknown\", got ",
+                 Quote(out)));
+    }
+    return absl::OkStatus();
+  }
+
+  // Traces written before `end_reason`: a session that did not finish
+  // normally was ended by exit().
+  absl::Status ReadFinishedNormally(value& v, const JsonPath& p, Capture& c) {
+    SPANPROF_RETURN_IF_ERROR(Assign(json_.Bool(v, p), c.finished_normally));
+    if (!c.finished_normally && c.end_reason == kEndFinished) {
+      c.end_reason = std::string(kEndExit);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status ReadEndReason(value& v, const JsonPath& p, Capture& c) {
+    SPANPROF_ASSIGN_OR_RETURN(std::string_view text, json_.String(v, p));
+    if (!IsEndReason(text)) {
+      return json_.Error(p, Cat("expected \"finished\", \"exit\", "
+                                "\"lost\", \"signal:NAME\" or "
+                                "\"crash:NAME\", got ",
+                                Quote(text)));
+    }
+    c.end_reason = std::string(text);
+    return absl::OkStatus();
+  }
+
   absl::Status ReadOneOf(value& v, const JsonPath& p, std::string_view a,
                          std::string_view b, std::string& out) {
     SPANPROF_RETURN_IF_ERROR(ReadString(v, p, out));
