@@ -26,9 +26,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "json/strict_json.h"
-#include "model/end_reason.h"
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/summary.h"
+#include "spanprof/internal/end_reason.h"
 #include "status_macros.h"
 #include "summary/process_resources.h"
 #include "summary/summary_format.h"
@@ -238,7 +238,7 @@ class SummaryReader {
 
   absl::Status ReadEndReason(value& v, const JsonPath& p, Summary& s) {
     SPANPROF_ASSIGN_OR_RETURN(std::string_view text, json_.String(v, p));
-    if (!IsEndReason(text)) {
+    if (!spanprof::internal::IsEndReason(text)) {
       return json_.Error(p, Cat("expected \"finished\", \"exit\", \"lost\", "
                                 "\"signal:NAME\" or \"crash:NAME\", got ",
                                 Quote(text)));

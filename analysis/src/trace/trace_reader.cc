@@ -33,11 +33,11 @@
 #include "json/json_writer.h"
 #include "json/strict_json.h"
 #include "model/capture_order.h"
-#include "model/end_reason.h"
 #include "perfetto/perfetto_reader.h"
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
+#include "spanprof/internal/end_reason.h"
 #include "spanprof/internal/hex_id.h"
 #include "spanprof/internal/parse_int.h"
 #include "status_macros.h"
@@ -1106,15 +1106,16 @@ class TraceReader {
   // normally was ended by exit().
   absl::Status ReadFinishedNormally(value& v, const JsonPath& p, Capture& c) {
     SPANPROF_RETURN_IF_ERROR(Assign(json_.Bool(v, p), c.finished_normally));
-    if (!c.finished_normally && c.end_reason == kEndFinished) {
-      c.end_reason = std::string(kEndExit);
+    if (!c.finished_normally &&
+        c.end_reason == spanprof::internal::kEndFinished) {
+      c.end_reason = std::string(spanprof::internal::kEndExit);
     }
     return absl::OkStatus();
   }
 
   absl::Status ReadEndReason(value& v, const JsonPath& p, Capture& c) {
     SPANPROF_ASSIGN_OR_RETURN(std::string_view text, json_.String(v, p));
-    if (!IsEndReason(text)) {
+    if (!spanprof::internal::IsEndReason(text)) {
       return json_.Error(p, Cat("expected \"finished\", \"exit\", "
                                 "\"lost\", \"signal:NAME\" or "
                                 "\"crash:NAME\", got ",

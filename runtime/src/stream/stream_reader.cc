@@ -15,6 +15,7 @@
 #include "collector/assemble.h"
 #include "collector/ring_snapshot.h"
 #include "recorder/recorder_internal.h"
+#include "spanprof/internal/end_reason.h"
 #include "spanprof/stream.h"
 #include "stream/stream_format.h"
 
@@ -333,30 +334,11 @@ class StreamScanner {
   absl::StatusOr<RecoveredCapture> Assemble() {
     CaptureInputs in = Inputs();
     out_.capture = internal::AssembleCapture(facts_, in);
-    const bool known = out_.ended && IsEndReason(end_reason_);
+    const bool known = out_.ended && internal::IsEndReason(end_reason_) &&
+                       end_reason_ != internal::kEndLost;
     out_.capture.end_reason = known ? end_reason_ : "lost";
     out_.capture.finished_normally = out_.capture.end_reason == "finished";
     return std::move(out_);
-  }
-
-  // What a session writes as its stream's end: "finished" or "exit" (a
-  // kept stream), "signal:" or "crash:" and a name of 1 to 16 letters and
-  // digits ("crash:SIGSEGV", "crash:terminate").
-  static bool IsEndReason(std::string_view reason) {
-    if (reason == "finished" || reason == "exit") return true;
-    std::string_view name;
-    if (reason.substr(0, 6) == "crash:") {
-      name = reason.substr(6);
-    } else if (reason.substr(0, 7) == "signal:") {
-      name = reason.substr(7);
-    } else {
-      return false;
-    }
-    return !name.empty() && name.size() <= 16 &&
-           std::all_of(name.begin(), name.end(), [](char c) {
-             return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-                    (c >= '0' && c <= '9');
-           });
   }
 
   std::string_view bytes_;

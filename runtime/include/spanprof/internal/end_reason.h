@@ -1,16 +1,17 @@
-// end_reason.h — the values of a capture's `end_reason` (private to the
-// analysis library): one rule that the trace and summary readers share.
+// spanprof/internal/end_reason.h — the values of a capture's `end_reason`:
+// one rule that the stream reader (runtime) and the trace and summary
+// readers (analysis) share.
 //
 // Example:
 //
 //   if (!IsEndReason(text)) return Error(path, "not an end reason");
-#ifndef SPANPROF_ANALYSIS_SRC_MODEL_END_REASON_H_
-#define SPANPROF_ANALYSIS_SRC_MODEL_END_REASON_H_
+#ifndef SPANPROF_INTERNAL_END_REASON_H_
+#define SPANPROF_INTERNAL_END_REASON_H_
 
 #include <algorithm>
 #include <string_view>
 
-namespace spanprof::analysis::internal {
+namespace spanprof::internal {
 
 inline constexpr std::string_view kEndFinished = "finished";
 inline constexpr std::string_view kEndExit = "exit";
@@ -38,6 +39,6 @@ inline bool IsEndReason(std::string_view text) {
          });
 }
 
-}  // namespace spanprof::analysis::internal
+}  // namespace spanprof::internal
 
-#endif  // SPANPROF_ANALYSIS_SRC_MODEL_END_REASON_H_
+#endif  // SPANPROF_INTERNAL_END_REASON_H_
