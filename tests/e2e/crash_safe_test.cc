@@ -148,6 +148,16 @@ void ExpectAllFinishedRequests(const Capture& c,
   }
 }
 
+// Starts the service in `dir` (stdout and stderr to dir/out and dir/err),
+// bounded to kRequestBound requests a worker and writing its progress file.
+pid_t StartService(const TempDir& dir,
+                   const std::map<std::string, std::string>& env) {
+  return SpawnProcess({kService, "--requests", kRequestBound, "--progress-file",
+                       dir.File("progress")},
+                      env, dir.path().string(), dir.File("out"),
+                      dir.File("err"));
+}
+
 class TerminationSignalTest : public ::testing::TestWithParam<int> {};
 
 // Ctrl-C, kill and a closed terminal end the session normally (outputs
@@ -156,10 +166,7 @@ class TerminationSignalTest : public ::testing::TestWithParam<int> {};
 TEST_P(TerminationSignalTest, EndsTheSessionThenTakesTheDefaultAction) {
   const int sig = GetParam();
   TempDir dir;
-  const pid_t pid = SpawnProcess({kService, "--requests", kRequestBound,
-                                  "--progress-file", dir.File("progress")},
-                                 Env(dir), dir.path().string(), dir.File("out"),
-                                 dir.File("err"));
+  const pid_t pid = StartService(dir, Env(dir));
   ASSERT_GT(pid, 0);
   const ChildGuard guard(pid);
   ASSERT_TRUE(WaitForProgress(pid, dir.File("progress"), 500));
@@ -252,10 +259,7 @@ INSTANTIATE_TEST_SUITE_P(
 // name, parent and argument.
 TEST(KillTest, RecoversEverySpanThatEndedBeforeTheLastDrain) {
   TempDir dir;
-  const pid_t pid = SpawnProcess({kService, "--requests", kRequestBound,
-                                  "--progress-file", dir.File("progress")},
-                                 Env(dir), dir.path().string(), dir.File("out"),
-                                 dir.File("err"));
+  const pid_t pid = StartService(dir, Env(dir));
   ASSERT_GT(pid, 0);
   const ChildGuard guard(pid);
   ASSERT_TRUE(WaitForProgress(pid, dir.File("progress"), 2000));
@@ -307,10 +311,7 @@ TEST(SignalsOffTest, LeavesSignalsAlone) {
   TempDir dir;
   std::map<std::string, std::string> env = Env(dir);
   env["SPANPROF_SIGNALS"] = "off";
-  const pid_t pid =
-      SpawnProcess({kService, "--requests", kRequestBound, "--progress-file",
-                    dir.File("progress")},
-                   env, dir.path().string(), dir.File("out"), dir.File("err"));
+  const pid_t pid = StartService(dir, env);
   ASSERT_GT(pid, 0);
   const ChildGuard guard(pid);
   ASSERT_TRUE(WaitForProgress(pid, dir.File("progress"), 100));
