@@ -30,6 +30,7 @@
 #include "recorder/recorder_internal.h"
 #include "session_internal.h"
 #include "session_watch.h"
+#include "stream/stream_end.h"
 #include "stream/stream_writer.h"
 
 namespace spanprof::internal {
@@ -125,8 +126,11 @@ absl::Status WriteOutputs(const Capture& capture,
 // Collects, analyses and writes one session, and prints the table unless
 // quiet. Returns the output errors; the caller reports them (once).
 absl::Status CollectAndWrite(const RunningSession& running,
-                             const std::string& end_reason, FinishStep& step) {
-  Capture capture = StopRecording();
+                             const std::string& end_reason,
+                             StreamWriter* stream, FinishStep& step) {
+  Capture capture = stream != nullptr
+                        ? StopRecordingThroughStream(*stream, end_reason)
+                        : StopRecording();
   capture.finished_normally = end_reason == "finished";
   capture.end_reason = end_reason;
   capture.process_resources = ResourcesSince(running.start_usage);
@@ -156,6 +160,17 @@ absl::Status CollectAndWrite(const RunningSession& running,
     std::fwrite(table.data(), 1, table.size(), stdout);
     std::fflush(stdout);
   }
+  if (stream != nullptr) {
+    // The outputs hold everything the stream had; when one could not be
+    // written, the stream stays for `spanprof recover`.
+    const bool keep = running.config.keep_stream || !written.ok();
+    stream->Close(/*remove=*/!keep);
+    if (!running.config.keep_stream && keep) {
+      std::fprintf(stderr,
+                   "spanprof: the stream %s is kept: spanprof recover %s\n",
+                   stream->path().c_str(), stream->path().c_str());
+    }
+  }
   return written;
 }
 
@@ -169,13 +184,15 @@ absl::Status CollectAndWrite(const RunningSession& running,
 // it had.
 absl::Status Finish(RunningSession& running, const std::string& end_reason) {
   const std::lock_guard<std::mutex> finishing(FinishMutex());
+  // A streaming session reads its capture back from the stream, which its
+  // rings no longer hold whole.
+  std::unique_ptr<StreamWriter> stream;
   if (running.watcher != nullptr) {
-    running.watcher->Stop(/*remove_stream=*/!running.config.keep_stream,
-                          end_reason);
+    stream = running.watcher->StopAndTakeWriter();
   }
   FinishStep step;
   try {
-    return CollectAndWrite(running, end_reason, step);
+    return CollectAndWrite(running, end_reason, stream.get(), step);
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr,
                  "spanprof: out of memory at session end while %s%s%s "
@@ -355,6 +372,8 @@ absl::Status StartWatcher(RunningSession& running) {
                    std::string(opened.status().message()).c_str());
     }
   }
+  // From here on the rings reuse what the stream holds.
+  if (writer != nullptr) MarkSessionStreaming(Session().epoch, true);
   if (writer == nullptr && !config.signals) return absl::OkStatus();
   running.watcher = std::make_unique<SessionWatcher>(
       std::move(writer), Session().epoch, config.signals, FinishFromSignal);

@@ -254,13 +254,13 @@ void SessionWatcher::Start() {
   if (signals_) InstallAll();
 }
 
-void SessionWatcher::Stop(bool remove_stream, const std::string& end_reason) {
+bool SessionWatcher::StopThread(bool abandon_backlog) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (stopped_) return;
+    if (stopped_) return false;
     stopped_ = stop_ = true;
   }
-  if (remove_stream && writer_ != nullptr) writer_->Abandon();
+  if (abandon_backlog && writer_ != nullptr) writer_->Abandon();
   cv_.notify_all();
   if (signals_) RestoreAll();
   g_signals.watching.store(false);
@@ -271,6 +271,11 @@ void SessionWatcher::Stop(bool remove_stream, const std::string& end_reason) {
       thread_.join();
     }
   }
+  return true;
+}
+
+void SessionWatcher::Stop(bool remove_stream, const std::string& end_reason) {
+  if (!StopThread(remove_stream)) return;
   if (writer_ != nullptr) {
     if (!remove_stream) {
       writer_->Drain(epoch_);
@@ -278,6 +283,11 @@ void SessionWatcher::Stop(bool remove_stream, const std::string& end_reason) {
     }
     writer_->Close(remove_stream);
   }
+}
+
+std::unique_ptr<StreamWriter> SessionWatcher::StopAndTakeWriter() {
+  if (!StopThread(/*abandon_backlog=*/false)) return nullptr;
+  return std::move(writer_);
 }
 
 void SessionWatcher::HandleCrash() {

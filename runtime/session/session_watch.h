@@ -56,11 +56,19 @@ class SessionWatcher {
   // else drained once more and ended with `end_reason` (a kept stream then
   // recovers to the same capture as the outputs). Idempotent.
   void Stop(bool remove_stream, const std::string& end_reason = "lost");
+  // Stops like Stop() but hands the stream over, open, to the session's end,
+  // which drains it once more and reads the capture back from it. Null when
+  // streaming is off or the watcher was stopped already.
+  std::unique_ptr<StreamWriter> StopAndTakeWriter();
 
   // The stream's path, "" when streaming is off.
   std::string stream_path() const;
 
  private:
+  // Restores the signal actions and stops the thread (when the backlog is
+  // abandoned, a drain in progress stops at its next chunk). False when
+  // stopped already.
+  bool StopThread(bool abandon_backlog);
   void Loop();
   void HandleCrash();
 

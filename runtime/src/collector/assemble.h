@@ -48,6 +48,19 @@ struct CaptureInputs {
   uint64_t failed_prepares = 0;
 };
 
+// Ends the active session: from here on no span is recorded (the fast path
+// sees epoch 0, slow paths re-check it under their ring's lock). Returns
+// false when no session was active; else the session's rings and the stop
+// time.
+bool EndActiveSession(SessionState& session, std::vector<ThreadRing*>* rings,
+                      ClockPair* stop);
+
+// The capture of a session that EndActiveSession() ended, from its rings
+// (which go back to their threads as they are parsed).
+Capture CollectEndedSession(const SessionState& session,
+                            const std::vector<ThreadRing*>& rings,
+                            const ClockPair& stop);
+
 // The description of the active (or just ended) session.
 SessionFacts FactsOf(const SessionState& session);
 

@@ -39,14 +39,10 @@ using internal::ThreadRing;
 using internal::TimeBase;
 using internal::ValidUtf8;
 
-namespace {
+namespace internal {
 
-// Ends the active session: from here on no span is recorded (the fast path
-// sees epoch 0, slow paths re-check it under their ring's lock). Returns
-// false when no session was active; else the session's rings and the stop
-// time.
-bool EndSession(SessionState& session, std::vector<ThreadRing*>* rings,
-                ClockPair* stop) {
+bool EndActiveSession(SessionState& session, std::vector<ThreadRing*>* rings,
+                      ClockPair* stop) {
   std::lock_guard<std::mutex> lock(session.mu);
   if (!session.active) return false;
   internal::g_epoch.store(0, std::memory_order_seq_cst);
@@ -57,6 +53,10 @@ bool EndSession(SessionState& session, std::vector<ThreadRing*>* rings,
   session.rings.clear();
   return true;
 }
+
+}  // namespace internal
+
+namespace {
 
 // Parses every snapshot in turn. Each ring goes back as soon as it is parsed,
 // so that its memory is free again (or cached for the next session) before
@@ -74,6 +74,8 @@ std::vector<uint32_t> ParseRings(Collector& collector,
     collector.ParseThread(t, snaps[t]);
     if (snaps[t].ring != nullptr) internal::HandBack(snaps[t]);
     snaps[t].ring = nullptr;
+    snaps[t].chunks.clear();
+    std::vector<internal::Record>().swap(snaps[t].owned);
   }
   return slot_to_thread;
 }
@@ -394,19 +396,29 @@ Capture AssembleCapture(const SessionFacts& facts, CaptureInputs& in) {
 
 }  // namespace internal
 
+namespace internal {
+
+Capture CollectEndedSession(const SessionState& session,
+                            const std::vector<ThreadRing*>& rings,
+                            const ClockPair& stop) {
+  CaptureInputs in;
+  in.snaps = SnapshotRings(rings, &in.drops_by_site);
+  in.sites = SnapshotSites();
+  in.counter_names = SnapshotCounterNames();
+  in.exports = session.exports;
+  in.stop = stop;
+  in.failed_prepares = session.failed_prepares.load(std::memory_order_relaxed);
+  return AssembleCapture(FactsOf(session), in);
+}
+
+}  // namespace internal
+
 Capture StopRecording() {
   SessionState& session = internal::Session();
   std::vector<ThreadRing*> rings;
   ClockPair stop{};
-  if (!EndSession(session, &rings, &stop)) return Capture{};
-  internal::CaptureInputs in;
-  in.snaps = internal::SnapshotRings(rings, &in.drops_by_site);
-  in.sites = internal::SnapshotSites();
-  in.counter_names = internal::SnapshotCounterNames();
-  in.exports = session.exports;
-  in.stop = stop;
-  in.failed_prepares = session.failed_prepares.load(std::memory_order_relaxed);
-  return internal::AssembleCapture(internal::FactsOf(session), in);
+  if (!internal::EndActiveSession(session, &rings, &stop)) return Capture{};
+  return internal::CollectEndedSession(session, rings, stop);
 }
 
 }  // namespace spanprof

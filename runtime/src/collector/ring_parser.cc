@@ -394,7 +394,7 @@ void Collector::OnEnd(ThreadParse& p, const Record& rec, uint64_t position,
   const size_t index = open_.back();
   open_.pop_back();
   if ((rec.word >> kKindShift) == kEndCountRecord) {
-    // The span's one count, carried by its end (recorder.cc, EndSlow).
+    // The span's one count, carried by its end (thread_ring.cc, EndSlow).
     ApplyEndCount(rec, index);
   }
   Span& span = spans_[index];

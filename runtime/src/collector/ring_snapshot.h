@@ -19,6 +19,9 @@ struct RingSnapshot {
   ThreadRing* ring = nullptr;
   uint32_t slot = 0;          // the thread's index in its session's ring list
   std::vector<Chunk> chunks;  // with `used` filled in
+  // The records `chunks` point into when no ring holds them (a stream read
+  // back); freed as soon as the thread is parsed.
+  std::vector<Record> owned;
   // Side records oldest first, and the index of each in the thread's side
   // stream (ring mode overwrites the oldest, so indices need not start at 0).
   std::vector<SideRecord> side;

@@ -1,5 +1,7 @@
-// Private state of the recorder, shared by src/recorder/ (recorder.cc,
-// session_start.cc, context.cc), src/collector/ and the session glue
+// Private state of the recorder, shared by src/recorder/ (its rooms:
+// site_table.cc, ring_memory.cc, thread_ring.cc, side_records.cc,
+// thread_lifecycle.cc, counters.cc, context.cc, session_start.cc),
+// src/collector/, src/stream/ and the session glue
 // (runtime/session/). Nothing here is visible to users.
 #ifndef SPANPROF_RUNTIME_SRC_RECORDER_RECORDER_INTERNAL_H_
 #define SPANPROF_RUNTIME_SRC_RECORDER_RECORDER_INTERNAL_H_
@@ -21,6 +23,17 @@ namespace spanprof::internal {
 // takes the slow path (which keeps the dropped-depth count), and never a real
 // epoch (real epochs are far smaller).
 inline constexpr uint32_t kDroppedEpoch = 0xFFFFFFFFu;
+
+// Chunk sizes grow geometrically so short-lived threads stay small and busy
+// threads refill rarely; a full-size chunk fills one ring block
+// (ring_memory.cc), so blocks are interchangeable.
+inline constexpr uint64_t kFirstChunkSpans = 64;
+inline constexpr uint64_t kMaxChunkSpans = 4096;
+inline constexpr uint64_t kFirstSideRecords = 16;
+inline constexpr uint64_t kBlockBytes = uint64_t{128} * 1024;
+inline constexpr uint64_t kBlockRecords = kBlockBytes / sizeof(Record);
+static_assert(kMaxChunkSpans * 2 == kBlockRecords,
+              "a full-size chunk fills one block");
 
 // A contiguous block of records in one thread's stream.
 struct Chunk {
@@ -158,7 +171,13 @@ struct ThreadRing : ThreadState {
   std::vector<EndedScope> ended_scopes;
   size_t ended_scopes_head = 0;  // entries before it are overwritten pops
   bool ring_mode = false;
-  bool side_wrapped = false;  // ring mode: the side buffer overwrites itself
+  // Streaming: the session's drain thread copies this ring's records into
+  // the stream file, and `drained` (under `mu`) is the main-stream position
+  // up to which the stream holds them; chunks wholly before it are reused.
+  bool streaming = false;
+  uint64_t drained = 0;
+  uint64_t recycled_chunks = 0;  // chunk reuses so far (tests, benchmarks)
+  bool side_wrapped = false;     // ring mode: the side buffer overwrites itself
   // Arguments and counter flushes the side budget refused, and counts lost
   // to a full counter table. Written by the owner only (load + store, no
   // read-modify-write); atomic because the collector reads it after stop
@@ -207,6 +226,9 @@ struct SessionState {
   uint32_t epoch = 0;
   bool use_tsc = true;
   bool count_allocs = false;
+  // The drain thread streams the rings (MarkSessionStreaming): rings bound
+  // from then on reuse drained chunks.
+  bool streaming = false;
   std::vector<ThreadRing*> rings;
   // Drop mode: spans not yet handed to any thread.
   std::atomic<int64_t> span_budget{0};
@@ -327,6 +349,8 @@ struct SiteTable {
 };
 SiteTable& Sites();
 std::vector<Site> SnapshotSites();
+// The id of a static site, interning it on first use (site_table.cc).
+uint32_t InternStatic(SiteStatic& site) noexcept;
 
 // The site of a session's root span named `name`, interned by content (not by
 // address, as spanprof::Run's sites are): `name` need only live for the call.
@@ -339,7 +363,7 @@ SiteStatic* InternRootSite(std::string_view name);
 // g_epoch.
 ThreadRing* BindThread(uint32_t epoch) noexcept;
 
-// Context support (recorder.cc): the calling thread's stream and side
+// Context support (side_records.cc): the calling thread's stream and side
 // positions, and side records that make a context the parent of the spans
 // opened next.
 bool CurrentPosition(uint32_t* epoch, uint32_t* slot, uint64_t* position,
@@ -360,15 +384,37 @@ void ResetInForkedChild() noexcept;
 // the next chunk of any session (while it has room), unless `keep_cached`
 // is false: then it goes back to the kernel at once.
 void FreeChunk(Chunk& chunk, bool keep_cached = true) noexcept;
+// Memory for a chunk of `count` records, every page already faulted in
+// (ring_memory.cc); nullptr when out of memory.
+Record* AllocateRecords(uint64_t count) noexcept;
+// The records that the memory AllocateRecords(`records`) returns can hold
+// (a ring block holds kBlockRecords, whatever was asked of it).
+uint64_t ChunkCapacity(uint64_t records) noexcept;
+// Turns the active session's streaming on or off (session `epoch` only):
+// on once its stream file is open; off when writing the stream failed, so
+// that rings keep what the stream could not take.
+void MarkSessionStreaming(uint32_t epoch, bool streaming) noexcept;
 // What the block cache can hold, in bytes of ring memory.
 uint64_t BlockCacheCapacityBytes() noexcept;
 
-// The prefaulter (recorder.cc): `StartPrefaulting()` tells the helper thread
+// The prefaulter (ring_memory.cc): `StartPrefaulting()` tells the helper thread
 // (started on first use) that the session may take up to `ring_bytes` of
 // ring blocks, so it keeps a few faulted in ahead; `StopPrefaulting()` at
 // session end stops it from mapping more.
 void StartPrefaulting(uint64_t ring_bytes) noexcept;
 void StopPrefaulting() noexcept;
+
+// Thread lifecycle (thread_lifecycle.cc): the calling thread's OS id, its
+// exit hook made sure of (the hook frees or hands over its ring), and the
+// name SetThreadName() gave it.
+uint64_t CurrentOsTid() noexcept;
+// Unused begin credit in a ring's current chunk (drop mode), returned to the
+// budget when its thread exits (thread_ring.cc).
+uint64_t UnusedCredit(const ThreadRing& r) noexcept;
+// Guards the run-time site table (site_table.cc); taken around fork().
+std::mutex& DynamicSitesMutex();
+void EnsureThreadExitHook() noexcept;
+const char* CallerThreadName() noexcept;
 
 // Allocation counting hook (spanprof::alloc sets it before main).
 extern std::atomic<bool> g_alloc_counting_linked;

@@ -333,6 +333,7 @@ absl::Status StartRecording(const RecordingOptions& options) {
   session.start_mono_ns = anchor.start.mono_ns;
   session.start_wall_ns = anchor.wall_ns;
   session.start_wall_uncertainty_ns = anchor.uncertainty_ns;
+  session.streaming = false;  // until the session layer opens a stream
   session.active = true;
   internal::StartPrefaulting(worst);
   g_epoch.store(session.epoch, std::memory_order_release);

@@ -1,6 +1,8 @@
 // Reading a stream file back into a capture (spanprof/stream.h): scan the
 // chunks, keep each thread's records and side records while they are
 // contiguous, then assemble the capture as a session end would.
+#include "stream/stream_reader.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -45,7 +47,7 @@ class StreamScanner {
   StreamScanner(std::string_view bytes, std::string_view name)
       : bytes_(bytes), name_(name) {}
 
-  absl::StatusOr<RecoveredCapture> Read() {
+  absl::StatusOr<internal::StreamContents> Read() {
     if (absl::Status s = CheckHeader(); !s.ok()) return s;
     ScanChunks();
     if (!has_session_) {
@@ -54,7 +56,12 @@ class StreamScanner {
           ": the stream has no valid session chunk (cut or corrupt before "
           "its first chunk ended)");
     }
-    return Assemble();
+    internal::StreamContents contents;
+    contents.inputs = Inputs();
+    contents.facts = facts_;
+    contents.end_reason = out_.ended ? end_reason_ : "";
+    contents.info = std::move(out_);
+    return contents;
   }
 
  private:
@@ -310,13 +317,14 @@ class StreamScanner {
       t.side.erase(past, t.side.end());
       internal::RingSnapshot& snap = in.snaps.emplace_back();
       snap.slot = slot;
-      if (!t.records.empty()) {
+      snap.owned = std::move(t.records);
+      if (!snap.owned.empty()) {
         snap.chunks.push_back(internal::Chunk{
-            t.records.data(), t.records.size(), t.records.size(), 0});
+            snap.owned.data(), snap.owned.size(), snap.owned.size(), 0});
       }
-      snap.side = t.side;
-      snap.side_index.resize(t.side.size());
-      for (uint64_t k = 0; k < t.side.size(); ++k) snap.side_index[k] = k;
+      snap.side = std::move(t.side);
+      snap.side_index.resize(snap.side.size());
+      for (uint64_t k = 0; k < snap.side.size(); ++k) snap.side_index[k] = k;
       snap.os_tid = t.os_tid;
       snap.name = t.name;
       snap.dropped_args = t.dropped_args;
@@ -329,16 +337,6 @@ class StreamScanner {
       }
     }
     return in;
-  }
-
-  absl::StatusOr<RecoveredCapture> Assemble() {
-    CaptureInputs in = Inputs();
-    out_.capture = internal::AssembleCapture(facts_, in);
-    const bool known = out_.ended && internal::IsEndReason(end_reason_) &&
-                       end_reason_ != internal::kEndLost;
-    out_.capture.end_reason = known ? end_reason_ : "lost";
-    out_.capture.finished_normally = out_.capture.end_reason == "finished";
-    return std::move(out_);
   }
 
   std::string_view bytes_;
@@ -355,9 +353,27 @@ class StreamScanner {
 
 }  // namespace
 
+namespace internal {
+
+absl::StatusOr<StreamContents> ReadStream(std::string_view bytes,
+                                          std::string_view name) {
+  return StreamScanner(bytes, name).Read();
+}
+
+}  // namespace internal
+
 absl::StatusOr<RecoveredCapture> RecoverStream(std::string_view bytes,
                                                std::string_view name) {
-  return StreamScanner(bytes, name).Read();
+  absl::StatusOr<internal::StreamContents> read =
+      internal::ReadStream(bytes, name);
+  if (!read.ok()) return read.status();
+  RecoveredCapture out = std::move(read->info);
+  out.capture = internal::AssembleCapture(read->facts, read->inputs);
+  const bool known = internal::IsEndReason(read->end_reason) &&
+                     read->end_reason != internal::kEndLost;
+  out.capture.end_reason = known ? read->end_reason : "lost";
+  out.capture.finished_normally = out.capture.end_reason == "finished";
+  return out;
 }
 
 }  // namespace spanprof

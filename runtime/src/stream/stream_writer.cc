@@ -149,10 +149,15 @@ void StreamWriter::DescribeThread(const ThreadRing& ring,
 }
 
 // The main stream's records from `progress.position` to the published
-// cursor. Closed chunks keep their `used`; the current one ends at the cursor.
-void StreamWriter::DrainRecords(const ThreadRing& ring,
-                                ThreadProgress& progress) {
+// cursor, as pieces of chunks (closed chunks keep their `used`; the current
+// one ends at the cursor). Called with ring.mu held; the pieces stay valid
+// after it is released: a chunk is reused only once `drained` passed it,
+// which only this thread moves, and freed only after the session.
+void StreamWriter::FindRecords(const ThreadRing& ring,
+                               const ThreadProgress& progress) {
+  pieces_.clear();
   const Record* cursor = ring.cursor.load(std::memory_order_acquire);
+  uint64_t from_position = progress.position;
   for (size_t c = 0; c < ring.chunks.size(); ++c) {
     const internal::Chunk& chunk = ring.chunks[c];
     if (chunk.records == nullptr) continue;
@@ -160,24 +165,36 @@ void StreamWriter::DrainRecords(const ThreadRing& ring,
     const uint64_t used =
         current ? static_cast<uint64_t>(cursor - ring.chunk_begin) : chunk.used;
     const uint64_t end = chunk.base_position + used;
-    if (end <= progress.position) continue;
+    if (end <= from_position) continue;
     // A recycled chunk (ring mode) starts past what was copied: a gap, which
     // the reader counts.
-    uint64_t from = std::max(progress.position, chunk.base_position);
-    while (from < end && !abandon_.load(std::memory_order_relaxed)) {
-      const uint64_t n = std::min(end - from, kRecordsPerChunk);
-      payload_.U64(from);
-      const Record* first = chunk.records + (from - chunk.base_position);
-      AppendChunk(kChunkRecords, ring.slot, progress.seq++, payload_.bytes(),
-                  std::string_view(reinterpret_cast<const char*>(first),
-                                   n * sizeof(Record)),
-                  &out_);
+    const uint64_t from = std::max(from_position, chunk.base_position);
+    pieces_.push_back(
+        Piece{chunk.records + (from - chunk.base_position), from, end - from});
+    from_position = end;
+  }
+}
+
+// Copies the pieces FindRecords() found into chunks of the stream, without
+// the ring's lock: the owner's chunk switches never wait for the copy.
+void StreamWriter::CopyRecords(const ThreadRing& ring,
+                               ThreadProgress& progress) {
+  for (const Piece& piece : pieces_) {
+    uint64_t done = 0;
+    while (done < piece.count && !abandon_.load(std::memory_order_relaxed)) {
+      const uint64_t n = std::min(piece.count - done, kRecordsPerChunk);
+      payload_.U64(piece.position + done);
+      AppendChunk(
+          kChunkRecords, ring.slot, progress.seq++, payload_.bytes(),
+          std::string_view(reinterpret_cast<const char*>(piece.first + done),
+                           n * sizeof(Record)),
+          &out_);
       payload_.clear();
       records_written_ += n;
-      from += n;
+      done += n;
     }
-    progress.position = from;
-    if (from < end) return;  // abandoned: the stream is being removed
+    progress.position = piece.position + done;
+    if (done < piece.count) return;  // abandoned: the stream is being removed
   }
 }
 
@@ -225,36 +242,69 @@ void StreamWriter::DrainDrops(const ThreadRing& ring,
 }
 
 void StreamWriter::DrainRing(ThreadRing& ring, ThreadProgress& progress) {
-  std::lock_guard<std::mutex> lock(ring.mu);
-  DescribeThread(ring, progress);
+  {
+    std::lock_guard<std::mutex> lock(ring.mu);
+    DescribeThread(ring, progress);
+    FindRecords(ring, progress);
+  }
   // Records first, then the side records up to their end. A span's
   // arguments are published before its end record, so a span whose end is
   // copied has its arguments copied in the same drain: the last drain
   // before a crash or a kill leaves no ended span without them.
-  DrainRecords(ring, progress);
+  CopyRecords(ring, progress);
+  std::lock_guard<std::mutex> lock(ring.mu);
   DrainSide(ring, progress);
   DrainDrops(ring, progress);
+}
+
+// Once the stream holds what was copied (the write succeeded), the rings
+// may reuse it.
+void StreamWriter::PublishDrained(const std::vector<ThreadRing*>& rings) {
+  for (size_t i = 0; i < rings.size() && i < threads_.size(); ++i) {
+    std::lock_guard<std::mutex> lock(rings[i]->mu);
+    rings[i]->drained = threads_[i].position;
+  }
+}
+
+void StreamWriter::DrainRings(const std::vector<ThreadRing*>& rings) {
+  if (threads_.size() < rings.size()) threads_.resize(rings.size());
+  for (size_t i = 0; i < rings.size(); ++i) DrainRing(*rings[i], threads_[i]);
+}
+
+void StreamWriter::WriteClock(const ClockPair& now) {
+  payload_.U64(now.tsc);
+  payload_.U64(now.mono_ns);
+  Chunk(kChunkClock, 0, seq_++);
 }
 
 bool StreamWriter::Drain(uint32_t epoch) {
   if (failed_) return false;
   DrainSites();
   DrainCounters();
+  SessionState& session = Session();
   {
-    SessionState& session = Session();
     std::lock_guard<std::mutex> lock(session.mu);
     if (!session.active || session.epoch != epoch) return Flush();
-    if (threads_.size() < session.rings.size()) {
-      threads_.resize(session.rings.size());
-    }
-    for (size_t i = 0; i < session.rings.size(); ++i) {
-      DrainRing(*session.rings[i], threads_[i]);
-    }
+    DrainRings(session.rings);
   }
-  const ClockPair now = ReadClockPair();
-  payload_.U64(now.tsc);
-  payload_.U64(now.mono_ns);
-  Chunk(kChunkClock, 0, seq_++);
+  WriteClock(ReadClockPair());
+  if (!Flush()) {
+    // The rings keep what the stream could not take from now on.
+    MarkSessionStreaming(epoch, false);
+    return false;
+  }
+  std::lock_guard<std::mutex> lock(session.mu);
+  if (session.active && session.epoch == epoch) PublishDrained(session.rings);
+  return true;
+}
+
+bool StreamWriter::DrainStopped(const std::vector<ThreadRing*>& rings,
+                                const ClockPair& stop) {
+  if (failed_) return false;
+  DrainSites();
+  DrainCounters();
+  DrainRings(rings);
+  WriteClock(stop);
   return Flush();
 }
 

@@ -53,6 +53,13 @@ class StreamWriter {
   // Not thread-safe: one thread drains. Returns false once writing failed
   // (the stream then stops growing; the session goes on).
   bool Drain(uint32_t epoch);
+  // The last drain of a session that has ended: everything `rings` (the
+  // ended session's, taken from it) published, and the stop clock pair.
+  // Returns false when writing failed.
+  bool DrainStopped(const std::vector<ThreadRing*>& rings,
+                    const ClockPair& stop);
+  // Whether every write so far succeeded.
+  bool failed() const { return failed_; }
   // Makes a `Drain()` running on another thread stop at its next chunk
   // (the stream is about to be removed: a backlog need not be written).
   void Abandon() { abandon_.store(true, std::memory_order_relaxed); }
@@ -76,12 +83,23 @@ class StreamWriter {
     uint64_t dropped_spans = 0;
   };
 
+  // A run of published records of one chunk.
+  struct Piece {
+    const Record* first;
+    uint64_t position;
+    uint64_t count;
+  };
+
   StreamWriter(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
   void Chunk(uint32_t kind, uint32_t slot, uint64_t seq);
   void DrainSites();
   void DrainCounters();
   void DrainRing(ThreadRing& ring, ThreadProgress& progress);
-  void DrainRecords(const ThreadRing& ring, ThreadProgress& progress);
+  void DrainRings(const std::vector<ThreadRing*>& rings);
+  void FindRecords(const ThreadRing& ring, const ThreadProgress& progress);
+  void CopyRecords(const ThreadRing& ring, ThreadProgress& progress);
+  void PublishDrained(const std::vector<ThreadRing*>& rings);
+  void WriteClock(const ClockPair& now);
   void DrainSide(const ThreadRing& ring, ThreadProgress& progress);
   void DescribeThread(const ThreadRing& ring, ThreadProgress& progress);
   void DrainDrops(const ThreadRing& ring, ThreadProgress& progress);
@@ -96,6 +114,7 @@ class StreamWriter {
   uint32_t counters_written_ = 0;
   uint64_t records_written_ = 0;
   std::vector<ThreadProgress> threads_;
+  std::vector<Piece> pieces_;  // FindRecords() for one ring
   StreamEncoder payload_;
   std::string out_;  // chunks not yet written
 };

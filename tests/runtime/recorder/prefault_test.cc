@@ -16,7 +16,7 @@
 namespace spanprof {
 namespace {
 
-constexpr uint64_t kBlockBytes = uint64_t{128} * 1024;  // recorder.cc
+constexpr uint64_t kBlockBytes = uint64_t{128} * 1024;  // ring_memory.cc
 constexpr uint64_t kPagesPerBlock = kBlockBytes / 4096;
 constexpr uint64_t kSpansPerBlock = 4096;  // a full-size chunk fills a block
 constexpr uint64_t kReadyBlocks = 16;      // what the prefaulter keeps ahead

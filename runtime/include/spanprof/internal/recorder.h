@@ -150,7 +150,7 @@ inline uint64_t ReadClock(uint32_t epoch) noexcept {
   return SPANPROF_LIKELY((epoch & 1u) == 0) ? ReadTsc() : ReadMonotonicNs();
 }
 
-// Slow paths (recorder.cc): intern the site, bind the thread to the session,
+// Slow paths (thread_ring.cc): intern the site, bind the thread to the session,
 // take a new chunk and span credit, or count a drop. Return the epoch the
 // span was recorded in, or 0 when it was not recorded.
 uint32_t BeginSlow(SiteStatic& site, uint32_t epoch) noexcept;

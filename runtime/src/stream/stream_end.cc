@@ -1,0 +1,213 @@
+// The end of a streaming session (stream_end.h).
+#include "stream/stream_end.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "collector/assemble.h"
+#include "collector/ring_snapshot.h"
+#include "stream/stream_reader.h"
+
+namespace spanprof::internal {
+namespace {
+
+// A file's bytes, mapped read-only: reading the stream back costs no copy
+// of the file, and its pages leave with the mapping.
+class MappedFile {
+ public:
+  explicit MappedFile(const std::string& path) {
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) {
+      error_ = std::strerror(errno);  // NOLINT(concurrency-mt-unsafe)
+      return;
+    }
+    struct stat info {};
+    if (::fstat(fd_, &info) != 0 || info.st_size <= 0) {
+      error_ = "empty or unreadable";
+      return;
+    }
+    size_ = static_cast<size_t>(info.st_size);
+    void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_, 0);
+    if (p == MAP_FAILED) {
+      error_ = std::strerror(errno);  // NOLINT(concurrency-mt-unsafe)
+      size_ = 0;
+      return;
+    }
+    ::madvise(p, size_, MADV_SEQUENTIAL);
+    data_ = static_cast<const char*>(p);
+  }
+  ~MappedFile() {
+    if (data_ != nullptr) ::munmap(const_cast<char*>(data_), size_);
+    if (fd_ >= 0) ::close(fd_);
+  }
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+
+  bool ok() const { return data_ != nullptr; }
+  std::string_view bytes() const { return {data_, size_}; }
+  const std::string& error() const { return error_; }
+
+ private:
+  int fd_ = -1;
+  const char* data_ = nullptr;
+  size_t size_ = 0;
+  std::string error_;
+};
+
+bool AnyRecycled(const std::vector<ThreadRing*>& rings) {
+  return std::ranges::any_of(rings, [](ThreadRing* r) {
+    std::lock_guard<std::mutex> lock(r->mu);
+    return r->recycled_chunks > 0;
+  });
+}
+
+void GiveBack(const std::vector<ThreadRing*>& rings) {
+  for (ThreadRing* r : rings) {
+    RingSnapshot snap;
+    snap.ring = r;
+    HandBack(snap);
+  }
+}
+
+// The stream's snapshot of thread `slot` (added when the stream has none).
+RingSnapshot& SnapshotOfSlot(CaptureInputs& in, uint32_t slot) {
+  for (RingSnapshot& snap : in.snaps) {
+    if (snap.slot == slot) return snap;
+  }
+  RingSnapshot& added = in.snaps.emplace_back();
+  added.slot = slot;
+  return added;
+}
+
+// Appends to a stream snapshot the records its ring still holds past what the
+// stream has. Returns the records lost in between (reused before the stream
+// could take them), with everything after them.
+uint64_t JoinRecords(const RingSnapshot& live, RingSnapshot& snap) {
+  uint64_t n = snap.owned.size();
+  uint64_t lost = 0;
+  for (const Chunk& chunk : live.chunks) {
+    const uint64_t end = chunk.base_position + chunk.used;
+    if (end <= n) continue;
+    if (lost > 0 || chunk.base_position > n) {
+      lost += chunk.used;  // after a gap nothing can be placed
+      continue;
+    }
+    snap.owned.insert(snap.owned.end(),
+                      chunk.records + (n - chunk.base_position),
+                      chunk.records + chunk.used);
+    n = end;
+  }
+  snap.chunks.clear();
+  if (!snap.owned.empty()) {
+    snap.chunks.push_back(
+        Chunk{snap.owned.data(), snap.owned.size(), snap.owned.size(), 0});
+  }
+  return lost;
+}
+
+// Writing the stream failed after some rings reused drained chunks: joins
+// what the rings still hold (records past the stream's, every side record:
+// side buffers are never reused, and the drops) to what the stream has.
+// Returns the records that neither holds.
+uint64_t JoinRings(const std::vector<ThreadRing*>& rings, CaptureInputs& in) {
+  std::vector<uint64_t> drops;
+  std::vector<RingSnapshot> live = SnapshotRings(rings, &drops);
+  in.drops_by_site = std::move(drops);
+  uint64_t lost = 0;
+  for (RingSnapshot& l : live) {
+    RingSnapshot& snap = SnapshotOfSlot(in, l.slot);
+    lost += JoinRecords(l, snap);
+    const uint64_t records = snap.owned.size();
+    snap.side.clear();
+    snap.side_index.clear();
+    for (size_t k = 0; k < l.side.size(); ++k) {
+      if (l.side[k].position > records) break;
+      snap.side.push_back(l.side[k]);
+      snap.side_index.push_back(l.side_index[k]);
+    }
+    snap.drops_by_site = std::move(l.drops_by_site);
+    snap.dropped_args = l.dropped_args;
+    snap.os_tid = l.os_tid;
+    snap.name = std::move(l.name);
+    HandBack(l);
+  }
+  return lost;
+}
+
+// What the stream file holds, as the collector takes it; empty inputs (and
+// a line on stderr) when it cannot be read.
+CaptureInputs ReadBack(const std::string& path) {
+  const MappedFile file(path);
+  if (!file.ok()) {
+    std::fprintf(stderr, "spanprof: cannot read back the stream %s: %s\n",
+                 path.c_str(), file.error().c_str());
+    return {};
+  }
+  absl::StatusOr<StreamContents> read = ReadStream(file.bytes(), path);
+  if (!read.ok()) {
+    std::fprintf(stderr, "spanprof: cannot read back the stream: %s\n",
+                 std::string(read.status().message()).c_str());
+    return {};
+  }
+  return std::move(read->inputs);
+}
+
+}  // namespace
+
+Capture CollectThroughStream(StreamWriter& writer, const SessionState& session,
+                             const std::vector<ThreadRing*>& rings,
+                             const ClockPair& stop,
+                             const std::string& end_reason, bool give_back) {
+  bool written = writer.DrainStopped(rings, stop);
+  if (written) {
+    writer.WriteEnd(end_reason);
+    written = !writer.failed();
+  }
+  if (!written && !AnyRecycled(rings)) {
+    // Nothing was reused: the rings hold the whole capture.
+    return CollectEndedSession(session, rings, stop);
+  }
+  // The stream holds everything: the rings' memory goes back first.
+  if (written && give_back) GiveBack(rings);
+  CaptureInputs in = ReadBack(writer.path());
+  if (!written) {
+    const uint64_t lost = JoinRings(rings, in);
+    std::fprintf(stderr,
+                 "spanprof: writing the stream %s failed; the capture joins "
+                 "what it holds to what the rings kept (%llu records lost "
+                 "between them)\n",
+                 writer.path().c_str(), static_cast<unsigned long long>(lost));
+  }
+  // The process's own tables are complete (the stream's lag behind by up to
+  // one drain).
+  in.sites = SnapshotSites();
+  in.counter_names = SnapshotCounterNames();
+  in.exports = session.exports;
+  in.stop = stop;
+  in.failed_prepares = session.failed_prepares.load(std::memory_order_relaxed);
+  return AssembleCapture(FactsOf(session), in);
+}
+
+Capture StopRecordingThroughStream(StreamWriter& writer,
+                                   const std::string& end_reason) {
+  SessionState& session = Session();
+  std::vector<ThreadRing*> rings;
+  ClockPair stop{};
+  if (!EndActiveSession(session, &rings, &stop)) return Capture{};
+  return CollectThroughStream(writer, session, rings, stop, end_reason,
+                              /*give_back=*/true);
+}
+
+}  // namespace spanprof::internal

@@ -1,0 +1,198 @@
+// A streaming ring reuses the chunks the stream holds: its memory stays flat
+// and its thread takes no page fault after warm-up, however many spans it
+// records; and a session end read back from the stream gives the same
+// capture, byte for byte in every output format, as the rings would have.
+//
+// These tests drive the recorder's internal steps themselves (no helper
+// thread drains here: the test calls Drain() between bursts), so what is
+// drained when is deterministic.
+#include <sys/resource.h>
+
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "collector/assemble.h"
+#include "gtest/gtest.h"
+#include "recorder/recorder_internal.h"
+#include "spanprof/analysis/summary.h"
+#include "spanprof/analysis/trace.h"
+#include "spanprof/internal/ring_memory.h"
+#include "spanprof/spanprof.h"
+#include "stream/stream_end.h"
+#include "stream/stream_writer.h"
+#include "tests/testing/test_support.h"
+
+namespace spanprof {
+namespace {
+
+using internal::ClockPair;
+using internal::Session;
+using internal::StreamWriter;
+using internal::ThreadRing;
+using spanprof::testing::ReadText;
+using spanprof::testing::TempDir;
+
+constexpr uint64_t kBurstSpans = 4096;
+
+// A recording with a stream writer that the test drains itself.
+class StreamedRecording {
+ public:
+  StreamedRecording(const std::string& path, bool reuse) {
+    RecordingOptions options;
+    options.max_events = 4'000'000;
+    EXPECT_TRUE(StartRecording(options).ok());
+    epoch_ = Session().epoch;
+    auto opened = StreamWriter::Open(path, internal::FactsOf(Session()), {});
+    EXPECT_TRUE(opened.ok()) << opened.status();
+    if (opened.ok()) writer_ = std::move(*opened);
+    if (reuse) internal::MarkSessionStreaming(epoch_, true);
+  }
+  ~StreamedRecording() {
+    if (IsRecording()) static_cast<void>(StopRecording());
+  }
+  StreamedRecording(const StreamedRecording&) = delete;
+  StreamedRecording& operator=(const StreamedRecording&) = delete;
+
+  void Drain() { EXPECT_TRUE(writer_->Drain(epoch_)); }
+  StreamWriter& writer() { return *writer_; }
+
+ private:
+  uint32_t epoch_ = 0;
+  std::unique_ptr<StreamWriter> writer_;
+};
+
+long ThreadMinorFaults() {
+  rusage usage{};
+  getrusage(RUSAGE_THREAD, &usage);
+  return usage.ru_minflt;
+}
+
+// Runs `bursts` bursts of spans on a thread of its own; after each, the
+// calling thread drains the stream before the next burst starts. Returns
+// the recording thread's minor page faults and the ring bytes allocated
+// during the bursts after the first `warmup` ones.
+struct Steady {
+  long faults = 0;
+  uint64_t ring_bytes = 0;
+};
+Steady RecordBursts(StreamedRecording& recording, int warmup, int bursts) {
+  std::mutex mu;
+  std::condition_variable cv;
+  int done = 0;     // bursts recorded
+  int drained = 0;  // bursts drained
+  Steady steady;
+  std::thread recorder([&] {
+    long faults_before = 0;
+    uint64_t bytes_before = 0;
+    for (int k = 0; k < bursts; ++k) {
+      if (k == warmup) {
+        faults_before = ThreadMinorFaults();
+        bytes_before = internal::RingBytesAllocated();
+      }
+      for (uint64_t i = 0; i < kBurstSpans; ++i) {
+        SPANPROF_SCOPE("reuse.step");
+      }
+      std::unique_lock<std::mutex> lock(mu);
+      ++done;
+      cv.notify_all();
+      cv.wait(lock, [&] { return drained == done; });
+    }
+    steady.faults = ThreadMinorFaults() - faults_before;
+    steady.ring_bytes = internal::RingBytesAllocated() - bytes_before;
+  });
+  for (int k = 0; k < bursts; ++k) {
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      cv.wait(lock, [&] { return done > drained; });
+    }
+    recording.Drain();
+    std::lock_guard<std::mutex> lock(mu);
+    ++drained;
+    cv.notify_all();
+  }
+  recorder.join();
+  return steady;
+}
+
+TEST(StreamReuseTest, RingMemoryStaysFlatAndTheThreadTakesNoPageFault) {
+  TempDir dir;
+  StreamedRecording recording(dir.File("s.stream"), /*reuse=*/true);
+  // 200 bursts: 819,200 spans, 25 MiB of records that a ring keeping
+  // everything would have allocated after warm-up.
+  const Steady steady = RecordBursts(recording, /*warmup=*/8, /*bursts=*/208);
+  EXPECT_EQ(steady.ring_bytes, 0u);
+  EXPECT_EQ(steady.faults, 0);
+  const Capture capture =
+      internal::StopRecordingThroughStream(recording.writer(), "finished");
+  // Every span came back from the stream, though the ring reused its chunks.
+  EXPECT_EQ(capture.spans.size(), 208 * kBurstSpans);
+  EXPECT_EQ(capture.dropped_events, 0u);
+}
+
+TEST(StreamReuseTest, WithoutStreamingTheRingKeepsGrowing) {
+  // The same bursts with reuse off: the check above can fail.
+  TempDir dir;
+  StreamedRecording recording(dir.File("s.stream"), /*reuse=*/false);
+  const Steady steady = RecordBursts(recording, /*warmup=*/8, /*bursts=*/40);
+  EXPECT_GE(steady.ring_bytes, 32 * kBurstSpans * sizeof(internal::Record));
+}
+
+// Spans on three threads with numeric, string and counter arguments and
+// cross-thread parents, drained twice while they record.
+void RecordMixedWork(StreamedRecording& recording) {
+  SPANPROF_SCOPE("mixed.root");
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 3; ++t) {
+    threads.emplace_back(Bind([t] {
+      SetThreadName(("mixed-" + std::to_string(t)).c_str());
+      for (int i = 0; i < 3000; ++i) {
+        SPANPROF_SCOPE("mixed.step");
+        SPANPROF_ARG("i", i);
+        if (i % 3 == 0) SPANPROF_ARG_STR("label", "item-" + std::to_string(i));
+        if (i % 5 == 0) SPANPROF_COUNT("fives");
+        if (i % 100 == 0) {
+          SPANPROF_SCOPE("mixed.inner");
+          SPANPROF_ARG("t", t);
+        }
+      }
+    }));
+  }
+  recording.Drain();
+  for (std::thread& thread : threads) thread.join();
+  recording.Drain();
+}
+
+TEST(StreamReuseTest, TheStreamGivesTheSameOutputsAsTheRings) {
+  TempDir dir;
+  StreamedRecording recording(dir.File("s.stream"), /*reuse=*/false);
+  RecordMixedWork(recording);
+  internal::SessionState& session = Session();
+  std::vector<ThreadRing*> rings;
+  ClockPair stop{};
+  ASSERT_TRUE(internal::EndActiveSession(session, &rings, &stop));
+  const Capture streamed = internal::CollectThroughStream(
+      recording.writer(), session, rings, stop, "finished",
+      /*give_back=*/false);
+  const Capture collected = internal::CollectEndedSession(session, rings, stop);
+  ASSERT_EQ(collected.spans.size(), 1u + 3 * (3000 + 30));
+  for (const std::string format : {"json", "pftrace"}) {
+    const std::string a = dir.File("streamed." + format);
+    const std::string b = dir.File("collected." + format);
+    ASSERT_TRUE(analysis::WriteTrace(streamed, a).ok());
+    ASSERT_TRUE(analysis::WriteTrace(collected, b).ok());
+    EXPECT_EQ(ReadText(a), ReadText(b)) << format;
+  }
+  const std::string a = dir.File("streamed.summary.json");
+  const std::string b = dir.File("collected.summary.json");
+  ASSERT_TRUE(analysis::WriteSummary(analysis::Summarize(streamed), a).ok());
+  ASSERT_TRUE(analysis::WriteSummary(analysis::Summarize(collected), b).ok());
+  EXPECT_EQ(ReadText(a), ReadText(b));
+}
+
+}  // namespace
+}  // namespace spanprof
