@@ -15,7 +15,7 @@
 //
 //   build/bin/regression_example
 //
-// The repeated-runs gate (issue 12): `--runs N --slowdown-percent P` records
+// The repeated-runs gate: `--runs N --slowdown-percent P` records
 // N baseline runs and N candidate runs, interleaved (base, cand, base, ...,
 // so that drift on a shared machine falls on both), in which the candidate's
 // `model.forward` is P% slower than the baseline's 4 ms, into
