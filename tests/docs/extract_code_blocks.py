@@ -7,8 +7,8 @@ Every fenced block whose info string is cpp, c++, cc or c becomes
 DIR/<name>_<line>.cc or .c (<name> from the file: README.md -> readme,
 docs/guide.md -> guide; <line> the fence's line), starting with a #line
 directive, so that a compile error names the Markdown file and its line.
-A block whose previous non-blank line is `<!-- fragment -->` is an excerpt
-on purpose (it leaves out what is around it) and is skipped. Files are
+A block whose previous non-blank line is `<!-- fragment -->` (or
+`<!-- fragment: why -->`) is an excerpt on purpose (it leaves out what is around it) and is skipped. Files are
 rewritten only when their text changes (no needless rebuilds), and files
 of blocks that are gone are removed.
 
@@ -25,7 +25,8 @@ import sys
 
 FENCE = re.compile(r"^(\s*)```\s*([A-Za-z+]*)\s*$")
 LANGUAGES = {"cpp": ".cc", "c++": ".cc", "cc": ".cc", "c": ".c"}
-FRAGMENT = "<!-- fragment -->"
+# `<!-- fragment -->`, or with the reason: `<!-- fragment: an excerpt of ... -->`.
+FRAGMENT = re.compile(r"^<!-- fragment(:.*)? -->$")
 
 
 def blocks_of(path):
@@ -53,7 +54,8 @@ def blocks_of(path):
             sys.exit(f"{path}:{start + 1}: code block never closed")
         i += 1
         if language in LANGUAGES:
-            yield start + 1, LANGUAGES[language], "\n".join(body), previous == FRAGMENT
+            yield (start + 1, LANGUAGES[language], "\n".join(body),
+                   FRAGMENT.match(previous) is not None)
         previous = "```"
 
 
