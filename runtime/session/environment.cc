@@ -98,7 +98,7 @@ absl::Status CheckCapFitsMemory(const RecordingOptions& recording) {
 }
 
 // Every SPANPROF* variable spanprof knows. `session`: read by a session
-// (the environment table in README.md); the others are read by spanprof's
+// (the environment table in docs/api.md); the others are read by spanprof's
 // own test and benchmark tools and are never warned about nor suggested.
 // `meant`: for a common wrong name, the variable it stands for.
 struct KnownVariable {
