@@ -76,7 +76,7 @@ absl::Status WriteReport(const Config& config, const std::string& table,
     return absl::OkStatus();
   }
   const std::string path = ExpandPathTemplate(config.report, fields);
-  const absl::Status written = analysis::WriteFileAtomically(path, table);
+  absl::Status written = analysis::WriteFileAtomically(path, table);
   if (written.ok()) return written;
   return absl::UnavailableError("SPANPROF_REPORT (Config::report) '" + path +
                                 "': " + std::string(written.message()));
