@@ -20,11 +20,12 @@
 //
 // --check exits 1 unless the memory growth from the start of the session to
 // the peak stays within 2x the recorder's memory (the ring memory forecast
-// by PredictedMemoryBytes for the cap): the bound of issue 3. Memory, not
-// time, is checked: times on a shared machine are reported, never asserted.
+// by PredictedMemoryBytes for the cap), the bound docs/performance.md gives.
+// Memory, not time, is checked: times on a shared machine are reported, never
+// asserted.
 //
 // --max-ring-ratio R exits 1 unless that growth stays within R times the
-// ring memory the session actually used (issue 14 asks 2: bench/gate runs
+// ring memory the session actually used (at most 2x: bench/gate runs
 // `--spans 10000000 --format pftrace --max-ring-ratio 2 --no-read-back`).
 // The last line, `result: ...`, gives the figures as key=value pairs for
 // the gate.

@@ -49,7 +49,7 @@ namespace {
 // Fixed iteration counts: the enabled benchmarks size their cap from them.
 constexpr int64_t kSpanIterations = 500'000;
 constexpr int64_t kCheapIterations = 50'000'000;  // loops under 2 ns
-// A long first session (issue 14): millions of spans into fresh memory.
+// A long first session: millions of spans into fresh memory.
 constexpr int64_t kFirstSessionSpans = 2'000'000;
 
 // The clock the enabled benchmarks record with: SPANPROF_BENCH_CLOCK=monotonic
@@ -183,7 +183,7 @@ BENCHMARK(BM_SpanEnabled)->Iterations(kSpanIterations)->Threads(2);
 // from the kernel (the process-wide block cache is emptied first). Every
 // block is faulted in during the timed loop, by the prefaulter thread ahead
 // of the ring, or by the recording thread itself when the prefaulter falls
-// behind. Gated (issue 14): the recording thread's CPU time per span.
+// behind. Gated: the recording thread's CPU time per span.
 void BM_SpanEnabledFirstTouch(benchmark::State& state) {
   spanprof::internal::ReleaseCachedChunks();
   StartSession(state, kFirstSessionSpans);
@@ -246,7 +246,7 @@ void BM_SpanWithArg(benchmark::State& state) {
 }
 BENCHMARK(BM_SpanWithArg)->Iterations(kSpanIterations);
 
-// Issue 16: hooks cost nothing for spans that have none. `Hooks{}` (every
+// Hooks cost nothing for spans that have none. `Hooks{}` (every
 // member NoHook) compiles to the plain `Run`.
 void BM_RunEmptyHooks(benchmark::State& state) {
   StartSession(state, kSpanIterations);
@@ -258,7 +258,7 @@ void BM_RunEmptyHooks(benchmark::State& state) {
 }
 BENCHMARK(BM_RunEmptyHooks)->Iterations(kSpanIterations);
 
-// Issue 16: a span with one short string argument (a file name: 20 bytes, a
+// A span with one short string argument (a file name: 20 bytes, a
 // string record and one text record).
 void BM_SpanWithStringArg(benchmark::State& state) {
   // Two side records a span: a cap twice the spans keeps every argument
@@ -509,7 +509,7 @@ void BM_TraceToPerfettoLong(benchmark::State& state) {
 BENCHMARK(BM_TraceToPerfettoLong)->Iterations(2)->Unit(benchmark::kMillisecond);
 
 // The workload without heartbeats: spans that carry nothing but a name, tags
-// (a category) and their times, what issue 13's size target is about.
+// (a category) and their times, what the target of 24 bytes a span is about.
 void BM_TraceToPerfettoPlain(benchmark::State& state) {
   static const spanprof::Capture* capture = new spanprof::Capture(
       RecordCapture(100'000, spanprof::bench::Beats::kNone));

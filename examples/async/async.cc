@@ -10,7 +10,7 @@
 // thread's time on its own thread (the waiting span is not charged for the
 // worker's time, and the worker's time is not subtracted from it).
 //
-//   SPANPROF=1 build/bin/async_example
+//   SPANPROF=1 build/demo/bin/async_example
 //
 // writes build/spanprof-trace.json (open it in https://ui.perfetto.dev) and
 // build/spanprof-summary.json.

@@ -4,7 +4,7 @@
 Usage:
   SPANPROF=1 python3 examples/c/spanprof_ctypes.py LIBRARY
 
-LIBRARY is build/release/runtime/libspanprof_c.so (the default static
+LIBRARY is build/demo/runtime/libspanprof_c.so (scripts/demo; the default static
 build: one shared object that holds the whole runtime) or, in a
 -DBUILD_SHARED_LIBS=ON build, build/.../runtime/libspanprof.so. Writes the
 trace and the summary where SPANPROF_OUT / SPANPROF_SUMMARY_OUT say, like any

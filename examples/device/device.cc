@@ -17,7 +17,7 @@
 // enough device memory), so it runs without a span and is counted as a
 // failed prepare.
 //
-//   SPANPROF=1 build/bin/device_example
+//   SPANPROF=1 build/demo/bin/device_example
 #include <spanprof/device.h>
 #include <spanprof/spanprof.h>
 

@@ -33,7 +33,7 @@
 //
 // Profile it:
 //
-//   SPANPROF=1 build/bin/indexer_example
+//   SPANPROF=1 build/demo/bin/indexer_example
 //
 // Spans carry arguments (`bytes` on file.read, `tokens` on file.tokenize,
 // `definitions` and `calls` on file.parse) and the tokenizer counts one

@@ -8,7 +8,7 @@
 // id and its root span becomes a child of the span that started it. Every
 // process writes its own capture: the output paths carry `%p`, the pid.
 //
-//   SPANPROF=1 build/bin/multiprocess_example
+//   SPANPROF=1 build/demo/bin/multiprocess_example
 //   cd build/multiprocess
 //   ../bin/spanprof merge trace-*.json -o merged.pftrace
 //   ../bin/spanprof export otlp trace-*.json -o otlp.json

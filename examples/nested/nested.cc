@@ -3,7 +3,7 @@
 // Three steps, each loading input (~2 ms) and running a forward pass (~4 ms),
 // inside one root span. Run it with profiling on:
 //
-//   SPANPROF=1 build/bin/nested_example
+//   SPANPROF=1 build/demo/bin/nested_example
 //
 // and it prints a table with 7 events in 3 rows, and writes
 // build/spanprof-trace.json (open it in https://ui.perfetto.dev) and

@@ -13,10 +13,10 @@
 // session) and NAME/spanprof:on (recording), and `spanprof overhead` gates
 // the ratio of their medians:
 //
-//   build/bin/overhead_example --benchmark_repetitions=10
+//   build/demo/bin/overhead_example --benchmark_repetitions=10
 //       --benchmark_enable_random_interleaving=true
 //       --benchmark_out=BENCH.json --benchmark_out_format=json   (one line)
-//   build/bin/spanprof overhead BENCH.json --max-ratio 1.05
+//   build/demo/bin/spanprof overhead BENCH.json --max-ratio 1.05
 #include <cstdint>
 #include <string>
 #include <string_view>

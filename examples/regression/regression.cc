@@ -13,9 +13,9 @@
 // caught the regression of `model.forward` (the expected outcome) and 1 when
 // it did not; 2 when something could not be recorded or read.
 //
-//   build/bin/regression_example
+//   build/demo/bin/regression_example
 //
-// The repeated-runs gate (issue 12): `--runs N --slowdown-percent P` records
+// The repeated-runs gate: `--runs N --slowdown-percent P` records
 // N baseline runs and N candidate runs, interleaved (base, cand, base, ...,
 // so that drift on a shared machine falls on both), in which the candidate's
 // `model.forward` is P% slower than the baseline's 4 ms, into
@@ -28,7 +28,7 @@
 // `model.forward` came out `regressed`, 3 when `unknown` (too few runs to
 // decide), 1 otherwise, 2 when something could not be recorded.
 //
-//   build/bin/regression_example --runs 10 --slowdown-percent 10
+//   build/demo/bin/regression_example --runs 10 --slowdown-percent 10
 #include <spanprof/analysis/compare.h>
 #include <spanprof/analysis/summary.h>
 #include <spanprof/cli/router.h>

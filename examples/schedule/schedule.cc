@@ -9,7 +9,7 @@
 // run (active steps 4-6 and 9-11), and steps 12-15 run unrecorded because the
 // repeats are done. Each cycle is its own capture:
 //
-//   SPANPROF=1 build/bin/schedule_example
+//   SPANPROF=1 build/demo/bin/schedule_example
 //
 // prints which action each step got, a table per cycle (13 events: the root,
 // 3 train.step spans and their 9 children), and writes

@@ -5,7 +5,7 @@
 // microseconds of work each) until the program is stopped. Run it, then press
 // Ctrl-C:
 //
-//   SPANPROF=1 build/bin/service_example
+//   SPANPROF=1 build/demo/bin/service_example
 //
 // The session ends normally on SIGINT (the table is printed, the trace and
 // summary are written with end_reason "signal:SIGINT"), then the program

@@ -14,6 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "path_template.h"
+#include "report.h"
 #include "spanprof/context.h"
 #include "spanprof/internal/parse_int.h"
 #include "spanprof/recording.h"
@@ -97,7 +98,7 @@ absl::Status CheckCapFitsMemory(const RecordingOptions& recording) {
 }
 
 // Every SPANPROF* variable spanprof knows. `session`: read by a session
-// (the environment table in README.md); the others are read by spanprof's
+// (the environment table in docs/api.md); the others are read by spanprof's
 // own test and benchmark tools and are never warned about nor suggested.
 // `meant`: for a common wrong name, the variable it stands for.
 struct KnownVariable {
@@ -117,6 +118,7 @@ constexpr KnownVariable kKnownVariables[] = {
     {"SPANPROF_QUIET"},
     {"SPANPROF_TRACEPARENT"},
     {"SPANPROF_STREAM"},
+    {"SPANPROF_KEEP_STREAM"},
     {"SPANPROF_SIGNALS"},
     {"SPANPROF_REPORT"},
     {"SPANPROF_BENCH_CLOCK", false},
@@ -228,6 +230,12 @@ absl::StatusOr<Config> ConfigFromEnvironment() {
   }
   s = ParseBool("SPANPROF_QUIET", &config.quiet);
   if (!s.ok()) return s;
+  if (const char* raw = Get("SPANPROF_REPORT"); raw != nullptr) {
+    if (const absl::Status bad = internal::CheckReportValue(raw); !bad.ok()) {
+      return Bad("SPANPROF_REPORT", raw, std::string(bad.message()));
+    }
+    config.report = raw;
+  }
   if (const char* raw = Get("SPANPROF_STREAM");
       raw != nullptr && std::string(raw) == "off") {
     config.stream_path = "off";

@@ -11,6 +11,7 @@
 #include "collector/ring_parser.h"
 #include "path_template.h"
 #include "recorder/recorder_internal.h"
+#include "report.h"
 #include "spanprof/analysis/file_io.h"
 
 namespace spanprof::internal {
@@ -74,6 +75,32 @@ absl::Status CheckOne(const Output& output, const PathFields& fields) {
                                     std::string(checked.message()));
 }
 
+// The table's destination (report.h): a keyword, or a file checked like the
+// other outputs, which must not be the trace's or the summary's file.
+absl::Status CheckReport(const Config& config, const PathFields& fields) {
+  const Output report{"SPANPROF_REPORT", "report", config.report};
+  if (absl::Status s = CheckReportValue(config.report); !s.ok()) {
+    return absl::InvalidArgumentError(Name(report) + ": expected " +
+                                      std::string(s.message()));
+  }
+  if (ReportIsOff(config) || !ReportIsPath(config.report)) {
+    return absl::OkStatus();
+  }
+  const std::string path = ExpandPathTemplate(config.report, fields);
+  for (const Output& other :
+       {Output{"SPANPROF_OUT", "trace_path", config.trace_path},
+        Output{"SPANPROF_SUMMARY_OUT", "summary_path", config.summary_path}}) {
+    if (other.path != kOutputOff &&
+        analysis::SameOutputTarget(path,
+                                   ExpandPathTemplate(other.path, fields))) {
+      return absl::InvalidArgumentError(
+          Name(report) + " and " + Name(other) +
+          " name the same file: the table would replace it");
+    }
+  }
+  return CheckOne(report, fields);
+}
+
 }  // namespace
 
 absl::Status CheckOutputPaths(const Config& config) {
@@ -98,7 +125,7 @@ absl::Status CheckOutputPaths(const Config& config) {
   if (write_summary) {
     if (absl::Status s = CheckOne(summary, fields); !s.ok()) return s;
   }
-  return absl::OkStatus();
+  return CheckReport(config, fields);
 }
 
 }  // namespace spanprof::internal

@@ -28,6 +28,7 @@
 #include "output_paths.h"
 #include "path_template.h"
 #include "recorder/recorder_internal.h"
+#include "report.h"
 #include "session_internal.h"
 #include "session_watch.h"
 #include "stream/stream_end.h"
@@ -123,8 +124,9 @@ absl::Status WriteOutputs(const Capture& capture,
   return absl::UnavailableError("spanprof: could not write outputs: " + errors);
 }
 
-// Collects, analyses and writes one session, and prints the table unless
-// quiet. Returns the output errors; the caller reports them (once).
+// Collects, analyses and writes one session, and prints the table where
+// `Config::report` says (report.h). Returns the output errors; the caller
+// reports them (once).
 absl::Status CollectAndWrite(const RunningSession& running,
                              const std::string& end_reason,
                              StreamWriter* stream, FinishStep& step) {
@@ -151,14 +153,15 @@ absl::Status CollectAndWrite(const RunningSession& running,
   std::string summary_path = expand(running.config.summary_path);
   absl::Status written =
       WriteOutputs(capture, summary, trace_path, summary_path, step);
-  if (!running.config.quiet) {
+  if (!ReportIsOff(running.config)) {
     step = {"printing the table", ""};
     const std::string table =
         analysis::FormatTable(summary, {.trace_path = trace_path,
                                         .summary_path = summary_path,
                                         .capture = &capture});
-    std::fwrite(table.data(), 1, table.size(), stdout);
-    std::fflush(stdout);
+    const absl::Status reported = WriteReport(running.config, table, fields);
+    if (!reported.ok() && written.ok()) written = reported;
+    PrintLargeTraceHint(trace_path);
   }
   if (stream != nullptr) {
     // The outputs hold everything the stream had; when one could not be
@@ -430,7 +433,7 @@ absl::Status OpenSession(const Config& config, const char* root) {
   }
   running->overhead_ns =
       static_cast<int64_t>(std::llround(MeasureSpanOverheadNs()));
-  if (!config.quiet) {
+  if (!ReportIsOff(config)) {
     const uint64_t bytes = PredictedMemoryBytes(config.recording.max_events,
                                                 config.recording.overflow);
     const std::string stream =
@@ -442,14 +445,16 @@ absl::Status OpenSession(const Config& config, const char* root) {
                        : "; streamed to " + stream +
                              " every 10 ms (a kill loses at most the last "
                              "10 ms)";
-    std::fprintf(stderr,
-                 "spanprof: recording up to %llu spans (%s), worst-case ring "
-                 "memory %.1f MiB, committed as spans arrive (a helper "
-                 "thread keeps up to 2 MiB faulted in ahead)%s\n",
-                 static_cast<unsigned long long>(config.recording.max_events),
-                 OverflowPolicyName(config.recording.overflow),
-                 static_cast<double>(bytes) / (1024.0 * 1024.0),
-                 streamed.c_str());
+    std::fprintf(
+        stderr,
+        "spanprof: recording up to %llu spans (%s), worst-case ring "
+        "memory %.1f MiB, committed as spans arrive (a helper "
+        "thread keeps up to 2 MiB faulted in ahead)%s%s\n",
+        static_cast<unsigned long long>(config.recording.max_events),
+        OverflowPolicyName(config.recording.overflow),
+        static_cast<double>(bytes) / (1024.0 * 1024.0), streamed.c_str(),
+        TraceSizeForecast(config.trace_path, config.recording.max_events)
+            .c_str());
   }
   getrusage(RUSAGE_SELF, &running->start_usage);
   SiteStatic* root_site = InternRootSite(root != nullptr ? root : "");

@@ -338,9 +338,12 @@ TEST_F(RunCliTest, RunsARealExample) {
     EXPECT_TRUE(
         analysis::ReadTrace(Out(std::string("traces/") + name + ".trace.json"))
             .ok());
-    // The session's table went to the run's stdout log.
-    EXPECT_THAT(ReadText(Out(std::string("logs/") + name + ".stdout")),
+    // The session's table went to the run's stderr log (spanprof prints on
+    // standard error), and the program's own stdout log holds none of it.
+    EXPECT_THAT(ReadText(Out(std::string("logs/") + name + ".stderr")),
                 HasSubstr("spanprof: 7 events"));
+    EXPECT_THAT(ReadText(Out(std::string("logs/") + name + ".stdout")),
+                Not(HasSubstr("spanprof: 7 events")));
   }
   EXPECT_THAT(result.err, HasSubstr("run 2/2: "));
 }

@@ -25,11 +25,13 @@ TEST(NestedExampleTest, WritesTheExpectedCapture) {
   const auto result = RunProcess({SPANPROF_TEST_BIN_DIR "/nested_example"},
                                  {{"SPANPROF", "1"}}, dir.path().string());
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  // Default paths, relative to the working directory; table on stdout.
-  EXPECT_NE(result.out.find("spanprof: 7 events, 1 threads"), std::string::npos)
-      << result.out;
-  EXPECT_NE(result.out.find("Trace: build/spanprof-trace.json"),
+  // Default paths, relative to the working directory; the table on
+  // stderr, so that the program's standard output stays its own.
+  EXPECT_NE(result.err.find("spanprof: 7 events, 1 thread"), std::string::npos)
+      << result.err;
+  EXPECT_NE(result.err.find("Trace: build/spanprof-trace.json"),
             std::string::npos);
+  EXPECT_EQ(result.out, "");
   const auto summary =
       analysis::ReadSummary(dir.File("build/spanprof-summary.json"));
   ASSERT_TRUE(summary.ok()) << summary.status();

@@ -140,7 +140,7 @@ TEST_F(OtlpCheckTest, AsyncExampleExportPassesTheProtobufCheck) {
   EXPECT_THAT(check.out, HasSubstr("ok " + otlp));
 }
 
-// issue 15's multiprocess example: a coordinator and three worker processes
+// The multiprocess example: a coordinator and three worker processes
 // it started with its spans' traceparents. Their four captures export as one
 // trace whose three workers hang under the coordinator's spawn spans.
 TEST_F(OtlpCheckTest, MultiprocessExampleExportsOneTraceAcrossFourProcesses) {

@@ -1,4 +1,4 @@
-// Output path templates (issue 15) with real processes: two runs of one
+// Output path templates with real processes: two runs of one
 // program with one `SPANPROF_OUT` template write two captures, each named by
 // its own pid.
 #include <filesystem>

@@ -59,9 +59,9 @@ TEST(ScheduleExampleTest, EachCycleHoldsOnlyItsActiveSteps) {
   EXPECT_THAT(result.out, HasSubstr("step  6: record-and-save\n"));
   EXPECT_THAT(result.out, HasSubstr("step 12: skip\n"));
   EXPECT_THAT(result.out, HasSubstr("6 of 16 steps recorded, 2 cycles saved"));
-  // A table per cycle, naming the suffixed files.
-  EXPECT_THAT(result.out, HasSubstr("trace-cycle0.json"));
-  EXPECT_THAT(result.out, HasSubstr("trace-cycle1.json"));
+  // A table per cycle (on stderr), naming the suffixed files.
+  EXPECT_THAT(result.err, HasSubstr("trace-cycle0.json"));
+  EXPECT_THAT(result.err, HasSubstr("trace-cycle1.json"));
 
   const std::vector<std::vector<int64_t>> expected = {{4, 5, 6}, {9, 10, 11}};
   for (int cycle = 0; cycle < 2; ++cycle) {

@@ -291,7 +291,8 @@ class RowAccumulator {
   // durations lie within 2^32 - 1 ns of its minimum keeps them as 4-byte
   // offsets from that minimum in `narrow`, any other row as 8-byte values in
   // `wide`; row r's start at `begin[r]` in its array. Session end holds these
-  // next to the capture (issue 14), so most captures pay 4 bytes a span.
+  // next to the capture (under 2x the ring memory in all), so most captures
+  // pay 4 bytes a span.
   struct GroupedDurations {
     std::vector<uint32_t> narrow;
     std::vector<int64_t> wide;

@@ -78,7 +78,7 @@ inline constexpr std::array<std::string_view, 28> kSummaryKeys = {
 inline constexpr std::array<std::string_view, 2> kIssueKeys = {"span",
                                                                "message"};
 // The key's first four fields are always written; backend, dtype and device
-// (added to v4 with issue 16) only when set, and read as "" when missing.
+// (added to v4 with span hooks) only when set, and read as "" when missing.
 inline constexpr std::array<std::string_view, 7> kRowKeyKeys = {
     "name", "phase", "module", "activity", "backend", "dtype", "device"};
 inline constexpr size_t kRowKeyAlwaysWritten = 4;

@@ -198,7 +198,7 @@ inline constexpr std::array<std::string_view, 13> kProcessKeys = {
     "exported_span_ids",
 };
 // A site object's fields; the first four are always written, the key fields
-// added with issue 16 (backend, dtype, device) only when set, so traces
+// added with span hooks (backend, dtype, device) only when set, so traces
 // written before them read unchanged (missing = empty).
 inline constexpr std::array<std::string_view, 7> kSiteKeys = {
     "name", "phase", "module", "activity", "backend", "dtype", "device"};

@@ -56,10 +56,10 @@ using simdjson::ondemand::value;
 constexpr std::array<FieldSpec, kMetadataKeys.size()> kMetadataFields = [] {
   auto specs = RequiredFields(kMetadataKeys);
   specs[kMetaDroppedArgs].required = false;
-  // Added with the multi-process anchors (issue 15): older traces have none.
+  // Added with the multi-process anchors: older traces have none.
   specs[kMetaWallClockUncertaintyNs].required = false;
   specs[kMetaHost].required = false;
-  // Added with span hooks (issue 16) and cross-process parents (issue 15):
+  // Added with span hooks and cross-process parents:
   // older traces have none.
   for (size_t f : {kMetaFailedPrepares, kMetaTraceId, kMetaRemoteParentSpanId,
                    kMetaSpanIdSeed, kMetaExportedSpanIds}) {
@@ -77,7 +77,8 @@ constexpr std::array<FieldSpec, kThreadKeys.size()> kThreadFields = [] {
   return specs;
 }();
 constexpr auto kProcessFields = RequiredFields(kProcessKeys);
-// A site's backend, dtype and device (issue 16) are written only when set.
+// A site's backend, dtype and device (added with span hooks) are written
+// only when set.
 constexpr std::array<FieldSpec, kSiteKeys.size()> kSiteFields = [] {
   auto specs = RequiredFields(kSiteKeys);
   for (size_t f = kSiteAlwaysWritten; f < specs.size(); ++f) {

@@ -95,7 +95,8 @@ struct SpanArg {
 // cross-thread parent: linked, never subtracted from the child thread's time.
 //
 // 56 bytes: session end holds one per retained span, next to the rings it
-// reads (issue 14; docs/performance.md, "Session end under 2x the ring").
+// reads, and must stay under 2x the ring memory used (docs/performance.md,
+// "Session end under 2x the ring").
 // Allocation deltas live in `Capture::span_allocs`, a column that exists only
 // when allocations were measured.
 struct Span {

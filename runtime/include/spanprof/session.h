@@ -2,7 +2,8 @@
 //
 // `Profile()` claims the process-wide capture, runs a function inside a root
 // span, then collects the capture, analyses it, writes the trace and the
-// summary atomically, prints the table (unless quiet) and returns the
+// summary atomically, prints the table (on standard error unless
+// `Config::report` says otherwise) and returns the
 // function's result. `ProfileFromEnvironment()` does the same with the
 // configuration read from the `SPANPROF*` environment variables.
 //
@@ -78,7 +79,14 @@ struct Config {
   std::string trace_path = kDefaultTracePath;  // ".json.gz" writes gzip
   std::string summary_path = kDefaultSummaryPath;
   RecordingOptions recording;
-  bool quiet = false;  // do not print the table
+  // Where the table goes at session end (SPANPROF_REPORT): "stderr" (the
+  // default, so that the program's standard output stays its own),
+  // "stdout" (or "-"), "off", or a file path holding a '/' or a '.' (same
+  // rules and `%` fields as `trace_path`). A bad value is a
+  // `spanprof::Error` at session start. "off" also silences the forecast
+  // line at session start and the size hint at the end.
+  std::string report = "stderr";
+  bool quiet = false;  // the same as report = "off" (SPANPROF_QUIET)
   // The stream file (SPANPROF_STREAM): while the session runs, what the
   // threads recorded is copied there every 10 ms, so that a program that is
   // killed or crashes keeps it (`spanprof recover`). Empty: the trace path
@@ -95,7 +103,7 @@ struct Config {
 
 // `ConfigFromEnvironment()` reads SPANPROF, SPANPROF_OUT,
 // SPANPROF_SUMMARY_OUT, SPANPROF_MAX_EVENTS, SPANPROF_OVERFLOW,
-// SPANPROF_PROCESS_NAME, SPANPROF_CLOCK, SPANPROF_QUIET,
+// SPANPROF_PROCESS_NAME, SPANPROF_CLOCK, SPANPROF_QUIET, SPANPROF_REPORT,
 // SPANPROF_TRACEPARENT (empty: none), SPANPROF_STREAM (a path or "off"),
 // SPANPROF_KEEP_STREAM and SPANPROF_SIGNALS strictly: a bad
 // value is an error that names the variable and the value. When SPANPROF is

@@ -179,7 +179,7 @@ void spanprof_set_thread_name(const char* name);
 int spanprof_is_recording(void);
 
 /* `spanprof_session_start_from_env()` starts a session configured by the
- * `SPANPROF*` environment variables (README, "Environment") and opens its
+ * `SPANPROF*` environment variables (docs/api.md, "Environment") and opens its
  * root span `root` (copied) on the calling thread. With `SPANPROF` unset or
  * false it starts nothing and returns `SPANPROF_OK`: spans cost one load and
  * `spanprof_session_stop()` then does nothing. Prints the forecast line on

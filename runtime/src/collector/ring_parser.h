@@ -56,7 +56,7 @@ struct ContextRef {
 // An argument or count found while parsing, attached to its span at the
 // end (AttachArgs). 24 bytes: the `SpanArg` with its strings is built only
 // when attached (building it here, then sorting and copying it, made
-// arguments most of a session end's time and memory; issue 14).
+// arguments most of a session end's time and memory).
 struct PendingArg {
   enum Kind : uint32_t { kInt, kDouble, kString, kCounter };
   size_t span;

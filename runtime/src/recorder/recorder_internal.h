@@ -81,7 +81,7 @@ struct SideRecord {
 // the first ones small (malloc, zeroed at once), then one ring block each
 // (128 KiB, 4096 records, from the process-wide block cache that the
 // prefaulter keeps faulted in). Growing never copies what is stored and never
-// takes a page fault on the recording thread (issue 14: a std::vector here
+// takes a page fault on the recording thread (a std::vector here
 // cost a copy of the whole buffer per doubling plus the faults of fresh
 // memory, half the cost of a span with an argument). Records are addressed by
 // index; the owner's appends hit a cached segment, other lookups search.
@@ -323,7 +323,8 @@ std::vector<std::string> SnapshotCounterNames();
 // Writes the counts pending on `r` (its owner thread) as side records at the
 // current stream position, where they attach to the innermost open span; a
 // record the side budget refuses is counted in `dropped_args`. Inline: the
-// end of every counting span flushes (issue 14's counting-span target). No
+// end of every counting span flushes, and a counting span must stay within
+// 1.5x a plain span (bench/gate checks it). No
 // allocation guard: AppendSide allocates only on its slow path, which guards
 // itself.
 inline void FlushCounts(ThreadRing& r) noexcept {

@@ -158,7 +158,7 @@ std::string OwnObject() {
 
 constexpr char kAdvice[] =
     "link one shared spanprof runtime (-DBUILD_SHARED_LIBS=ON) into every "
-    "module of the process (README, \"One runtime per process\")";
+    "module of the process (docs/c-api.md, \"One runtime per process\")";
 
 // A copy loaded while another records: its spans go nowhere. The check runs
 // when the object is loaded (at program start or in dlopen, under the

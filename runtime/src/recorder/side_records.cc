@@ -38,7 +38,8 @@ void AddArgRecord(SiteStatic& key, uint32_t kind, uint64_t bits) noexcept {
   if (r->dropped_open > 0) return;  // the innermost span was dropped
   // Only interning a key allocates (once per call site); AppendSide's slow
   // path guards its own allocations, so the usual call saves and restores
-  // no allocation counters (issue 14's argument cost).
+  // no allocation counters: a span with an argument must stay within 1.5x
+  // a plain span (bench/gate checks it).
   uint32_t key_id = key.id.load(std::memory_order_acquire);
   if (SPANPROF_UNLIKELY(key_id == 0)) {
     const UncountedAllocations uncounted;

@@ -1,4 +1,4 @@
-// A summary row's instrumentation share (issue 14): its own spans times the
+// A summary row's instrumentation share: its own spans times the
 // session's measured cost of one span, against its time; written and checked
 // in version 3, derived when reading versions 1 and 2, and marked by the
 // table when it reaches 5%.

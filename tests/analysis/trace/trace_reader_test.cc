@@ -518,7 +518,7 @@ TEST(TraceReaderTest, ReadsATraceWithoutDroppedArgs) {
   EXPECT_EQ(ParseTrace(with_drops, kSource)->dropped_args, 7u);
 }
 
-// A site's backend, dtype and device (issue 16) are written only when set,
+// A site's backend, dtype and device (added later) are written only when set,
 // in metadata.sites, dropped_by_site and the X events' args; traces written
 // before them have none and read as "".
 TEST(TraceReaderTest, KeyFieldsAreWrittenWhenSetAndOptionalOnRead) {
@@ -562,7 +562,7 @@ TEST(TraceReaderTest, KeyFieldsAreWrittenWhenSetAndOptionalOnRead) {
                  "does not match metadata.sites[");
 }
 
-// Traces written before cross-process parents (issue 15) have no trace id,
+// Traces written before cross-process parents have no trace id,
 // remote parent, seed or exported ids: they read as "" and 0.
 TEST(TraceReaderTest, ReadsATraceWithoutTraceIds) {
   Capture capture = RichCapture();

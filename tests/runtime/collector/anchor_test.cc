@@ -1,6 +1,6 @@
 // Every capture carries what puts it on a timeline with other processes
-// (issue 15): the wall clock at its time 0 with the uncertainty of that
-// pairing, its host and its pid; the trace and the summary keep them.
+// (for merging captures): the wall clock at its time 0 with the uncertainty of
+// that pairing, its host and its pid; the trace and the summary keep them.
 #include <unistd.h>
 
 #include <ctime>

@@ -2,7 +2,8 @@
 // slow + concurrency): a session whose rings fit the process-wide block
 // cache (64 MiB) leaves them there for the next session, already faulted in;
 // one whose rings outgrew it returns them to the kernel as it reads them, so
-// they do not add to the session end's peak next to the capture (issue 14).
+// they do not add to the session end's peak next to the capture (which must
+// stay under 2x the ring memory used).
 #include <cstdint>
 
 #include "gtest/gtest.h"

@@ -1,4 +1,4 @@
-// Span hooks and string arguments (issue 16 items 1 and 3): prepare,
+// Span hooks and string arguments: prepare,
 // complete (before the end timestamp) and enrich (after it), failures
 // recorded on the span, and SPANPROF_ARG_STR's bounded copy.
 #include <chrono>

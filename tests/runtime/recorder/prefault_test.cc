@@ -1,4 +1,4 @@
-// The prefaulter (issue 14): a helper thread keeps ring blocks faulted in
+// The prefaulter: a helper thread keeps ring blocks faulted in
 // ahead of the rings, so the page faults of a long first session do not
 // happen on the recording thread. The thread's own minor-fault count
 // (getrusage RUSAGE_THREAD) shows where they happened.

@@ -1,6 +1,6 @@
 // Ring mode (flight recorder) on a long capture with arguments and counts:
 // the newest spans are kept with their arguments, on one thread and on
-// several, after 20 laps of the ring (issue 14). Each span carries one or two
+// several, after 20 laps of the ring. Each span carries one or two
 // arguments and one count: two or three side records, within the three per
 // span that ring mode budgets (docs/threads.md).
 #include <cstdint>

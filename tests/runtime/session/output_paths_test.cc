@@ -89,9 +89,9 @@ TEST_F(OutputPathsTest, OffWritesNoSummaryAndTheTableNamesOnlyTheTrace) {
   config.trace_path = dir_.File("t.json");
   config.summary_path = "off";
   fs::current_path(dir_.path());
-  ::testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
   Profile(config, "test.root", [] { SPANPROF_SCOPE("work"); });
-  const std::string table = ::testing::internal::GetCapturedStdout();
+  const std::string table = ::testing::internal::GetCapturedStderr();
   EXPECT_TRUE(analysis::ReadTrace(dir_.File("t.json")).ok());
   EXPECT_FALSE(fs::exists(dir_.path() / "off"));
   EXPECT_THAT(table, HasSubstr("Trace: " + dir_.File("t.json")));
@@ -102,11 +102,11 @@ TEST_F(OutputPathsTest, TheTableDoesNotNameAnOutputThatFailed) {
   Config config;
   config.trace_path = dir_.File("t.json");
   config.summary_path = dir_.File("s.json");
-  ::testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
   EXPECT_THROW(Profile(config, "test.root",
                        [&] { fs::create_directories(config.summary_path); }),
                OutputError);
-  const std::string table = ::testing::internal::GetCapturedStdout();
+  const std::string table = ::testing::internal::GetCapturedStderr();
   EXPECT_THAT(table, HasSubstr("Trace: " + dir_.File("t.json")));
   EXPECT_THAT(table, Not(HasSubstr("Summary:")));
 }

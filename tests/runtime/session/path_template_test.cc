@@ -1,5 +1,6 @@
-// Output path templates (issue 15): %p %h %n %t %% expand, and anything
-// else after a '%' is refused at session start, naming the variable.
+// Output path templates (many processes, one setting): %p %h %n %t %% expand,
+// and anything else after a '%' is refused at session start, naming the
+// variable.
 #include "runtime/session/path_template.h"
 
 #include <cstdlib>

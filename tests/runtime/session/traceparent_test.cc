@@ -1,4 +1,4 @@
-// Cross-process parents, W3C style (issue 15 item 3): traceparent parsing and
+// Cross-process parents, W3C style: traceparent parsing and
 // rendering, the session's trace id, remote parents, exported span ids and
 // the spawn helper.
 #include <sys/wait.h>
