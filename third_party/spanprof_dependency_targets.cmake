@@ -16,15 +16,26 @@
 #   - simdjson is linked --as-needed: only the readers use it, and the session
 #     end (collect, analyse, write) reads no JSON, so a program that calls no
 #     reader records no need for libsimdjson.so.
-# Where an archive is missing, the target falls back to the shared library
-# (with a message), so the build still works. In the shared build
-# (BUILD_SHARED_LIBS, SPANPROF_STATIC_DEPS OFF) every target forwards to the
-# package's own target.
+# Debian's abseil archives are compiled as position-independent executables
+# (initial-exec TLS), which a shared object cannot take: a shared library or
+# module that links the static spanprof (libspanprof_c.so, a user's plugin)
+# gets abseil and zlib shared, chosen by a generator expression on the type
+# of the target being linked. Where an archive is missing, the targets fall
+# back to the shared libraries (with a message), so the build still works.
+# In the shared build (BUILD_SHARED_LIBS, SPANPROF_STATIC_DEPS OFF) every
+# target forwards to the package's own.
 
-# Mirrors absl::${name} as spanprof_deps::absl_${name} (static archives),
-# recursively through its INTERFACE_LINK_LIBRARIES.
-function(_spanprof_static_absl name)
-  set(mirror spanprof_deps::absl_${name})
+# True while linking a shared library or module (evaluated on the target
+# being linked, through any static library between).
+set(_spanprof_links_shared_object
+  "$<OR:$<STREQUAL:$<TARGET_PROPERTY:TYPE>,SHARED_LIBRARY>,$<STREQUAL:$<TARGET_PROPERTY:TYPE>,MODULE_LIBRARY>>")
+
+# Mirrors absl::${name} as spanprof_deps::absl_archive_${name}, an imported
+# static library (its .a) with the same dependency graph; sets ${out} to the
+# mirror, or to absl::${name} when there is no archive.
+function(_spanprof_absl_archive name out)
+  set(mirror spanprof_deps::absl_archive_${name})
+  set(${out} ${mirror} PARENT_SCOPE)
   if(TARGET ${mirror})
     return()
   endif()
@@ -35,8 +46,8 @@ function(_spanprof_static_absl name)
   if(links)
     foreach(item IN LISTS links)
       if(item MATCHES "^absl::(.+)$")
-        _spanprof_static_absl(${CMAKE_MATCH_1})
-        list(APPEND mapped spanprof_deps::absl_${CMAKE_MATCH_1})
+        _spanprof_absl_archive(${CMAKE_MATCH_1} dependency)
+        list(APPEND mapped ${dependency})
       else()
         list(APPEND mapped "${item}")
       endif()
@@ -58,8 +69,7 @@ function(_spanprof_static_absl name)
     if(NOT archive MATCHES "\\.a$" OR NOT EXISTS "${archive}")
       message(STATUS "spanprof: no static archive beside ${shared_object}; "
                      "linking abseil shared")
-      add_library(${mirror} INTERFACE IMPORTED)
-      set_target_properties(${mirror} PROPERTIES INTERFACE_LINK_LIBRARIES ${original})
+      set(${out} ${original} PARENT_SCOPE)
       return()
     endif()
     add_library(${mirror} STATIC IMPORTED)
@@ -78,48 +88,80 @@ function(_spanprof_static_absl name)
   endif()
 endfunction()
 
+# spanprof_deps::${name}: `static_item` for an executable, `shared_item`
+# for a shared object (and for everything when `static_item` is empty).
+function(_spanprof_dependency name static_item shared_item)
+  if(TARGET spanprof_deps::${name})
+    return()
+  endif()
+  add_library(spanprof_deps::${name} INTERFACE IMPORTED)
+  if(static_item)
+    set(link "$<IF:${_spanprof_links_shared_object},${shared_item},${static_item}>")
+  else()
+    set(link "${shared_item}")
+  endif()
+  set_target_properties(spanprof_deps::${name} PROPERTIES INTERFACE_LINK_LIBRARIES "${link}")
+endfunction()
+
 # spanprof_dependency_targets(STATIC <ON|OFF> ABSL <names>...): creates the
 # spanprof_deps:: targets (needs absl, simdjson and ZLIB found already).
 function(spanprof_dependency_targets)
   cmake_parse_arguments(arg "" "STATIC" "ABSL" ${ARGN})
   foreach(name IN LISTS arg_ABSL)
+    set(archive "")
     if(arg_STATIC)
-      _spanprof_static_absl(${name})
-    elseif(NOT TARGET spanprof_deps::absl_${name})
-      add_library(spanprof_deps::absl_${name} INTERFACE IMPORTED)
-      set_target_properties(spanprof_deps::absl_${name} PROPERTIES
-                            INTERFACE_LINK_LIBRARIES absl::${name})
+      _spanprof_absl_archive(${name} archive)
     endif()
+    _spanprof_dependency(absl_${name} "${archive}" absl::${name})
   endforeach()
-  if(NOT TARGET spanprof_deps::zlib)
-    set(zlib_archive "")
-    if(arg_STATIC)
-      find_library(SPANPROF_ZLIB_ARCHIVE NAMES libz.a)
-      set(zlib_archive "${SPANPROF_ZLIB_ARCHIVE}")
-    endif()
-    if(zlib_archive)
-      add_library(spanprof_deps::zlib STATIC IMPORTED)
-      set_target_properties(spanprof_deps::zlib PROPERTIES
-                            IMPORTED_LOCATION "${zlib_archive}"
+
+  set(zlib_archive "")
+  if(arg_STATIC AND NOT TARGET spanprof_deps::zlib_archive)
+    find_library(SPANPROF_ZLIB_ARCHIVE NAMES libz.a)
+    if(SPANPROF_ZLIB_ARCHIVE)
+      add_library(spanprof_deps::zlib_archive STATIC IMPORTED)
+      set_target_properties(spanprof_deps::zlib_archive PROPERTIES
+                            IMPORTED_LOCATION "${SPANPROF_ZLIB_ARCHIVE}"
                             IMPORTED_LINK_INTERFACE_LANGUAGES C
                             INTERFACE_INCLUDE_DIRECTORIES "${ZLIB_INCLUDE_DIRS}")
     else()
-      if(arg_STATIC)
-        message(STATUS "spanprof: no libz.a; linking zlib shared")
-      endif()
-      add_library(spanprof_deps::zlib INTERFACE IMPORTED)
-      set_target_properties(spanprof_deps::zlib PROPERTIES INTERFACE_LINK_LIBRARIES ZLIB::ZLIB)
+      message(STATUS "spanprof: no libz.a; linking zlib shared")
     endif()
   endif()
-  if(NOT TARGET spanprof_deps::simdjson)
-    add_library(spanprof_deps::simdjson INTERFACE IMPORTED)
-    if(arg_STATIC)
-      # The same flag items abseil's own targets put around -latomic.
-      set_target_properties(spanprof_deps::simdjson PROPERTIES INTERFACE_LINK_LIBRARIES
-        "-Wl,--push-state,--as-needed;simdjson::simdjson;-Wl,--pop-state")
-    else()
-      set_target_properties(spanprof_deps::simdjson PROPERTIES
-                            INTERFACE_LINK_LIBRARIES simdjson::simdjson)
+  if(TARGET spanprof_deps::zlib_archive)
+    set(zlib_archive spanprof_deps::zlib_archive)
+  endif()
+  _spanprof_dependency(zlib "${zlib_archive}" ZLIB::ZLIB)
+
+  # simdjson --as-needed, as one flag item: CMake keeps a flag item whole but
+  # may merge repeated ones (abseil's own --push-state around -latomic) and
+  # move a library away from flags given as separate items. The target
+  # still brings simdjson's include directories and definitions.
+  set(simdjson_as_needed "")
+  if(arg_STATIC AND NOT TARGET spanprof_deps::simdjson_as_needed)
+    get_target_property(configs simdjson::simdjson IMPORTED_CONFIGURATIONS)
+    set(location "")
+    if(configs)
+      list(GET configs 0 config)
+      get_target_property(location simdjson::simdjson IMPORTED_LOCATION_${config})
+    endif()
+    if(location)
+      add_library(spanprof_deps::simdjson_as_needed INTERFACE IMPORTED)
+      foreach(property INTERFACE_INCLUDE_DIRECTORIES INTERFACE_COMPILE_DEFINITIONS
+                       INTERFACE_COMPILE_FEATURES)
+        get_target_property(value simdjson::simdjson ${property})
+        if(value)
+          set_target_properties(spanprof_deps::simdjson_as_needed PROPERTIES
+                                ${property} "${value}")
+        endif()
+      endforeach()
+      set_target_properties(spanprof_deps::simdjson_as_needed PROPERTIES
+        INTERFACE_LINK_LIBRARIES
+          "-Wl,--push-state,--as-needed,${location},--pop-state;Threads::Threads")
     endif()
   endif()
+  if(TARGET spanprof_deps::simdjson_as_needed)
+    set(simdjson_as_needed spanprof_deps::simdjson_as_needed)
+  endif()
+  _spanprof_dependency(simdjson "${simdjson_as_needed}" simdjson::simdjson)
 endfunction()
