@@ -5,7 +5,8 @@
 // arguments), run under spanprof::ProfileFromEnvironment. bench/gate runs it
 // twice in fresh processes, with SPANPROF unset and with SPANPROF=1 (trace,
 // stream and summary into a scratch directory), and checks the growth of the
-// peak RSS (the kernel's ru_maxrss of each child) per span: at most
+// peak RSS per span (VmHWM, which this program prints last, after the
+// session has ended; a child's ru_maxrss would start from its parent's):
 // 2 x 32 bytes a span plus a fixed part of 16 MiB (docs/performance.md,
 // "Memory").
 //
@@ -18,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "proc_status.h"
 #include "spanprof/spanprof.h"
 
 namespace {
@@ -92,5 +94,7 @@ int main(int argc, char** argv) {
       "session_memory", [&] { return RecordRequests(args); });
   std::printf("session_memory: %lld spans, checksum %lld\n",
               static_cast<long long>(args.spans), static_cast<long long>(sink));
+  std::printf("peak_rss_kib=%lld\n",
+              static_cast<long long>(spanprof::bench::StatusKib("VmHWM")));
   return 0;
 }
