@@ -208,8 +208,12 @@ absl::StatusOr<Config> ConfigFromEnvironment() {
       return Bad("SPANPROF_OVERFLOW", raw, "'drop' or 'ring'");
     }
   }
-  s = CheckCapFitsMemory(config.recording);
-  if (!s.ok()) return s;
+  // Only a session that records needs the ring memory: a program run with
+  // SPANPROF off reads no /proc or cgroup file at start.
+  if (config.enabled) {
+    s = CheckCapFitsMemory(config.recording);
+    if (!s.ok()) return s;
+  }
   if (const char* raw = Get("SPANPROF_PROCESS_NAME"); raw != nullptr) {
     if (raw[0] == '\0') {
       return Bad("SPANPROF_PROCESS_NAME", raw, "a non-empty name");

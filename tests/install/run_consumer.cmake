@@ -12,6 +12,18 @@ run(${CMAKE_COMMAND} --install ${SPANPROF_BUILD_DIR} --prefix ${prefix})
 run(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE_DIR} -B ${WORK_DIR}/build
     -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER} -DCMAKE_BUILD_TYPE=Release)
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
+# An installed static spanprof links abseil and zlib statically and simdjson
+# --as-needed (spanprof_dependency_targets.cmake, installed beside
+# spanprofConfig.cmake): the consumer loads none of them.
+if(SPANPROF_STATIC_DEPS)
+  run(ldd ${WORK_DIR}/build/consumer)
+  if(NOT last_output MATCHES "libc\\.so")
+    message(FATAL_ERROR "ldd listed no C library for the consumer: ${last_output}")
+  endif()
+  if(last_output MATCHES "libabsl_|libsimdjson|libz\\.so")
+    message(FATAL_ERROR "the consumer loads a library of spanprof's: ${last_output}")
+  endif()
+endif()
 set(ENV{SPANPROF} 1)
 set(ENV{SPANPROF_QUIET} 1)
 set(ENV{SPANPROF_OUT} ${WORK_DIR}/trace.json)

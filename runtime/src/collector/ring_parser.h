@@ -206,6 +206,7 @@ class Collector {
   void set_alloc_column(bool measured) { alloc_column_ = measured; }
 
   std::vector<PendingArg>& args() { return args_; }
+  void ReserveArgs(size_t count) { args_.reserve(count); }
   // The `SpanArg` of a pending argument (its key and text looked up).
   SpanArg MakeArg(PendingArg& pending);
   // The process's counter names (by id - 1), for counter side records.

@@ -89,9 +89,19 @@ uint64_t AlignUp(uint64_t n, uint64_t align) {
   return (n + align - 1) & ~(align - 1);
 }
 
-// The records announced by the notes of one PT_NOTE segment.
+// The name of the object `info` describes; the executable's (which the
+// loader leaves empty) is read from /proc only when asked for.
+std::string ObjectName(const dl_phdr_info& info) {
+  return info.dlpi_name != nullptr && info.dlpi_name[0] != '\0'
+             ? info.dlpi_name
+             : ExecutablePath();
+}
+
+// The records announced by the notes of one PT_NOTE segment, but this copy's
+// own: every program start scans the executable, and naming it costs a
+// readlink that a program run without spanprof should not pay.
 void ScanNotes(const char* begin, const char* end, uint64_t align,
-               const std::string& object, std::vector<FoundCopy>* found) {
+               const dl_phdr_info& object, std::vector<FoundCopy>* found) {
   const char* p = begin;
   while (end - p >= 12) {
     uint32_t header[3];  // n_namesz, n_descsz, n_type
@@ -108,8 +118,9 @@ void ScanNotes(const char* begin, const char* end, uint64_t align,
       std::memcpy(&offset, desc, sizeof(offset));
       const auto* record =
           reinterpret_cast<const RuntimeCopyRecord*>(desc + offset);
-      if (record->magic == kRuntimeCopyMagic && record->version >= 1) {
-        found->push_back(FoundCopy{record, object});
+      if (record != &spanprof_runtime_copy_record &&
+          record->magic == kRuntimeCopyMagic && record->version >= 1) {
+        found->push_back(FoundCopy{record, ObjectName(object)});
       }
     }
     p = desc + desc_size;
@@ -118,9 +129,6 @@ void ScanNotes(const char* begin, const char* end, uint64_t align,
 
 int VisitObject(dl_phdr_info* info, size_t /*size*/, void* data) {
   auto* found = static_cast<std::vector<FoundCopy>*>(data);
-  const std::string object = info->dlpi_name != nullptr && info->dlpi_name[0]
-                                 ? info->dlpi_name
-                                 : ExecutablePath();
   for (ElfW(Half) i = 0; i < info->dlpi_phnum; ++i) {
     const ElfW(Phdr)& ph = info->dlpi_phdr[i];
     if (ph.p_type != PT_NOTE) continue;
@@ -128,8 +136,7 @@ int VisitObject(dl_phdr_info* info, size_t /*size*/, void* data) {
     const char* begin =
         reinterpret_cast<const char*>(  // NOLINT(performance-no-int-to-ptr)
             info->dlpi_addr + ph.p_vaddr);
-    ScanNotes(begin, begin + ph.p_memsz, ph.p_align == 8 ? 8 : 4, object,
-              found);
+    ScanNotes(begin, begin + ph.p_memsz, ph.p_align == 8 ? 8 : 4, *info, found);
   }
   return 0;
 }

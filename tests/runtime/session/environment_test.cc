@@ -93,6 +93,7 @@ TEST_F(EnvironmentTest, MaxEventsIsAPositiveInteger) {
 // (physical memory, the cgroup limit or RLIMIT_AS: memory_limit_test.cc
 // lowers RLIMIT_AS to see it chosen).
 TEST_F(EnvironmentTest, MaxEventsBeyondTheMemoryLimitIsRefused) {
+  setenv("SPANPROF", "1", 1);
   const uint64_t per_span =
       PredictedMemoryBytes(1, OverflowPolicy::kDropNewest);
   const MemoryLimit limit = ProcessMemoryLimit();
@@ -126,6 +127,23 @@ TEST_F(EnvironmentTest, MaxEventsBeyondTheMemoryLimitIsRefused) {
             std::string::npos)
       << started;
   EXPECT_FALSE(IsRecording());
+}
+
+// Only a session that records needs its ring memory: with SPANPROF off the
+// cap is parsed strictly but not held against the memory limit, so a program
+// run without profiling reads no /proc or cgroup file at start.
+TEST_F(EnvironmentTest, TheMemoryLimitIsNotConsultedWhileSpanprofIsOff) {
+  const uint64_t per_span =
+      PredictedMemoryBytes(1, OverflowPolicy::kDropNewest);
+  const uint64_t too_many = ProcessMemoryLimit().bytes / per_span + 1;
+  const absl::StatusOr<Config> off =
+      With("SPANPROF_MAX_EVENTS", std::to_string(too_many).c_str());
+  ASSERT_TRUE(off.ok()) << off.status();
+  EXPECT_FALSE(off->enabled);
+  EXPECT_EQ(off->recording.max_events, too_many);
+  ExpectError("SPANPROF_MAX_EVENTS", "many");
+  setenv("SPANPROF_MAX_EVENTS", std::to_string(too_many).c_str(), 1);
+  EXPECT_FALSE(With("SPANPROF", "1").ok());
 }
 
 // A misspelt SPANPROF_* name is a warning (the run goes on) naming the

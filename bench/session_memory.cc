@@ -1,0 +1,100 @@
+// session_memory: the memory a session costs, measured as a user meets it.
+//
+// A program shaped like an instrumented real one (a build tool's loop: a
+// request span with three children, every span with a few integer
+// arguments), run under spanprof::ProfileFromEnvironment. bench/gate runs it
+// twice in fresh processes, with SPANPROF unset and with SPANPROF=1 (trace,
+// stream and summary into a scratch directory), and checks the growth of the
+// peak RSS per span (VmHWM, which this program prints last, after the
+// session has ended; a child's ru_maxrss would start from its parent's):
+// 2 x 32 bytes a span plus a fixed part of 16 MiB (docs/performance.md,
+// "Memory").
+//
+//   session_memory [--spans N] [--args K]
+//
+// --spans N  spans to record (default 131,072; a multiple of 4 is exact)
+// --args K   integer arguments on every span (default 3, at most 4)
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "proc_status.h"
+#include "spanprof/spanprof.h"
+
+namespace {
+
+struct Args {
+  int64_t spans = 131072;
+  int args = 3;
+};
+
+bool ParseArgs(int argc, char** argv, Args& args) {
+  for (int i = 1; i < argc; ++i) {
+    if (i + 1 < argc && std::strcmp(argv[i], "--spans") == 0) {
+      args.spans = std::strtoll(argv[++i], nullptr, 10);
+    } else if (i + 1 < argc && std::strcmp(argv[i], "--args") == 0) {
+      args.args = std::atoi(argv[++i]);
+    } else {
+      return false;
+    }
+  }
+  return args.spans > 0 && args.args >= 0 && args.args <= 4;
+}
+
+// Up to four arguments on the innermost open span; `seed` keeps the values
+// varied as a real program's are.
+void AddArgs(int count, int64_t seed) {
+  if (count > 0) SPANPROF_ARG("bytes", seed * 17 % 65536);
+  if (count > 1) SPANPROF_ARG("items", seed % 97);
+  if (count > 2) SPANPROF_ARG("depth", seed % 7);
+  if (count > 3) SPANPROF_ARG("hits", seed % 3);
+}
+
+int64_t Work(int64_t seed) {
+  int64_t x = seed;
+  for (int i = 0; i < 8; ++i) x = x * 6364136223846793005 + 1442695040888963407;
+  return x;
+}
+
+int64_t RecordRequests(const Args& args) {
+  int64_t sink = 0;
+  for (int64_t done = 0; done < args.spans; done += 4) {
+    SPANPROF_SCOPE("request", {.phase = "serve"});
+    AddArgs(args.args, done);
+    {
+      SPANPROF_SCOPE("request.parse", {.phase = "parse"});
+      AddArgs(args.args, done + 1);
+      sink += Work(done);
+    }
+    {
+      SPANPROF_SCOPE("request.compute", {.phase = "compute"});
+      AddArgs(args.args, done + 2);
+      sink += Work(done + 1);
+    }
+    {
+      SPANPROF_SCOPE("request.write", {.phase = "write"});
+      AddArgs(args.args, done + 3);
+      sink += Work(done + 2);
+    }
+  }
+  return sink;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args args;
+  if (!ParseArgs(argc, argv, args)) {
+    std::fprintf(stderr,
+                 "usage: session_memory [--spans N (> 0)] [--args K (0-4)]\n");
+    return 2;
+  }
+  const int64_t sink = spanprof::ProfileFromEnvironment(
+      "session_memory", [&] { return RecordRequests(args); });
+  std::printf("session_memory: %lld spans, checksum %lld\n",
+              static_cast<long long>(args.spans), static_cast<long long>(sink));
+  std::printf("peak_rss_kib=%lld\n",
+              static_cast<long long>(spanprof::bench::StatusKib("VmHWM")));
+  return 0;
+}
