@@ -304,7 +304,11 @@ void SessionWatcher::Loop() {
   bool signal_handled = false;
   std::unique_lock<std::mutex> lock(mu_);
   while (!stop_) {
-    cv_.wait_for(lock, kDrainInterval);
+    // Behind the rings: drain again at once (the rings reuse only what was
+    // drained; otherwise they grow).
+    if (writer_ == nullptr || !writer_->BehindAfterLastDrain()) {
+      cv_.wait_for(lock, kDrainInterval);
+    }
     if (stop_) break;
     lock.unlock();
     if (g_signals.crash.load() == 1) {

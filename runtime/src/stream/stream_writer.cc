@@ -22,6 +22,11 @@ namespace {
 // Records per chunk: a payload stays under kMaxChunkPayload.
 constexpr uint64_t kRecordsPerChunk = 65536;  // 1 MiB of records
 constexpr uint64_t kSideRecordsPerChunk = 32768;
+// What the writer gathers before it writes.
+constexpr size_t kFlushBytes = size_t{1} << 20;
+// A drain that copied this many records or more suggests the rings are ahead
+// of the drain: the next one starts at once (BehindAfterLastDrain).
+constexpr uint64_t kBacklogRecords = 8 * kMaxChunkSpans;
 
 bool WriteAll(int fd, const std::string& bytes) {
   const char* data = bytes.data();
@@ -192,6 +197,9 @@ void StreamWriter::CopyRecords(const ThreadRing& ring,
       payload_.clear();
       records_written_ += n;
       done += n;
+      // Written at once, so that the buffer stays one chunk in size (warm
+      // in the cache, no fresh pages however large a backlog).
+      if (out_.size() >= kFlushBytes && !Flush()) return;
     }
     progress.position = piece.position + done;
     if (done < piece.count) return;  // abandoned: the stream is being removed
@@ -279,6 +287,7 @@ void StreamWriter::WriteClock(const ClockPair& now) {
 
 bool StreamWriter::Drain(uint32_t epoch) {
   if (failed_) return false;
+  records_at_last_drain_ = records_written_;
   DrainSites();
   DrainCounters();
   SessionState& session = Session();
@@ -296,6 +305,10 @@ bool StreamWriter::Drain(uint32_t epoch) {
   std::lock_guard<std::mutex> lock(session.mu);
   if (session.active && session.epoch == epoch) PublishDrained(session.rings);
   return true;
+}
+
+bool StreamWriter::BehindAfterLastDrain() const {
+  return records_written_ - records_at_last_drain_ >= kBacklogRecords;
 }
 
 bool StreamWriter::DrainStopped(const std::vector<ThreadRing*>& rings,

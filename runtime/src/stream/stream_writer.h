@@ -58,6 +58,10 @@ class StreamWriter {
   // Returns false when writing failed.
   bool DrainStopped(const std::vector<ThreadRing*>& rings,
                     const ClockPair& stop);
+  // Whether the last Drain() copied enough records to suggest the rings are
+  // ahead of it: the helper thread then drains again without waiting, so
+  // that the rings can reuse their chunks instead of growing.
+  bool BehindAfterLastDrain() const;
   // Whether every write so far succeeded.
   bool failed() const { return failed_; }
   // Makes a `Drain()` running on another thread stop at its next chunk
@@ -113,6 +117,7 @@ class StreamWriter {
   uint32_t sites_written_ = 1;  // id 0 is unused
   uint32_t counters_written_ = 0;
   uint64_t records_written_ = 0;
+  uint64_t records_at_last_drain_ = 0;
   std::vector<ThreadProgress> threads_;
   std::vector<Piece> pieces_;  // FindRecords() for one ring
   StreamEncoder payload_;
