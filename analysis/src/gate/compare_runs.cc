@@ -29,10 +29,6 @@ namespace {
 
 using internal::Cat;
 
-// The fewest runs a side for Welch's t on log values: 2 runs estimate a
-// side's spread from one difference, too little to trust.
-constexpr size_t kWelchMinRuns = 3;
-
 // One key's values over the runs of both sides.
 struct KeySamples {
   std::string label;
@@ -95,7 +91,7 @@ bool AllPositive(const KeySamples& k) {
 // positive values, else those whose exact Mann–Whitney interval reaches
 // `confidence` at all (4 for 95%: 2 / C(8, 4) = 0.029 ≤ 0.05).
 size_t MinimumRuns(const KeySamples& k, double confidence) {
-  if (AllPositive(k)) return kWelchMinRuns;
+  if (AllPositive(k)) return gate::kLogTestMinRuns;
   for (size_t n = 2; n < 64; ++n) {
     if (2 * gate::ExactUCdf(n, n, 0) <= 1 - confidence) return n;
   }
@@ -136,7 +132,7 @@ std::string RunsToDecide(const ComparisonRow& row, double band, size_t runs) {
 // when the effect is large against the spread of the runs.
 gate::Shift EstimateRowShift(const KeySamples& k, double confidence) {
   const size_t runs = std::min(k.base.size(), k.candidate.size());
-  if (runs >= kWelchMinRuns && runs < gate::kRankTestRuns) {
+  if (runs >= gate::kLogTestMinRuns && runs < gate::kRankTestRuns) {
     std::optional<gate::Shift> welch =
         gate::EstimateLogShift(k.base, k.candidate, confidence);
     if (welch.has_value()) return *welch;

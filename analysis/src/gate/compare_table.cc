@@ -223,8 +223,10 @@ std::string FormatComparison(const Comparison& comparison) {
       metric.is_duration ? " ns" : "", policy.relative_tolerance_bps,
       FormatBps(policy.relative_tolerance_bps));
   if (comparison.runs) {
-    const bool few = std::min(comparison.base_runs, comparison.candidate_runs) <
-                     gate::kRankTestRuns;
+    const uint64_t runs =
+        std::min(comparison.base_runs, comparison.candidate_runs);
+    const bool few =
+        runs >= gate::kLogTestMinRuns && runs < gate::kRankTestRuns;
     out += absl::StrFormat(
         "Repeated runs: %d baseline, %d candidate; %s decide, at %g%% over "
         "the table (%.4g%% per row)\n",

@@ -23,8 +23,10 @@ namespace spanprof::analysis::gate {
 inline constexpr size_t kExactLimit = 40;
 
 // From this many runs a side (both sides) the rank test decides; with fewer,
-// `EstimateLogShift()` does, from 3 runs a side.
+// `EstimateLogShift()` does, from `kLogTestMinRuns` runs a side (2 runs
+// estimate a side's spread from one difference: too little to trust).
 inline constexpr size_t kRankTestRuns = 6;
+inline constexpr size_t kLogTestMinRuns = 3;
 
 // `Shift` is the comparison of two samples.
 struct Shift {
