@@ -375,11 +375,14 @@ superlinear (above, with the interval above 1), or unknown (fewer than 3
 buckets of 3 spans, under one decade of sizes, or an interval wider than
 0.6). Each counter (heartbeats, allocations) gets its own exponent: the one
 that grows like the time is the driver, one that grows slower is a rider.
-Several traces (runs of one program) pool their spans.
+Several traces (runs of one program) pool their spans; a group with one
+span per trace (a whole-program span) is fitted across the runs, each trace
+one point (a wider interval).
 
 Options:
   --size ARG           the size argument (default: every numeric argument
                        that varies within a group)
+  --size counter:NAME  a span's own count of counter NAME as its size
   --json OUT           also write the spanprof.scaling document
   --baseline TRACE...  the scaling gate: fail when a group's exponent rose
                        by more than the margin, the interval's lower bound
