@@ -114,13 +114,14 @@ TEST_F(PlotFlameCliTest, DiffsTwoTracesAndTwoDirectoriesOfRuns) {
   for (int i = 0; i < 3; ++i) {
     WriteSample("runs/base/run-" + std::to_string(i) + ".trace.json",
                 3'000'000 + jitter[i], i + 1);
-    WriteSample("runs/cand/run-" + std::to_string(i) + ".trace.json",
+    // As `spanprof run --trace` lays them out: in DIR/traces/.
+    WriteSample("runs/cand/traces/run-" + std::to_string(i) + ".trace.json",
                 6'000'000 + jitter[i], i + 1);
   }
   ASSERT_TRUE(analysis::WriteSummary(analysis::Summarize(Sample(1, 1)),
                                      Path("runs/base/run-0.summary.json"))
                   .ok());
-  WriteText(Path("runs/cand/stdout.log"), "hello");
+  WriteText(Path("runs/base/stdout.log"), "hello");
   r = Spanprof({"plot", "flame", "--diff", Path("runs/base"), Path("runs/cand"),
                 "--merge-threads", "-o", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
