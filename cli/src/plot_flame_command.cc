@@ -80,25 +80,21 @@ absl::StatusOr<std::vector<Capture>> ReadRunTraces(const std::string& dir,
     captures.push_back(std::move(*capture));
   }
   if (captures.empty()) {
-    return absl::NotFoundError(
+    return absl::InvalidArgumentError(
         absl::StrCat(dir, ": no trace in the directory"));
   }
   return captures;
 }
 
-// A side: the traces of a directory (of `spanprof run --trace`'s `traces/`
-// folder when the directory holds none itself), or one trace.
+// A side: the traces of a directory (those in its `traces/` folder when it
+// has one: a run directory of `spanprof run --trace`), or one trace.
 absl::StatusOr<std::vector<Capture>> ReadSide(const std::string& path,
                                               const CommandIo& io) {
   std::error_code error;
   if (std::filesystem::is_directory(path, error)) {
     const std::string traces = path + "/traces";
-    absl::StatusOr<std::vector<Capture>> direct = ReadRunTraces(path, io);
-    if (direct.ok() || !absl::IsNotFound(direct.status()) ||
-        !std::filesystem::is_directory(traces, error)) {
-      return direct;
-    }
-    return ReadRunTraces(traces, io);
+    return ReadRunTraces(
+        std::filesystem::is_directory(traces, error) ? traces : path, io);
   }
   absl::StatusOr<Capture> capture = ReadTraceFile(path, "", io);
   if (!capture.ok()) return capture.status();
