@@ -105,6 +105,7 @@ absl::StatusOr<std::vector<Capture>> ReadSide(const std::string& path,
 
 std::vector<const Capture*> Pointers(const std::vector<Capture>& captures) {
   std::vector<const Capture*> out;
+  out.reserve(captures.size());
   for (const Capture& c : captures) out.push_back(&c);
   return out;
 }

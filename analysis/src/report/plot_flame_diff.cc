@@ -44,6 +44,7 @@ Stacks StacksOf(const FlameGraph& graph) {
 std::vector<Stacks> RunStacks(const std::vector<const Capture*>& runs,
                               const FlameBuildOptions& options) {
   std::vector<Stacks> out;
+  out.reserve(runs.size());
   for (const Capture* run : runs) {
     out.push_back(StacksOf(BuildFlameGraph({run}, options)));
   }

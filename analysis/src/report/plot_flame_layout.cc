@@ -151,6 +151,7 @@ std::string Draw(
   Centi y = svg::DrawHeading(doc, title, sub);
   if (!legend.empty()) {
     std::vector<std::string> labels;
+    labels.reserve(legend.size());
     for (const auto& entry : legend) labels.push_back(entry.first);
     y = svg::DrawLegend(
         doc, y + Px(6), labels, [&](size_t i, Centi x, Centi top) {

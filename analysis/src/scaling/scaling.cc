@@ -577,7 +577,7 @@ std::vector<double> PointsBootstrap(const std::vector<double>& x,
 
 // A group whose runs hold one span each (a whole-program span): every span
 // is a point of the fit.
-void AnalyzeRunPoints(std::vector<SizedSpan> spans,
+void AnalyzeRunPoints(const std::vector<SizedSpan>& spans,
                       const ScalingOptions& options, ScalingGroup& group) {
   ScalingOptions points = options;
   points.min_bucket_spans = 1;
@@ -871,7 +871,7 @@ absl::StatusOr<ScalingReport> AnalyzeScaling(
     if (options.size_arg.empty() && !SizesVary(spans)) continue;
     ScalingGroup group = NewGroup(id, columns.names);
     if (OneSpanPerRun(gathered.per_capture[id])) {
-      AnalyzeRunPoints(std::move(spans), options, group);
+      AnalyzeRunPoints(spans, options, group);
     } else {
       AnalyzeSizedSpans(std::move(spans), options, group);
     }
