@@ -24,6 +24,8 @@ constexpr internal::FlagSpec kCompareFlags[] = {
     {"--relative-tolerance", "", true, "REL"},
     {"--relative-tolerance-bps", "", true, "BPS"},
     {"--json", "", true, "OUT"},
+    {"--format", "", true, "table|github"},
+    {"--junit", "", true, "OUT.xml"},
     {"--fail-on-new", "", false, ""},
     {"--fail-on-missing", "", false, ""},
     {"--allow-incomplete", "", false, ""},
@@ -134,6 +136,26 @@ absl::Status ResolveTolerances(const internal::ParsedFlags& flags,
   return absl::OkStatus();
 }
 
+// `--format` and `--junit`: the outputs CI systems read.
+absl::Status ParseCiFlags(const internal::ParsedFlags& flags,
+                          CompareArgs& out) {
+  if (std::optional<std::string> format = flags.Value("--format")) {
+    if (*format != "table" && *format != "github") {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "--format: \"%s\" is not a format (expected table or github)",
+          *format));
+    }
+    out.format = *format;
+  }
+  if (std::optional<std::string> junit = flags.Value("--junit")) {
+    if (junit->empty()) {
+      return absl::InvalidArgumentError("--junit: the output path is empty");
+    }
+    out.junit_path = *junit;
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<int64_t> ParseAbsoluteTolerance(std::string_view text,
@@ -223,6 +245,7 @@ absl::StatusOr<CompareArgs> ParseCompareArgs(
     }
     out.json_path = *json;
   }
+  if (absl::Status ci = ParseCiFlags(*flags, out); !ci.ok()) return ci;
   if (std::optional<std::string> text = flags->Value("--confidence")) {
     double confidence = 0;
     if (!absl::SimpleAtod(*text, &confidence) || !(confidence > 0.5) ||

@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "output_paths.h"
 #include "spanprof/analysis/compare.h"
+#include "spanprof/analysis/compare_ci.h"
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/cli/compare_args.h"
@@ -19,20 +20,36 @@ namespace spanprof::cli::internal {
 
 namespace {
 
-// `--json OUT`, when given, as the command's one output.
+// `--json OUT` and `--junit OUT.xml`, when given: the command's outputs.
 std::vector<OutputPath> OutputsOf(const CompareArgs& args) {
-  if (args.json_path.empty()) return {};
-  return {{"--json", args.json_path}};
+  std::vector<OutputPath> outputs;
+  if (!args.json_path.empty()) outputs.push_back({"--json", args.json_path});
+  if (!args.junit_path.empty()) {
+    outputs.push_back({"--junit", args.junit_path});
+  }
+  return outputs;
 }
 
-// Prints the table (on stderr with `--json -`), writes the JSON, and returns
-// the exit code.
+// The printed report in the `--format` asked for.
+std::string Printed(const analysis::Comparison& comparison,
+                    const CompareArgs& args) {
+  if (args.format == "github") return analysis::ComparisonToGithub(comparison);
+  return analysis::FormatComparison(comparison);
+}
+
+// Prints the report (on stderr when an output is `-`), writes the JSON and
+// the JUnit XML, and returns the exit code.
 int Report(const analysis::Comparison& comparison, const CompareArgs& args,
            const CommandIo& io) {
-  TextStream(io, OutputsOf(args)) << analysis::FormatComparison(comparison);
+  TextStream(io, OutputsOf(args)) << Printed(comparison, args);
   if (!args.json_path.empty()) {
     absl::Status written = analysis::WriteFileAtomically(
         args.json_path, analysis::ComparisonToJson(comparison));
+    if (!written.ok()) return Failure(io, "compare", written);
+  }
+  if (!args.junit_path.empty()) {
+    absl::Status written = analysis::WriteFileAtomically(
+        args.junit_path, analysis::ComparisonToJunit(comparison));
     if (!written.ok()) return Failure(io, "compare", written);
   }
   return comparison.passed ? kExitPass : kExitRegression;

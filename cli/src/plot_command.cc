@@ -1,4 +1,4 @@
-// `spanprof plot timeline|breakdown|compare|scaling`: deterministic SVG
+// `spanprof plot timeline|breakdown|compare|scaling|flame`: deterministic SVG
 // figures.
 //
 // The command reads its inputs with the strict readers, renders with the
@@ -17,6 +17,7 @@
 #include "commands.h"
 #include "flags.h"
 #include "output_paths.h"
+#include "plot_flame_command.h"
 #include "spanprof/analysis/compare.h"
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/plot.h"
@@ -303,8 +304,8 @@ int ScalingFigure(const std::vector<std::string>& args, const CommandIo& io) {
 int RunPlot(const std::vector<std::string>& args, const CommandIo& io) {
   if (args.empty()) {
     return UsageError(io, kCommand,
-                      "missing figure: timeline, breakdown, compare or "
-                      "scaling");
+                      "missing figure: timeline, breakdown, compare, "
+                      "scaling or flame");
   }
   const std::string& figure = args[0];
   const std::vector<std::string> rest(args.begin() + 1, args.end());
@@ -312,10 +313,11 @@ int RunPlot(const std::vector<std::string>& args, const CommandIo& io) {
   if (figure == "breakdown") return Breakdown(rest, io);
   if (figure == "compare") return CompareFigure(rest, io);
   if (figure == "scaling") return ScalingFigure(rest, io);
+  if (figure == "flame") return FlameFigure(rest, io);
   return UsageError(io, kCommand,
                     absl::StrCat("unknown figure \"", figure,
                                  "\" (expected timeline, breakdown, "
-                                 "compare or scaling)"));
+                                 "compare, scaling or flame)"));
 }
 
 }  // namespace spanprof::cli::internal

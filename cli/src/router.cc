@@ -51,7 +51,8 @@ Repeated runs: when BASE or CAND is a directory, each spanprof summary in it
 (*.json declaring schema spanprof.summary; other files are skipped with a
 note; summaries of different programs, or one capture twice, are refused)
 is one run, and each row's metric is a sample over the runs. The shift
-CAND − BASE (Hodges-Lehmann) and its interval (Mann-Whitney) decide, at
+CAND − BASE (Hodges-Lehmann) and its interval (Mann-Whitney) decide (under
+6 runs a side, Welch's t on log values: from 3 runs a side), at
 --confidence over the whole table (Bonferroni: each of k tested rows at
 1 − (1 − C)/k), with T = max(ABS, BPS × median(BASE) / 10000):
     regressed  the whole interval above T      improved  below −T
@@ -79,6 +80,11 @@ Options:
                                 metrics and for directories of runs, else 0
   --relative-tolerance-bps BPS  the same in basis points (1000 = 10%)
   --json OUT                    also write a spanprof.comparison document
+  --format table|github         print the human table (default) or GitHub
+                                Actions commands: ::error for regressed
+                                rows, ::warning for unknown ones
+  --junit OUT.xml               also write a JUnit XML report (a test case
+                                per row, failure = regressed)
   --fail-on-new                 fail when CAND has keys BASE lacks
   --fail-on-missing             fail when BASE has keys CAND lacks (any)
   --allow-missing               pass without evidence: an empty candidate,
@@ -287,8 +293,10 @@ Example:
      RunRecover},
     {"plot",
      "plot timeline TRACE | breakdown SUMMARY | compare BASE CAND | "
-     "scaling TRACE... [options] [-o OUT.svg]",
-     "deterministic SVG figures: timeline, breakdown, compare, scaling",
+     "scaling TRACE... | flame TRACE... | flame --diff BASE CAND [options] "
+     "[-o OUT.svg]",
+     "deterministic SVG figures: timeline, breakdown, compare, scaling, "
+     "flame",
      R"(Draws an SVG figure from real artifacts. The same input gives the same
 bytes on every machine (no clocks, no floating point, sorted order), so
 figures can be checked in and regenerated.
@@ -309,6 +317,17 @@ figures can be checked in and regenerated.
                            medians and p95s of the duration against size on
                            log-log axes with the fitted line and exponent,
                            and the cost per unit of size (flat = linear)
+  plot flame TRACE...      a flame graph: one frame per distinct stack, as
+                           wide as its calls' inclusive time, a frame per
+                           thread under "all" (--merge-threads: one tree);
+                           cross-thread children sit under their parents
+  plot flame --diff BASE CAND
+                           the candidate's flame graph coloured by each
+                           frame's change of self time (red slower, blue
+                           faster); BASE and CAND are traces or directories
+                           of runs' traces, and with directories only the
+                           frames the repeated-runs gate calls regressed
+                           or improved are coloured
 
 Options:
   -o, --output OUT.svg          write atomically, creating parent
@@ -328,6 +347,9 @@ Options:
   --absolute-tolerance NS       default 0
   --relative-tolerance-bps BPS  default 0
   --allow-incomplete            draw summaries with drops or unfinished spans
+  flame:
+  --icicle                      roots at the top, children below
+  --merge-threads               one tree over every thread
   scaling:
   --size ARG                    the size argument (as `spanprof scaling`)
 
@@ -353,11 +375,14 @@ superlinear (above, with the interval above 1), or unknown (fewer than 3
 buckets of 3 spans, under one decade of sizes, or an interval wider than
 0.6). Each counter (heartbeats, allocations) gets its own exponent: the one
 that grows like the time is the driver, one that grows slower is a rider.
-Several traces (runs of one program) pool their spans.
+Several traces (runs of one program) pool their spans; a group with one
+span per trace (a whole-program span) is fitted across the runs, each trace
+one point (a wider interval).
 
 Options:
   --size ARG           the size argument (default: every numeric argument
                        that varies within a group)
+  --size counter:NAME  a span's own count of counter NAME as its size
   --json OUT           also write the spanprof.scaling document
   --baseline TRACE...  the scaling gate: fail when a group's exponent rose
                        by more than the margin, the interval's lower bound

@@ -3,6 +3,8 @@
 // codes, and bad input.
 #include <simdjson.h>
 
+#include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -140,6 +142,40 @@ TEST_F(ScalingCliTest, BadInputIsExitTwoNamingTheCulprit) {
   result = Spanprof({"scaling"});
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_THAT(result.err, HasSubstr("TRACE"));
+}
+
+// A real program's shape: one whole-program span a run, one run a size, the
+// size counted (SPANPROF_COUNT) rather than passed. Seven traces decide.
+TEST_F(ScalingCliTest, OneRunASizeWithACounterAsTheSizeDecides) {
+  std::vector<std::string> args = {"scaling"};
+  const double noise[] = {1.02, 0.97, 1.01, 0.99, 1.03, 0.98, 1.0};
+  for (int k = 0; k < 7; ++k) {
+    const int64_t edges = int64_t{1000} << k;
+    testing::CaptureBuilder b;
+    const uint32_t main = b.Thread(1, "main");
+    const uint32_t loop = b.Site("build.loop");
+    const auto ns = static_cast<int64_t>(
+        20.0 * std::pow(static_cast<double>(edges), 1.9) * noise[k]);
+    b.Add(1, 0, loop, main, 0, ns);
+    b.Args(1, {testing::CounterArg("edges", edges)});
+    const std::string name = "run-" + std::to_string(k) + ".json";
+    Write(b.Build(), name);
+    args.push_back(Path(name));
+  }
+  args.insert(args.end(),
+              {"--size", "counter:edges", "--json", Path("runs.json")});
+  const ProcessResult result = Spanprof(args);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("build.loop"));
+  EXPECT_THAT(result.out, HasSubstr("superlinear"));
+  const std::string json = testing::ReadText(Path("runs.json"));
+  EXPECT_THAT(json, HasSubstr("\"size_arg\": \"counter:edges\""));
+  EXPECT_THAT(json, HasSubstr("one span per run"));
+
+  const ProcessResult missing =
+      Spanprof({"scaling", Path("run-0.json"), "--size", "counter:nodes"});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_THAT(missing.err, HasSubstr("counter 'nodes'"));
 }
 
 }  // namespace

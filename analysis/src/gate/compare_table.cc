@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_format.h"
 #include "gate/compare_metric.h"
+#include "gate/shift.h"
 #include "json/cat.h"
 #include "spanprof/analysis/compare.h"
 #include "spanprof/analysis/table.h"
@@ -222,11 +223,17 @@ std::string FormatComparison(const Comparison& comparison) {
       metric.is_duration ? " ns" : "", policy.relative_tolerance_bps,
       FormatBps(policy.relative_tolerance_bps));
   if (comparison.runs) {
+    const uint64_t runs =
+        std::min(comparison.base_runs, comparison.candidate_runs);
+    const bool few =
+        runs >= gate::kLogTestMinRuns && runs < gate::kRankTestRuns;
     out += absl::StrFormat(
-        "Repeated runs: %d baseline, %d candidate; the shift (Hodges-Lehmann) "
-        "and its interval (Mann-Whitney) decide, at %g%% over the table "
-        "(%.4g%% per row)\n",
+        "Repeated runs: %d baseline, %d candidate; %s decide, at %g%% over "
+        "the table (%.4g%% per row)\n",
         comparison.base_runs, comparison.candidate_runs,
+        few ? "under 6 runs a side, the shift and its interval from Welch's t "
+              "on log values"
+            : "the shift (Hodges-Lehmann) and its interval (Mann-Whitney)",
         policy.confidence * 100, comparison.row_confidence * 100);
   }
   if (!comparison.base_path.empty()) {

@@ -22,6 +22,12 @@ namespace spanprof::analysis::gate {
 // U; larger ones the normal approximation with a tie correction.
 inline constexpr size_t kExactLimit = 40;
 
+// From this many runs a side (both sides) the rank test decides; with fewer,
+// `EstimateLogShift()` does, from `kLogTestMinRuns` runs a side (2 runs
+// estimate a side's spread from one difference: too little to trust).
+inline constexpr size_t kRankTestRuns = 6;
+inline constexpr size_t kLogTestMinRuns = 3;
+
 // `Shift` is the comparison of two samples.
 struct Shift {
   double estimate = 0;  // Hodges–Lehmann: median of (cand_j − base_i)
@@ -37,6 +43,22 @@ struct Shift {
 // `confidence` (e.g. 0.95).
 Shift EstimateShift(std::span<const double> base, std::span<const double> cand,
                     double confidence);
+
+// `EstimateLogShift()` compares `base` and `cand` by Welch's t on the
+// logarithms of the values: the interval of the ratio of geometric means,
+// exp(mean(log y) − mean(log x)), at `confidence`, turned into a shift by
+// scaling (ratio − 1) by the median of `base`; `p_value` is Welch's
+// two-sided p. It assumes log-normal runs (durations of one program are
+// close to it) and can decide with 3 runs a side, which Mann–Whitney
+// cannot. nullopt when a side has fewer than 2 values, a value is not
+// positive, or neither side has spread.
+std::optional<Shift> EstimateLogShift(std::span<const double> base,
+                                      std::span<const double> cand,
+                                      double confidence);
+
+// `StudentTCdf()` is P(T ≤ t) for Student's t with `df` > 0 degrees of
+// freedom (df need not be an integer).
+double StudentTCdf(double t, double df);
 
 // `MannWhitneyU()` is U of `cand` against `base`: the pairs with
 // cand > base, plus half the ties.

@@ -285,9 +285,12 @@ void AppendRow(std::string* out, const Row& row, const ExtraColumns& extra) {
 }
 
 // The numeric arguments (not strings, not counters) that spans of the row
-// `key` carry, sorted: the sizes `spanprof scaling` can use.
+// `key` carry, sorted: the sizes `spanprof scaling` can use; with
+// `counters`, the named counters the spans counted themselves instead (the
+// sizes of `--size counter:NAME`).
 std::vector<std::string> NumericArgumentsOf(const Capture& capture,
-                                            const RowKey& key) {
+                                            const RowKey& key,
+                                            bool counters = false) {
   std::vector<bool> of_row(capture.sites.size());
   for (size_t i = 0; i < capture.sites.size(); ++i) {
     of_row[i] = RowKeyOf(capture.sites[i]) == key;
@@ -298,7 +301,7 @@ std::vector<std::string> NumericArgumentsOf(const Capture& capture,
     const size_t end = static_cast<size_t>(span.first_arg) + span.arg_count;
     for (size_t a = span.first_arg; a < end && a < capture.args.size(); ++a) {
       const SpanArg& arg = capture.args[a];
-      if (!arg.is_string && !arg.is_counter) names.insert(arg.key);
+      if (!arg.is_string && arg.is_counter == counters) names.insert(arg.key);
     }
   }
   return {names.begin(), names.end()};
@@ -342,6 +345,18 @@ void AppendNotes(std::string* out, const Summary& summary,
   }
   const std::vector<std::string> sizes =
       NumericArgumentsOf(*options.capture, first->key);
+  const std::vector<std::string> counts =
+      NumericArgumentsOf(*options.capture, first->key, /*counters=*/true);
+  if (sizes.empty() && !counts.empty()) {
+    absl::StrAppend(out, "its spans count ",
+                    counts.size() == 1 ? "the counter " : "the counters ",
+                    Printable(absl::StrJoin(counts, ", ")),
+                    ": run `spanprof scaling ", trace,
+                    " --size counter:", Printable(counts.front()),
+                    "` to see whether its cost grows faster than that "
+                    "count\n");
+    return;
+  }
   if (sizes.empty()) {
     absl::StrAppend(out,
                     "add a size argument to the span (SPANPROF_ARG(\"size\", "

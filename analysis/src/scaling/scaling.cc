@@ -14,6 +14,7 @@
 #include <set>
 #include <span>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -537,6 +538,105 @@ void AnalyzeSizedSpans(std::vector<SizedSpan> spans,
 
 namespace {
 
+// `resamples` exponents of the fit through `x`, `y` (the points `used` by
+// the fit, less `offset`), each from the points drawn with replacement; a
+// draw whose sizes are all equal has no slope and is drawn again.
+std::vector<double> PointsBootstrap(const std::vector<double>& x,
+                                    const std::vector<double>& y,
+                                    const std::vector<bool>& used,
+                                    double offset,
+                                    const ScalingOptions& options,
+                                    Random& random) {
+  std::vector<double> log_x;
+  std::vector<double> log_y;
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (!used.empty() && !used[i]) continue;
+    log_x.push_back(std::log(x[i]));
+    log_y.push_back(LogOfExcess(std::span<const double>(&y[i], 1), offset)[0]);
+  }
+  std::vector<double> bootstrap;
+  if (log_x.size() < 2) return bootstrap;
+  const size_t n = log_x.size();
+  std::vector<double> draw_x(n);
+  std::vector<double> draw_y(n);
+  for (uint64_t tries = 0; bootstrap.size() < options.resamples &&
+                           tries < 4ULL * options.resamples + 16;
+       ++tries) {
+    for (size_t k = 0; k < n; ++k) {
+      const auto i = std::min(
+          n - 1,
+          static_cast<size_t>(random.Uniform() * static_cast<double>(n)));
+      draw_x[k] = log_x[i];
+      draw_y[k] = log_y[i];
+    }
+    const double slope = TheilSenSlope(draw_x, draw_y);
+    if (std::isfinite(slope)) bootstrap.push_back(slope);
+  }
+  return bootstrap;
+}
+
+// A group whose runs hold one span each (a whole-program span): every span
+// is a point of the fit.
+void AnalyzeRunPoints(const std::vector<SizedSpan>& spans,
+                      const ScalingOptions& options, ScalingGroup& group) {
+  ScalingOptions points = options;
+  points.min_bucket_spans = 1;
+  AnalyzeSizedSpans(spans, points, group);
+  // The buckets' order-statistic bootstrap has nothing to draw from one
+  // span: the exponent and its interval come from the points instead.
+  std::vector<double> x;
+  std::vector<double> y;
+  for (const SizedSpan& span : spans) {
+    x.push_back(span.size);
+    y.push_back(static_cast<double>(span.duration_ns));
+  }
+  group.exponent.reset();
+  group.p95_exponent.reset();
+  group.bootstrap.clear();
+  const std::optional<PowerLawFit> fit = FitPowerLaw(x, y, true);
+  size_t used = 0;
+  double decades = 0;
+  if (fit.has_value()) {
+    Random random(options.seed);
+    group.overhead_ns = fit->offset;
+    group.log_scale = fit->log_scale;
+    group.bootstrap =
+        PointsBootstrap(x, y, fit->used, fit->offset, options, random);
+    double low = 0;
+    double high = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+      if (!fit->used.empty() && !fit->used[i]) continue;
+      low = used++ == 0 ? x[i] : std::min(low, x[i]);
+      high = std::max(high, x[i]);
+    }
+    decades = used > 0 ? std::log10(high / low) : 0;
+    if (!group.bootstrap.empty()) {
+      std::vector<double> sorted = group.bootstrap;
+      std::sort(sorted.begin(), sorted.end());
+      const double tail = (1.0 - options.confidence) / 2.0;
+      group.exponent = Exponent{.estimate = fit->exponent,
+                                .ci_low = SortedQuantile(sorted, tail),
+                                .ci_high = SortedQuantile(sorted, 1.0 - tail)};
+    }
+  }
+  group.verdict =
+      ScalingVerdict(group.exponent, used, decades, points, &group.reason);
+  char note[160];
+  std::snprintf(note, sizeof(note),
+                "; one span per run: each of the %zu runs is one point, the "
+                "interval from resampling the points (wider than from many "
+                "spans a size)",
+                spans.size());
+  group.reason += note;
+  // The counters' roles against this exponent and verdict.
+  const std::vector<BucketData> buckets =
+      MakeBuckets(spans, group.counter_names.size());
+  group.counters.clear();
+  group.driver.reset();
+  Random roles(options.seed);
+  AssignCounterRoles(FittedBuckets(buckets, points), points, roles, group);
+}
+
 // The counters every sized span reports: heartbeats always, allocations
 // when any capture measured them, then every named counter (SPANPROF_COUNT)
 // of any capture, by name. `named_begin` is the first named one's column.
@@ -605,8 +705,44 @@ using GroupId = std::pair<RowKey, std::string>;  // key, size argument
 
 struct Gathered {
   std::map<GroupId, std::vector<SizedSpan>> groups;
+  // Per group, how many spans each capture (by index) gave it.
+  std::map<GroupId, std::map<size_t, uint64_t>> per_capture;
   uint64_t nonpositive = 0;
 };
+
+// `--size counter:NAME`: a span's size is its own count of counter NAME.
+constexpr std::string_view kCounterSize = "counter:";
+
+std::string SizeCounter(const ScalingOptions& options) {
+  if (!options.size_arg.starts_with(kCounterSize)) return "";
+  return options.size_arg.substr(kCounterSize.size());
+}
+
+// The span's own count of counter `name` (what SPANPROF_COUNT added while
+// it was the innermost open span); nullopt when it counted none.
+std::optional<double> OwnCount(const Capture& capture, const Span& span,
+                               const std::string& name) {
+  const size_t begin = std::min<size_t>(span.first_arg, capture.args.size());
+  const size_t end =
+      std::min<size_t>(begin + span.arg_count, capture.args.size());
+  std::optional<double> count;
+  for (size_t a = begin; a < end; ++a) {
+    const SpanArg& arg = capture.args[a];
+    if (!arg.is_counter || arg.key != name) continue;
+    count =
+        count.value_or(0) +
+        (arg.is_double ? arg.double_value : static_cast<double>(arg.int_value));
+  }
+  return count;
+}
+
+// True when every capture that gave the group spans gave it exactly one,
+// and more than one capture did.
+bool OneSpanPerRun(const std::map<size_t, uint64_t>& per_capture) {
+  return per_capture.size() > 1 &&
+         std::all_of(per_capture.begin(), per_capture.end(),
+                     [](const auto& entry) { return entry.second == 1; });
+}
 
 // A named counter that a span did not count is 0: counting is always on.
 SizedSpan MakeSizedSpan(const Capture& capture, size_t i, double size,
@@ -636,15 +772,37 @@ RowKey KeyOf(const Capture& capture, const Span& span) {
   return RowKeyOf(capture.sites[span.site]);
 }
 
+// Adds span `i` of capture `c` to the group `id` with `size`.
+void AddSized(Gathered& out, const GroupId& id, size_t c,
+              const Capture& capture, size_t i, double size,
+              const CounterColumns& columns, const InclusiveCounts& inclusive) {
+  if (!(size > 0) || !std::isfinite(size)) {
+    ++out.nonpositive;
+    return;
+  }
+  out.groups[id].push_back(MakeSizedSpan(capture, i, size, columns, inclusive));
+  ++out.per_capture[id][c];
+}
+
 Gathered Gather(std::span<const NamedCapture> captures,
                 const ScalingOptions& options, const CounterColumns& columns) {
   Gathered out;
-  for (const NamedCapture& named : captures) {
-    const Capture& capture = *named.capture;
+  const std::string size_counter = SizeCounter(options);
+  for (size_t c = 0; c < captures.size(); ++c) {
+    const Capture& capture = *captures[c].capture;
     const InclusiveCounts inclusive(capture, columns);
     for (size_t i = 0; i < capture.spans.size(); ++i) {
       const Span& span = capture.spans[i];
       if ((span.flags & kSpanUnfinished) != 0) continue;
+      if (!size_counter.empty()) {
+        const std::optional<double> count =
+            OwnCount(capture, span, size_counter);
+        if (count.has_value()) {
+          AddSized(out, {KeyOf(capture, span), options.size_arg}, c, capture, i,
+                   *count, columns, inclusive);
+        }
+        continue;
+      }
       const size_t begin =
           std::min<size_t>(span.first_arg, capture.args.size());
       const size_t end =
@@ -657,12 +815,8 @@ Gathered Gather(std::span<const NamedCapture> captures,
         if (!options.size_arg.empty() && arg.key != options.size_arg) continue;
         const double size = arg.is_double ? arg.double_value
                                           : static_cast<double>(arg.int_value);
-        if (!(size > 0) || !std::isfinite(size)) {
-          ++out.nonpositive;
-          continue;
-        }
-        out.groups[{KeyOf(capture, span), arg.key}].push_back(
-            MakeSizedSpan(capture, i, size, columns, inclusive));
+        AddSized(out, {KeyOf(capture, span), arg.key}, c, capture, i, size,
+                 columns, inclusive);
       }
     }
   }
@@ -690,6 +844,11 @@ absl::Status CheckSizeArgFound(const Gathered& gathered,
   if (options.size_arg.empty() || !gathered.groups.empty()) {
     return absl::OkStatus();
   }
+  const std::string counter = SizeCounter(options);
+  if (!counter.empty()) {
+    return absl::NotFoundError("no span has its own count of counter '" +
+                               counter + "' (--size " + options.size_arg + ")");
+  }
   return absl::NotFoundError("no span has a positive numeric argument '" +
                              options.size_arg + "' (--size)");
 }
@@ -711,7 +870,11 @@ absl::StatusOr<ScalingReport> AnalyzeScaling(
   for (auto& [id, spans] : gathered.groups) {
     if (options.size_arg.empty() && !SizesVary(spans)) continue;
     ScalingGroup group = NewGroup(id, columns.names);
-    AnalyzeSizedSpans(std::move(spans), options, group);
+    if (OneSpanPerRun(gathered.per_capture[id])) {
+      AnalyzeRunPoints(spans, options, group);
+    } else {
+      AnalyzeSizedSpans(std::move(spans), options, group);
+    }
     report.groups.push_back(std::move(group));
   }
   return report;

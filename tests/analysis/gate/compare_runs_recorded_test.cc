@@ -85,5 +85,44 @@ TEST(CompareRunsRecordedTest, TenRunsASideFindTheSlowParse) {
   EXPECT_TRUE(tokenize);
 }
 
+TEST(CompareRunsRecordedTest, ThreeRunsASideOfTheAASetNeverRegress) {
+  // Under 6 runs a side Welch's t on log values decides: on real runs of
+  // one binary it must not call a change either way.
+  const SummaryRuns all = Read("aa-indexer");
+  ASSERT_EQ(all.runs.size(), 20u);
+  std::mt19937_64 rng(3);
+  for (int split = 0; split < 40; ++split) {
+    std::vector<size_t> order(all.runs.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::shuffle(order.begin(), order.end(), rng);
+    SummaryRuns base;
+    SummaryRuns cand;
+    for (size_t i = 0; i < 6; ++i) {
+      (i < 3 ? base : cand).runs.push_back(all.runs[order[i]]);
+    }
+    absl::StatusOr<Comparison> c = CompareRuns(base, cand, RunsDefaults());
+    ASSERT_TRUE(c.ok()) << c.status();
+    EXPECT_EQ(c->counts.regressed, 0u) << "split " << split;
+    EXPECT_EQ(c->counts.improved, 0u) << "split " << split;
+  }
+}
+
+TEST(CompareRunsRecordedTest, ThreeRunsASideFindTheSlowParse) {
+  SummaryRuns base = Read("ab-slow-parse/base");
+  SummaryRuns cand = Read("ab-slow-parse/cand");
+  base.runs.resize(3);
+  cand.runs.resize(3);
+  absl::StatusOr<Comparison> c = CompareRuns(base, cand, RunsDefaults());
+  ASSERT_TRUE(c.ok()) << c.status();
+  bool tokenize = false;
+  for (const ComparisonRow& row : c->rows) {
+    if (row.key.name == "file.tokenize") {
+      tokenize = row.status == RowStatus::kRegressed;
+    }
+  }
+  EXPECT_TRUE(tokenize);
+  EXPECT_FALSE(c->passed);
+}
+
 }  // namespace
 }  // namespace spanprof::analysis

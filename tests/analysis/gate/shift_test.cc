@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -106,6 +107,57 @@ TEST(ShiftTest, TheIntervalCoversTheTrueShiftAtItsConfidence) {
     }
   }
   EXPECT_GE(covered, 372);
+}
+
+TEST(WelchTest, StudentTMatchesTheTables) {
+  // Two-sided 95% critical values: 12.706 (1 df), 2.776 (4 df), 2.228
+  // (10 df); 1.96 in the normal limit.
+  EXPECT_NEAR(StudentTCdf(12.706, 1), 0.975, 1e-4);
+  EXPECT_NEAR(StudentTCdf(2.776, 4), 0.975, 1e-4);
+  EXPECT_NEAR(StudentTCdf(2.228, 10), 0.975, 1e-4);
+  EXPECT_NEAR(StudentTCdf(1.96, 1e6), 0.975, 1e-4);
+  EXPECT_NEAR(StudentTCdf(-2.776, 4), 0.025, 1e-4);
+  EXPECT_DOUBLE_EQ(StudentTCdf(0, 3.5), 0.5);
+}
+
+TEST(WelchTest, ALargeRatioIsDecidedFromThreeValuesASide) {
+  const std::vector<double> base = {38000, 39000, 37500};
+  const std::vector<double> cand = {1000, 1020, 990};
+  const std::optional<Shift> shift = EstimateLogShift(base, cand, 0.95);
+  ASSERT_TRUE(shift.has_value());
+  ASSERT_TRUE(shift->ci_low.has_value());
+  ASSERT_TRUE(shift->ci_high.has_value());
+  // The ratio of geometric means is about 1/38: the shift is the baseline
+  // median times (ratio - 1), inside its interval, all of it far below 0.
+  EXPECT_NEAR(shift->estimate, 38000 * (1003.3 / 38163.0 - 1), 50);
+  EXPECT_LE(*shift->ci_low, shift->estimate);
+  EXPECT_GE(*shift->ci_high, shift->estimate);
+  EXPECT_LT(*shift->ci_high, -30000);
+  EXPECT_LT(shift->p_value, 0.001);
+  // The rank test cannot reach 95% with 3 and 3 values at all.
+  EXPECT_FALSE(EstimateShift(base, cand, 0.95).ci_low.has_value());
+}
+
+TEST(WelchTest, NoiseGivesAnIntervalAroundNoChange) {
+  const std::vector<double> base = {1000, 1100, 950};
+  const std::vector<double> cand = {1050, 980, 1080};
+  const std::optional<Shift> shift = EstimateLogShift(base, cand, 0.95);
+  ASSERT_TRUE(shift.has_value());
+  EXPECT_LT(*shift->ci_low, 0);
+  EXPECT_GT(*shift->ci_high, 0);
+  EXPECT_GT(shift->p_value, 0.5);
+}
+
+TEST(WelchTest, RefusesWhatLogarithmsCannotCompare) {
+  EXPECT_FALSE(EstimateLogShift(std::vector<double>{0, 1, 2},
+                                std::vector<double>{3, 4, 5}, 0.95)
+                   .has_value());
+  EXPECT_FALSE(EstimateLogShift(std::vector<double>{1},
+                                std::vector<double>{3, 4, 5}, 0.95)
+                   .has_value());
+  EXPECT_FALSE(EstimateLogShift(std::vector<double>{2, 2},
+                                std::vector<double>{3, 3}, 0.95)
+                   .has_value());
 }
 
 }  // namespace

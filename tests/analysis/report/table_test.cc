@@ -237,6 +237,20 @@ TEST(TableTest, TheHeavyTailNoteNamesTheSizeArgumentTheSpansCarry) {
                                "--size bytes` to see whether its cost grows "
                                "faster than its size\n"));
   EXPECT_THAT(names, Not(HasSubstr("add a size argument")));
+
+  // Spans that count work but carry no size: the counter is the size.
+  Capture counted = HeavyTailCapture();
+  b.capture() = counted;
+  for (uint64_t id = 2; id < 42; ++id) {
+    b.Args(id, {testing::CounterArg("entries", static_cast<int64_t>(id))});
+  }
+  counted = b.Build();
+  EXPECT_THAT(FormatTable(Summarize(counted),
+                          {.trace_path = "t.json", .capture = &counted}),
+              HasSubstr("p99 = 1000.0x median): its spans count the counter "
+                        "entries: run `spanprof scaling t.json --size "
+                        "counter:entries` to see whether its cost grows "
+                        "faster than that count\n"));
 }
 
 TEST(TableTest, NoTailColumnOrNoteWithoutHeavyTails) {

@@ -440,6 +440,102 @@ TEST(ScalingTest, NamedCountersAreInclusiveAndCanDrive) {
   EXPECT_THAT(ScalingToJson(*report), HasSubstr("\"bytes_copied\""));
 }
 
+// `--size counter:NAME`: a span's own count of NAME is its size; a span that
+// counted nothing itself (its child did) is not in the group.
+TEST(ScalingTest, ACountersOwnCountIsASize) {
+  CaptureBuilder b;
+  const uint32_t main = b.Thread(1, "main");
+  const uint32_t load = b.Site("deps.load");
+  const uint32_t outer = b.Site("outer");
+  std::mt19937_64 engine(5);
+  std::uniform_real_distribution<double> log2_size(6, 16);
+  int64_t t = 0;
+  uint64_t id = 1;
+  for (int i = 0; i < 300; ++i) {
+    const auto entries = static_cast<int64_t>(std::exp2(log2_size(engine)));
+    const int64_t ns = 40 * entries;
+    const uint64_t parent = id++;
+    b.Add(parent, 0, outer, main, t, t + ns + 20);
+    const uint64_t child = id++;
+    b.Add(child, parent, load, main, t + 10, t + 10 + ns);
+    b.Args(child, {testing::CounterArg("entries", entries)});
+    t += ns + 30;
+  }
+  const Capture capture = b.Build();
+  const NamedCapture captures[] = {{"a.json", &capture}};
+  ScalingOptions options;
+  options.size_arg = "counter:entries";
+  absl::StatusOr<ScalingReport> report = AnalyzeScaling(captures, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->groups.size(), 1u);
+  const ScalingGroup& group = report->groups[0];
+  EXPECT_EQ(group.label, "deps.load");
+  EXPECT_EQ(group.size_arg, "counter:entries");
+  EXPECT_EQ(group.spans, 300u);
+  EXPECT_EQ(group.verdict, "linear") << group.reason;
+  ASSERT_TRUE(group.exponent.has_value());
+  EXPECT_NEAR(group.exponent->estimate, 1.0, 0.05);
+
+  options.size_arg = "counter:nothing";
+  report = AnalyzeScaling(captures, options);
+  ASSERT_FALSE(report.ok());
+  EXPECT_THAT(std::string(report.status().message()),
+              HasSubstr("own count of counter 'nothing'"));
+}
+
+// One whole-program span a run, one run a size: each trace is a point.
+Capture OneRun(int64_t targets, double exponent, double noise) {
+  CaptureBuilder b;
+  const uint32_t main = b.Thread(1, "main");
+  const uint32_t build = b.Site("build.run");
+  const auto ns = static_cast<int64_t>(
+      50.0 * std::pow(static_cast<double>(targets), exponent) * noise);
+  b.Add(1, 0, build, main, 0, ns);
+  b.Args(1, {testing::IntArg("targets", targets)});
+  return b.Build();
+}
+
+TEST(ScalingTest, OneSpanPerRunIsFittedAcrossRuns) {
+  std::vector<Capture> runs;
+  const double noise[] = {1.02, 0.97, 1.01, 0.99, 1.03, 0.98, 1.0};
+  for (int k = 0; k < 7; ++k) {
+    runs.push_back(OneRun(int64_t{1000} << k, 1.9, noise[k]));
+  }
+  std::vector<NamedCapture> captures;
+  for (const Capture& run : runs) captures.push_back({"run.json", &run});
+  ScalingOptions options;
+  options.size_arg = "targets";
+  absl::StatusOr<ScalingReport> report = AnalyzeScaling(captures, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->groups.size(), 1u);
+  const ScalingGroup& group = report->groups[0];
+  EXPECT_EQ(group.spans, 7u);
+  EXPECT_EQ(group.verdict, "superlinear") << group.reason;
+  ASSERT_TRUE(group.exponent.has_value());
+  EXPECT_NEAR(group.exponent->estimate, 1.9, 0.1);
+  EXPECT_LE(group.exponent->ci_low, group.exponent->estimate);
+  EXPECT_GE(group.exponent->ci_high, group.exponent->estimate);
+  EXPECT_GT(group.exponent->ci_high - group.exponent->ci_low, 0);
+  EXPECT_THAT(group.reason, HasSubstr("one span per run"));
+
+  // A linear program the same way is linear, not superlinear.
+  std::vector<Capture> linear;
+  for (int k = 0; k < 7; ++k) {
+    linear.push_back(OneRun(int64_t{1000} << k, 1.0, noise[k]));
+  }
+  captures.clear();
+  for (const Capture& run : linear) captures.push_back({"run.json", &run});
+  report = AnalyzeScaling(captures, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->groups.size(), 1u);
+  EXPECT_EQ(report->groups[0].verdict, "linear") << report->groups[0].reason;
+  // Two runs are two points: too few to decide.
+  captures.resize(2);
+  report = AnalyzeScaling(captures, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->groups[0].verdict, "unknown");
+}
+
 TEST(ScalingTest, TheGateSeesTheExponentRise) {
   const Capture base = TokenizeCapture([](double s) { return 2.0 * s; }, 1);
   const Capture same = TokenizeCapture([](double s) { return 2.0 * s; }, 2);

@@ -8,7 +8,8 @@
 // `analysis::kRunsDefaultAbsoluteToleranceNs`), `--relative-tolerance REL`
 // (`ParseRelativeTolerance()`) or `--relative-tolerance-bps BPS` (default
 // `analysis::DefaultRelativeToleranceBps()`; directories of runs
-// `analysis::kRunsDefaultRelativeToleranceBps`), `--json OUT`, and the
+// `analysis::kRunsDefaultRelativeToleranceBps`), `--json OUT`,
+// `--format table|github`, `--junit OUT.xml`, and the
 // switches
 // `--fail-on-new`, `--fail-on-missing`, `--allow-incomplete`,
 // `--allow-missing`, and for directories of
@@ -45,6 +46,11 @@ struct CompareArgs {
   std::string base_path;
   std::string candidate_path;
   std::string json_path;  // empty: no JSON document
+  // `--format table|github`: "" or "table" prints the human table; "github"
+  // prints GitHub Actions workflow commands (`analysis::ComparisonToGithub`).
+  std::string format;
+  // `--junit OUT.xml`: also write a JUnit XML report there (empty: not).
+  std::string junit_path;
   // With the default tolerances of one run against one filled in for those
   // not given.
   analysis::ComparePolicy policy;
