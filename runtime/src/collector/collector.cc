@@ -80,7 +80,7 @@ std::vector<uint32_t> ParseRings(Collector& collector,
     if (snaps[t].ring != nullptr) internal::HandBack(snaps[t]);
     snaps[t].ring = nullptr;
     snaps[t].chunks.clear();
-    std::vector<internal::Record>().swap(snaps[t].owned);
+    std::vector<internal::OwnedRecords>().swap(snaps[t].owned);
     // The copy of the thread's side records (40 bytes a record) is parsed:
     // free it now, before the capture's arguments are built, not when the
     // session end returns (the peak of a session with arguments).

@@ -99,7 +99,9 @@ void Collector::ParseThread(uint32_t snapshot, const RingSnapshot& snap) {
   p.next_side = snap.side.empty() ? UINT64_MAX : snap.side.front().position;
   for (size_t chunk_index = 0; chunk_index < snap.chunks.size();
        ++chunk_index) {
-    if (!ParseChunk(p, snap.chunks[chunk_index])) break;
+    const bool more = ParseChunk(p, snap.chunks[chunk_index]);
+    if (chunk_index < snap.owned.size()) snap.owned[chunk_index].Release();
+    if (!more) break;
     // A closed chunk is never written again and is read only here: free it
     // now (the ring's own descriptor, so the hand-back skips it), so that the
     // rings shrink while the capture grows.

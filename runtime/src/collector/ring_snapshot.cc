@@ -1,6 +1,8 @@
 // Taking the rings of a stopped session and giving them back.
 #include "collector/ring_snapshot.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -79,6 +81,21 @@ void AddDrops(const std::vector<uint64_t>& drops,
 }
 
 }  // namespace
+
+OwnedRecords::OwnedRecords(uint64_t count) {
+  if (count == 0) return;
+  void* p = mmap(nullptr, count * sizeof(Record), PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return;
+  data_ = static_cast<Record*>(p);
+  count_ = count;
+}
+
+void OwnedRecords::Release() noexcept {
+  if (data_ != nullptr) munmap(data_, count_ * sizeof(Record));
+  data_ = nullptr;
+  count_ = 0;
+}
 
 std::vector<RingSnapshot> SnapshotRings(const std::vector<ThreadRing*>& rings,
                                         std::vector<uint64_t>* drops_by_site) {

@@ -12,6 +12,43 @@
 
 namespace spanprof::internal {
 
+// Records read back from a stream, in memory of their own (mapped, not from
+// malloc): freeing them gives the pages back to the kernel at once, so the
+// capture that the parser builds meanwhile reuses them instead of adding to
+// the peak. Move-only.
+class OwnedRecords {
+ public:
+  OwnedRecords() = default;
+  // Room for `count` records (none when out of memory: data() is null).
+  explicit OwnedRecords(uint64_t count);
+  ~OwnedRecords() { Release(); }
+  OwnedRecords(OwnedRecords&& other) noexcept
+      : data_(other.data_), count_(other.count_) {
+    other.data_ = nullptr;
+    other.count_ = 0;
+  }
+  OwnedRecords& operator=(OwnedRecords&& other) noexcept {
+    if (this != &other) {
+      Release();
+      data_ = other.data_;
+      count_ = other.count_;
+      other.data_ = nullptr;
+      other.count_ = 0;
+    }
+    return *this;
+  }
+  OwnedRecords(const OwnedRecords&) = delete;
+  OwnedRecords& operator=(const OwnedRecords&) = delete;
+
+  Record* data() const { return data_; }
+  uint64_t size() const { return count_; }
+  void Release() noexcept;
+
+ private:
+  Record* data_ = nullptr;
+  uint64_t count_ = 0;
+};
+
 // One thread's consistent snapshot, taken under its mutex after stop.
 struct RingSnapshot {
   // The ring it was taken from; nullptr for a thread read back from a
@@ -20,8 +57,9 @@ struct RingSnapshot {
   uint32_t slot = 0;          // the thread's index in its session's ring list
   std::vector<Chunk> chunks;  // with `used` filled in
   // The records `chunks` point into when no ring holds them (a stream read
-  // back); freed as soon as the thread is parsed.
-  std::vector<Record> owned;
+  // back), one vector per chunk: the parser frees each once it is parsed, so
+  // that the records shrink while the capture grows.
+  mutable std::vector<OwnedRecords> owned;
   // Side records oldest first, and the index of each in the thread's side
   // stream (ring mode overwrites the oldest, so indices need not start at 0).
   std::vector<SideRecord> side;

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <new>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -95,7 +96,8 @@ RingSnapshot& SnapshotOfSlot(CaptureInputs& in, uint32_t slot) {
 // stream has. Returns the records lost in between (reused before the stream
 // could take them), with everything after them.
 uint64_t JoinRecords(const RingSnapshot& live, RingSnapshot& snap) {
-  uint64_t n = snap.owned.size();
+  uint64_t n = 0;
+  for (const Chunk& chunk : snap.chunks) n += chunk.used;
   uint64_t lost = 0;
   for (const Chunk& chunk : live.chunks) {
     const uint64_t end = chunk.base_position + chunk.used;
@@ -104,15 +106,13 @@ uint64_t JoinRecords(const RingSnapshot& live, RingSnapshot& snap) {
       lost += chunk.used;  // after a gap nothing can be placed
       continue;
     }
-    snap.owned.insert(snap.owned.end(),
-                      chunk.records + (n - chunk.base_position),
-                      chunk.records + chunk.used);
+    const uint64_t count = end - n;
+    OwnedRecords& piece = snap.owned.emplace_back(count);
+    if (piece.data() == nullptr) throw std::bad_alloc();
+    std::memcpy(piece.data(), chunk.records + (n - chunk.base_position),
+                count * sizeof(Record));
+    snap.chunks.push_back(Chunk{piece.data(), count, count, n});
     n = end;
-  }
-  snap.chunks.clear();
-  if (!snap.owned.empty()) {
-    snap.chunks.push_back(
-        Chunk{snap.owned.data(), snap.owned.size(), snap.owned.size(), 0});
   }
   return lost;
 }
@@ -129,7 +129,8 @@ uint64_t JoinRings(const std::vector<ThreadRing*>& rings, CaptureInputs& in) {
   for (RingSnapshot& l : live) {
     RingSnapshot& snap = SnapshotOfSlot(in, l.slot);
     lost += JoinRecords(l, snap);
-    const uint64_t records = snap.owned.size();
+    uint64_t records = 0;
+    for (const Chunk& chunk : snap.chunks) records += chunk.used;
     snap.side.clear();
     snap.side_index.clear();
     for (size_t k = 0; k < l.side.size(); ++k) {
@@ -155,7 +156,8 @@ CaptureInputs ReadBack(const std::string& path) {
                  path.c_str(), file.error().c_str());
     return {};
   }
-  absl::StatusOr<StreamContents> read = ReadStream(file.bytes(), path);
+  absl::StatusOr<StreamContents> read =
+      ReadStream(file.bytes(), path, /*own_session=*/true);
   if (!read.ok()) {
     std::fprintf(stderr, "spanprof: cannot read back the stream: %s\n",
                  std::string(read.status().message()).c_str());

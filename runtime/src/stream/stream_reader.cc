@@ -3,10 +3,15 @@
 // contiguous, then assemble the capture as a session end would.
 #include "stream/stream_reader.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <new>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -34,7 +39,10 @@ using internal::StreamDecoder;
 struct ThreadData {
   uint64_t os_tid = 0;
   std::string name;
-  std::vector<Record> records;  // positions 0 .. size - 1
+  // Positions 0 .. record_count - 1, a vector per chunk read (so that the
+  // collector can free each once parsed).
+  std::vector<internal::OwnedRecords> records;
+  uint64_t record_count = 0;
   bool records_gap = false;
   std::vector<SideRecord> side;  // indices 0 .. size - 1
   bool side_gap = false;
@@ -44,8 +52,11 @@ struct ThreadData {
 
 class StreamScanner {
  public:
-  StreamScanner(std::string_view bytes, std::string_view name)
-      : bytes_(bytes), name_(name) {}
+  // `own_session`: the stream of this process's session, read back at its
+  // end from a read-only mapping of the file: the session knows its stop
+  // time, and the pages scanned are given back as the scan goes.
+  StreamScanner(std::string_view bytes, std::string_view name, bool own_session)
+      : bytes_(bytes), name_(name), own_session_(own_session) {}
 
   absl::StatusOr<internal::StreamContents> Read() {
     if (absl::Status s = CheckHeader(); !s.ok()) return s;
@@ -131,7 +142,21 @@ class StreamScanner {
       }
       ++out_.chunks;
       at += internal::kChunkHeaderBytes + size;
+      if (own_session_) ReleaseScanned(at);
     }
+  }
+
+  // Drops the mapped pages wholly before `at` every few MiB: they were
+  // read, and the records they held were copied (the file stays in the page
+  // cache; only this process's share of it goes).
+  void ReleaseScanned(size_t at) {
+    constexpr size_t kReleaseBytes = size_t{8} << 20;
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    const size_t end = at / page * page;
+    if (end < released_ + kReleaseBytes) return;
+    madvise(const_cast<char*>(bytes_.data()) + released_, end - released_,
+            MADV_DONTNEED);
+    released_ = end;
   }
 
   // Applies one valid chunk; false when its payload does not fit its kind.
@@ -150,7 +175,7 @@ class StreamScanner {
         return d.U64(&Thread(slot).os_tid) && d.String(&Thread(slot).name);
       case internal::kChunkRecords: {
         ThreadData& t = Thread(slot);
-        return ReadContiguous(d, &t.records, &t.records_gap);
+        return ReadRecords(d, t);
       }
       case internal::kChunkSide: {
         ThreadData& t = Thread(slot);
@@ -255,6 +280,26 @@ class StreamScanner {
     return true;
   }
 
+  // A records chunk: u64 position of its first, then whole records, kept
+  // as a piece of its own while it follows on from what the thread holds.
+  bool ReadRecords(StreamDecoder& d, ThreadData& t) {
+    uint64_t first = 0;
+    if (!d.U64(&first) || d.Rest().size() % sizeof(Record) != 0) return false;
+    const size_t n = d.Rest().size() / sizeof(Record);
+    if (first < t.record_count) return true;  // read already
+    if (t.records_gap || first > t.record_count) {
+      t.records_gap = true;
+      out_.lost_records += n;
+      return true;
+    }
+    if (n == 0) return true;
+    internal::OwnedRecords& piece = t.records.emplace_back(n);
+    if (piece.data() == nullptr) throw std::bad_alloc();
+    std::memcpy(piece.data(), d.Rest().data(), n * sizeof(Record));
+    t.record_count += n;
+    return true;
+  }
+
   bool ReadClock(StreamDecoder& d) {
     internal::ClockPair pair{};
     if (!d.U64(&pair.tsc) || !d.U64(&pair.mono_ns)) return false;
@@ -284,11 +329,14 @@ class StreamScanner {
   internal::ClockPair Stop() const {
     internal::ClockPair stop = stop_;
     for (const ThreadData& t : threads_) {
-      for (const Record& r : t.records) {
-        if ((r.word >> internal::kKindShift) != internal::kAllocRecord) {
-          const uint64_t raw = r.time;
-          if (facts_.use_tsc && raw > stop.tsc) stop.tsc = raw;
-          if (!facts_.use_tsc && raw > stop.mono_ns) stop.mono_ns = raw;
+      for (const internal::OwnedRecords& piece : t.records) {
+        for (const Record& r :
+             std::span<const Record>(piece.data(), piece.size())) {
+          if ((r.word >> internal::kKindShift) != internal::kAllocRecord) {
+            const uint64_t raw = r.time;
+            if (facts_.use_tsc && raw > stop.tsc) stop.tsc = raw;
+            if (!facts_.use_tsc && raw > stop.mono_ns) stop.mono_ns = raw;
+          }
         }
       }
     }
@@ -297,7 +345,7 @@ class StreamScanner {
 
   CaptureInputs Inputs() {
     CaptureInputs in;
-    in.stop = Stop();
+    if (!own_session_) in.stop = Stop();
     in.sites = std::move(sites_);
     if (in.sites.empty()) in.sites.resize(1);
     for (size_t id = 1; id < in.sites.size(); ++id) {
@@ -312,16 +360,18 @@ class StreamScanner {
       // placed.
       const auto past = std::find_if(
           t.side.begin(), t.side.end(),
-          [&t](const SideRecord& s) { return s.position > t.records.size(); });
+          [&t](const SideRecord& s) { return s.position > t.record_count; });
       out_.lost_records += static_cast<uint64_t>(t.side.end() - past);
       t.side.erase(past, t.side.end());
       internal::RingSnapshot& snap = in.snaps.emplace_back();
       snap.slot = slot;
-      snap.owned = std::move(t.records);
-      if (!snap.owned.empty()) {
-        snap.chunks.push_back(internal::Chunk{
-            snap.owned.data(), snap.owned.size(), snap.owned.size(), 0});
+      uint64_t position = 0;
+      for (internal::OwnedRecords& piece : t.records) {
+        snap.chunks.push_back(internal::Chunk{piece.data(), piece.size(),
+                                              piece.size(), position});
+        position += piece.size();
       }
+      snap.owned = std::move(t.records);
       snap.side = std::move(t.side);
       snap.side_index.resize(snap.side.size());
       for (uint64_t k = 0; k < snap.side.size(); ++k) snap.side_index[k] = k;
@@ -341,6 +391,8 @@ class StreamScanner {
 
   std::string_view bytes_;
   std::string_view name_;
+  bool own_session_ = false;
+  size_t released_ = 0;  // own session: mapped bytes given back
   bool has_session_ = false;
   SessionFacts facts_;
   internal::ClockPair stop_{};
@@ -356,8 +408,9 @@ class StreamScanner {
 namespace internal {
 
 absl::StatusOr<StreamContents> ReadStream(std::string_view bytes,
-                                          std::string_view name) {
-  return StreamScanner(bytes, name).Read();
+                                          std::string_view name,
+                                          bool own_session) {
+  return StreamScanner(bytes, name, own_session).Read();
 }
 
 }  // namespace internal
@@ -365,7 +418,7 @@ absl::StatusOr<StreamContents> ReadStream(std::string_view bytes,
 absl::StatusOr<RecoveredCapture> RecoverStream(std::string_view bytes,
                                                std::string_view name) {
   absl::StatusOr<internal::StreamContents> read =
-      internal::ReadStream(bytes, name);
+      internal::ReadStream(bytes, name, /*own_session=*/false);
   if (!read.ok()) return read.status();
   RecoveredCapture out = std::move(read->info);
   out.capture = internal::AssembleCapture(read->facts, read->inputs);

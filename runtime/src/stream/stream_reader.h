@@ -30,9 +30,13 @@ struct StreamContents {
 
 // Reads a stream file's bytes (`name` only names it in errors). Corrupt or
 // torn chunks are skipped and counted; a file that is not a stream is an
-// error naming it.
+// error naming it. `own_session`: `bytes` is a read-only mapping of this
+// process's own stream, read back at its session's end: the inputs' stop
+// is left to the caller (the session knows it), and pages already scanned
+// are given back (madvise) as the scan goes.
 absl::StatusOr<StreamContents> ReadStream(std::string_view bytes,
-                                          std::string_view name);
+                                          std::string_view name,
+                                          bool own_session);
 
 }  // namespace spanprof::internal
 
