@@ -221,6 +221,44 @@ Example:
       --data-binary @build/otlp.json http://localhost:4318/v1/traces
 )",
      RunExport},
+    {"query", "query TRACE... SQL [--file QUERY.sql] [--format FORMAT]",
+     "SQL over the spans of traces, on Perfetto trace_processor's tables",
+     R"(Loads the traces (.json, .json.gz, .pftrace, foreign Chrome traces, merged
+captures) into an in-memory SQLite database and runs SQL on it. The tables
+carry Perfetto trace_processor's names and meanings, so a trace_processor
+query runs unchanged on what spanprof records:
+
+  slice(id, ts, dur, track_id, category, name, depth, parent_id, arg_set_id,
+        thread_dur)           ts and dur in ns; parent_id on the same thread
+  thread_track(id, utid)  thread(utid, tid, name, upid)  process(upid, pid, name)
+  args(arg_set_id, flat_key, key, int_value, string_value, real_value,
+       value_type)            args.NAME, counters.NAME, tags.NAME
+  flow(id, slice_out, slice_in)   one per cross-thread parent link
+  span(id, name, phase, module, activity, backend, dtype, device, tid,
+       thread_name, pid, ts, dur, self_dur, depth, parent_id,
+       cross_thread_parent_id, heartbeats, unfinished)   spanprof's own view
+
+docs/formats.md ("Query tables") gives every column. Several statements may
+be given (separated by ';'); the rows of the last one that returns columns
+are printed. Queries may create TEMP tables and views; changing the capture's
+tables, ATTACH, PRAGMA with a value and load_extension() are refused. SQL
+starting with "--" (a comment) must come from --file.
+
+Options:
+  -f, --file QUERY.sql   read the SQL from a file (then every argument is a
+                         trace)
+  --format FORMAT        table (default), csv, tsv, md, json or jsonl
+  --group-by-arg ARG     foreign Chrome traces: spans with a string argument
+                         ARG are named "NAME [ARG=value]"
+
+Exit: 0 printed, 2 usage error, unreadable trace, or an SQL error (SQLite's
+message with its line and column).
+
+Example:
+  spanprof query build/spanprof-trace.json \
+      'SELECT name, COUNT(*), SUM(dur) FROM slice GROUP BY name'
+)",
+     RunQuery},
     {"merge", "merge CAPTURE... -o OUT [--summary SUMMARY]",
      "captures of several processes into one trace on one timeline",
      R"(Merges the traces of cooperating processes (a coordinator and its
