@@ -16,6 +16,7 @@
 #include "json/cat.h"
 #include "query/query_loader.h"
 #include "query/query_schema.h"
+#include "query/slice_table.h"
 #include "spanprof/analysis/query.h"
 #include "spanprof/analysis/table_output.h"
 #include "status_macros.h"
@@ -26,6 +27,8 @@ namespace q = ::spanprof::analysis::internal::query;
 
 struct QueryDatabase::Connection {
   sqlite3* db = nullptr;
+  // The slices, read by the virtual table: destroyed after `db` is closed.
+  std::unique_ptr<q::SliceStore> store = std::make_unique<q::SliceStore>();
   // Why the authorizer refused the statement being prepared ("" when it did
   // not): SQLite's own message only says "not authorized".
   std::string refusal;
@@ -171,7 +174,9 @@ absl::StatusOr<QueryDatabase> QueryDatabase::Load(
   sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, 0);
   SPANPROF_RETURN_IF_ERROR(
       q::ExecSql(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"));
-  SPANPROF_ASSIGN_OR_RETURN(const int64_t slices, q::LoadCaptures(db, inputs));
+  SPANPROF_ASSIGN_OR_RETURN(
+      const int64_t slices,
+      q::LoadCaptures(db, inputs, connection->store.get()));
   sqlite3_set_authorizer(db, Authorize, &connection->refusal);
   QueryDatabase database(std::move(connection));
   database.slice_count_ = slices;

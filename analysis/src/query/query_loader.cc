@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -79,12 +80,11 @@ struct Bases {
   int64_t slice_id = 0;
   int64_t utid = 0;
   int64_t upid = 0;
-  int64_t site = 0;
 };
 
 class Loader {
  public:
-  explicit Loader(sqlite3* db) : db_(db) {}
+  Loader(sqlite3* db, SliceStore* store) : db_(db), store_(store) {}
 
   absl::Status Prepare();
   absl::Status Add(const Capture& capture);
@@ -94,6 +94,9 @@ class Loader {
   absl::Status AddProcesses(const Capture& capture);
   absl::Status AddThreads(const Capture& capture);
   absl::Status AddSites(const Capture& capture);
+  absl::StatusOr<uint32_t> AddSite(const Site& site);
+  // The store's site of the capture's site `site`.
+  absl::StatusOr<uint32_t> SiteIdOf(const Capture& capture, uint32_t site);
   absl::Status AddSpans(const Capture& capture);
   absl::Status AddSpan(const Capture& capture, size_t index, uint32_t parent,
                        const SpanTiming& timing);
@@ -108,7 +111,8 @@ class Loader {
   Row RowOf(const Statement& statement) { return Row(db_, statement.get()); }
 
   sqlite3* db_;
-  Statement process_, thread_, track_, site_, slice_, args_, flow_;
+  SliceStore* store_;
+  Statement process_, thread_, track_, site_, args_, flow_;
   Bases bases_;
   int64_t next_arg_set_ = 1;
   int64_t next_flow_ = 0;
@@ -116,6 +120,8 @@ class Loader {
   // The shared arg set of each site of the capture being loaded (0: not yet
   // made, -1: the site has no tags).
   std::vector<int64_t> site_arg_sets_;
+  std::vector<uint32_t> site_ids_;  // the store's, by the capture's site
+  std::optional<uint32_t> unnamed_site_;
   std::string key_;  // scratch for "args.NAME"
 };
 
@@ -135,8 +141,6 @@ absl::Status Loader::Prepare() {
       {&thread_, "INSERT INTO thread VALUES (?,?,?,?)"},
       {&track_, "INSERT INTO thread_track VALUES (?,?)"},
       {&site_, "INSERT INTO __spanprof_site VALUES (?,?,?,?,?,?,?)"},
-      {&slice_,
-       "INSERT INTO __spanprof_slice VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"},
       {&args_, "INSERT INTO args VALUES (?,?,?,?,?,?,?)"},
       {&flow_, "INSERT INTO flow VALUES (?,?,?)"},
   };
@@ -162,7 +166,6 @@ absl::Status Loader::Add(const Capture& capture) {
   bases_.utid += static_cast<int64_t>(capture.threads.size());
   bases_.upid += static_cast<int64_t>(
       capture.processes.empty() ? 1 : capture.processes.size());
-  bases_.site += static_cast<int64_t>(capture.sites.size());
   return absl::OkStatus();
 }
 
@@ -204,25 +207,47 @@ absl::Status Loader::AddThreads(const Capture& capture) {
 
 absl::Status Loader::AddSites(const Capture& capture) {
   site_arg_sets_.assign(capture.sites.size(), 0);
+  site_ids_.clear();
   for (size_t s = 0; s < capture.sites.size(); ++s) {
     const Site& site = capture.sites[s];
     if (!HasTags(site)) site_arg_sets_[s] = -1;
-    SPANPROF_RETURN_IF_ERROR(RowOf(site_)
-                                 .Int(bases_.site + static_cast<int64_t>(s))
-                                 .OptionalText(site.phase)
-                                 .OptionalText(site.module)
-                                 .OptionalText(site.activity)
-                                 .OptionalText(site.backend)
-                                 .OptionalText(site.dtype)
-                                 .OptionalText(site.device)
-                                 .Insert());
+    SPANPROF_ASSIGN_OR_RETURN(const uint32_t id, AddSite(site));
+    site_ids_.push_back(id);
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<uint32_t> Loader::AddSite(const Site& site) {
+  const uint32_t id = store_->AddSite(
+      site.name,
+      site.phase.empty() ? std::string(kDefaultCategory) : site.phase);
+  SPANPROF_RETURN_IF_ERROR(RowOf(site_)
+                               .Int(id)
+                               .OptionalText(site.phase)
+                               .OptionalText(site.module)
+                               .OptionalText(site.activity)
+                               .OptionalText(site.backend)
+                               .OptionalText(site.dtype)
+                               .OptionalText(site.device)
+                               .Insert());
+  return id;
+}
+
+absl::StatusOr<uint32_t> Loader::SiteIdOf(const Capture& capture,
+                                          uint32_t site) {
+  if (site < capture.sites.size()) return site_ids_[site];
+  // Only a capture built in memory has one (the readers refuse it): shown
+  // as a site with an empty name.
+  if (!unnamed_site_.has_value()) {
+    SPANPROF_ASSIGN_OR_RETURN(unnamed_site_, AddSite(Site{}));
+  }
+  return *unnamed_site_;
 }
 
 absl::Status Loader::AddSpans(const Capture& capture) {
   const Forest forest(capture);
   const std::vector<SpanTiming> timings = ComputeTimings(capture, forest);
+  store_->Reserve(capture.spans.size());
   for (size_t i = 0; i < capture.spans.size(); ++i) {
     SPANPROF_RETURN_IF_ERROR(AddSpan(capture, i, forest.parent(i), timings[i]));
   }
@@ -242,39 +267,21 @@ absl::Status Loader::AddSpan(const Capture& capture, size_t index,
           ? bases_.slice_id + static_cast<int64_t>(capture.spans[parent].id)
           : 0;
   SPANPROF_ASSIGN_OR_RETURN(const int64_t arg_set, ArgSetOf(capture, span));
-  const bool valid_site = span.site < capture.sites.size();
-  const std::string_view name =
-      valid_site ? std::string_view(capture.sites[span.site].name) : "";
-  const std::string_view phase =
-      valid_site ? std::string_view(capture.sites[span.site].phase) : "";
-  Row row = RowOf(slice_);
-  row.Int(id)
-      .Int(span.start_ns)
-      .Int(span.end_ns - span.start_ns)
-      .Int(bases_.utid + span.thread)
-      .Text(phase.empty() ? kDefaultCategory : phase)
-      .Text(name)
-      .Int(span.depth);
-  if (same_thread) {
-    row.Int(parent_id);
-  } else {
-    row.Null();
-  }
-  if (arg_set > 0) {
-    row.Int(arg_set);
-  } else {
-    row.Null();
-  }
-  row.Int(bases_.site + span.site)
-      .Int(timing.self_ns)
-      .Int(span.heartbeats)
-      .Int((span.flags & kSpanUnfinished) != 0 ? 1 : 0);
-  if (has_parent && !same_thread) {
-    row.Int(parent_id);
-  } else {
-    row.Null();
-  }
-  SPANPROF_RETURN_IF_ERROR(row.Insert());
+  SPANPROF_ASSIGN_OR_RETURN(const uint32_t site, SiteIdOf(capture, span.site));
+  store_->Add(SliceRow{
+      .id = id,
+      .ts = span.start_ns,
+      .dur = span.end_ns - span.start_ns,
+      .self_dur = timing.self_ns,
+      .parent_id = same_thread ? parent_id : 0,
+      .cross_thread_parent_id = has_parent && !same_thread ? parent_id : 0,
+      .arg_set_id = arg_set,
+      .track_id = static_cast<uint32_t>(bases_.utid + span.thread),
+      .depth = span.depth,
+      .site = site,
+      .heartbeats = span.heartbeats,
+      .unfinished = (span.flags & kSpanUnfinished) != 0,
+  });
   if (!has_parent || same_thread) return absl::OkStatus();
   return RowOf(flow_).Int(next_flow_++).Int(parent_id).Int(id).Insert();
 }
@@ -363,10 +370,12 @@ absl::Status ExecSql(sqlite3* db, std::string_view sql) {
 }
 
 absl::StatusOr<int64_t> LoadCaptures(sqlite3* db,
-                                     std::span<const QueryInput> inputs) {
+                                     std::span<const QueryInput> inputs,
+                                     SliceStore* store) {
+  SPANPROF_RETURN_IF_ERROR(RegisterSliceTable(db, store));
   SPANPROF_RETURN_IF_ERROR(ExecSql(db, kSchemaSql));
   SPANPROF_RETURN_IF_ERROR(ExecSql(db, "BEGIN"));
-  Loader loader(db);
+  Loader loader(db, store);
   SPANPROF_RETURN_IF_ERROR(loader.Prepare());
   for (const QueryInput& input : inputs) {
     if (absl::Status s = loader.Add(*input.capture); !s.ok()) {
@@ -374,6 +383,7 @@ absl::StatusOr<int64_t> LoadCaptures(sqlite3* db,
                           Cat(input.name, ": ", std::string(s.message())));
     }
   }
+  store->Seal();
   SPANPROF_RETURN_IF_ERROR(ExecSql(db, kIndexesSql));
   SPANPROF_RETURN_IF_ERROR(ExecSql(db, "COMMIT"));
   return loader.slices();

@@ -8,6 +8,7 @@
 #include <span>
 
 #include "absl/status/statusor.h"
+#include "query/slice_table.h"
 #include "spanprof/analysis/query.h"
 
 namespace spanprof::analysis::internal::query {
@@ -19,10 +20,12 @@ absl::Status SqliteError(sqlite3* db, std::string_view what);
 // `ExecSql()` runs statements that return no rows (schema, transactions).
 absl::Status ExecSql(sqlite3* db, std::string_view sql);
 
-// `LoadCaptures()` creates the schema in `db` and loads `inputs` in one
+// `LoadCaptures()` creates the schema in `db` and loads `inputs`: slices
+// into `store` (which must outlive `db`), everything else in one
 // transaction; returns the number of slices loaded.
 absl::StatusOr<int64_t> LoadCaptures(sqlite3* db,
-                                     std::span<const QueryInput> inputs);
+                                     std::span<const QueryInput> inputs,
+                                     SliceStore* store);
 
 }  // namespace spanprof::analysis::internal::query
 

@@ -7,10 +7,11 @@
 
 namespace spanprof::analysis::internal::query {
 
-// The tables and views of the capture, created before loading. `slice` is a
-// view of `__spanprof_slice`, which also holds what the `span` view adds
-// (SQLite flattens both views into the queries that read them, so reading
-// `slice` costs what reading a table does). Tags live once per site.
+// The tables and views of the capture, created before loading, after the
+// virtual table `__spanprof_slice` (slice_table.h). `slice` is a view of it,
+// which also holds what the `span` view adds (SQLite flattens both views
+// into the queries that read them, so reading `slice` costs what reading the
+// table does). Tags live once per site.
 // Indexes on the columns queries join on are made after loading
 // (kIndexesSql), which is cheaper than keeping them during the inserts.
 inline constexpr std::string_view kSchemaSql = R"sql(
@@ -21,13 +22,6 @@ CREATE TABLE thread_track(id INTEGER PRIMARY KEY, utid INTEGER);
 CREATE TABLE __spanprof_site(site INTEGER PRIMARY KEY, phase TEXT,
                              module TEXT, activity TEXT, backend TEXT,
                              dtype TEXT, device TEXT);
-CREATE TABLE __spanprof_slice(id INTEGER PRIMARY KEY, ts INTEGER,
-                              dur INTEGER, track_id INTEGER, category TEXT,
-                              name TEXT, depth INTEGER, parent_id INTEGER,
-                              arg_set_id INTEGER, site INTEGER,
-                              self_dur INTEGER, heartbeats INTEGER,
-                              unfinished INTEGER,
-                              cross_thread_parent_id INTEGER);
 CREATE TABLE args(arg_set_id INTEGER, flat_key TEXT, key TEXT,
                   int_value INTEGER, string_value TEXT, real_value REAL,
                   value_type TEXT);
