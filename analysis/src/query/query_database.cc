@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -124,6 +125,16 @@ std::string PositionedMessage(std::string_view sql, int64_t offset,
       sql.substr(line_start, line_end - line_start), "\n  ", caret_pad, "^");
 }
 
+// The offset in `sql` of the first character that is not white space at or
+// after `from` (a pointer into `sql`).
+int64_t StatementStart(std::string_view sql, const char* from) {
+  auto at = static_cast<size_t>(from - sql.data());
+  while (at < sql.size() && std::isspace(static_cast<unsigned char>(sql[at]))) {
+    ++at;
+  }
+  return static_cast<int64_t>(at);
+}
+
 TableCell CellOf(sqlite3_stmt* statement, int column) {
   switch (sqlite3_column_type(statement, column)) {
     case SQLITE_INTEGER:
@@ -196,16 +207,16 @@ absl::StatusOr<OutputTable> QueryDatabase::Run(std::string_view sql) {
     const int rc =
         sqlite3_prepare_v2(db, next, static_cast<int>(end - next), &raw, &tail);
     std::unique_ptr<sqlite3_stmt, StatementCloser> statement(raw);
+    const char* const statement_begin = next;
     const int64_t statement_offset = next - begin;
     if (rc != SQLITE_OK) {
       const int at = sqlite3_error_offset(db);
       std::string message = connection_->refusal.empty()
                                 ? std::string(sqlite3_errmsg(db))
                                 : connection_->refusal;
+      // Without a place of its own, the error is the statement's.
       return absl::InvalidArgumentError(PositionedMessage(
-          sql,
-          at < 0 ? (connection_->refusal.empty() ? -1 : statement_offset)
-                 : statement_offset + at,
+          sql, at >= 0 ? statement_offset + at : StatementStart(sql, next),
           message));
     }
     next = tail;
@@ -224,8 +235,8 @@ absl::StatusOr<OutputTable> QueryDatabase::Run(std::string_view sql) {
       }
     }
     if (step != SQLITE_DONE) {
-      return absl::InvalidArgumentError(
-          PositionedMessage(sql, statement_offset, sqlite3_errmsg(db)));
+      return absl::InvalidArgumentError(PositionedMessage(
+          sql, StatementStart(sql, statement_begin), sqlite3_errmsg(db)));
     }
     if (columns > 0) result = std::move(table);
   }

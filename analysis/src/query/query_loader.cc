@@ -99,7 +99,7 @@ class Loader {
   absl::StatusOr<uint32_t> SiteIdOf(const Capture& capture, uint32_t site);
   absl::Status AddSpans(const Capture& capture);
   absl::Status AddSpan(const Capture& capture, size_t index, uint32_t parent,
-                       const SpanTiming& timing);
+                       uint32_t thread_depth, const SpanTiming& timing);
   // The arg set of span `index`: its site's tags, arguments and counters;
   // spans with tags only share their site's set. 0: none.
   absl::StatusOr<int64_t> ArgSetOf(const Capture& capture, const Span& span);
@@ -124,6 +124,37 @@ class Loader {
   std::optional<uint32_t> unnamed_site_;
   std::string key_;  // scratch for "args.NAME"
 };
+
+// Each span's depth among the spans of its own thread (0 for a root and for
+// a cross-thread child): trace_processor's `depth`, which counts the slices
+// of the same track. Walks each chain up to the first span already known, so
+// O(n) in all.
+std::vector<uint32_t> ThreadDepths(const Capture& capture,
+                                   const Forest& forest) {
+  constexpr uint32_t kUnknown = UINT32_MAX;
+  std::vector<uint32_t> depths(capture.spans.size(), kUnknown);
+  std::vector<uint32_t> chain;
+  auto same_thread_parent = [&](uint32_t i) {
+    const uint32_t p = forest.parent(i);
+    return p != Forest::kNone &&
+                   capture.spans[p].thread == capture.spans[i].thread
+               ? p
+               : Forest::kNone;
+  };
+  for (uint32_t i = 0; i < depths.size(); ++i) {
+    uint32_t at = i;
+    while (at != Forest::kNone && depths[at] == kUnknown) {
+      chain.push_back(at);
+      at = same_thread_parent(at);
+    }
+    uint32_t depth = at == Forest::kNone ? 0 : depths[at] + 1;
+    while (!chain.empty()) {
+      depths[chain.back()] = depth++;
+      chain.pop_back();
+    }
+  }
+  return depths;
+}
 
 bool HasTags(const Site& site) {
   return !site.phase.empty() || !site.module.empty() ||
@@ -247,16 +278,19 @@ absl::StatusOr<uint32_t> Loader::SiteIdOf(const Capture& capture,
 absl::Status Loader::AddSpans(const Capture& capture) {
   const Forest forest(capture);
   const std::vector<SpanTiming> timings = ComputeTimings(capture, forest);
+  const std::vector<uint32_t> depths = ThreadDepths(capture, forest);
   store_->Reserve(capture.spans.size());
   for (size_t i = 0; i < capture.spans.size(); ++i) {
-    SPANPROF_RETURN_IF_ERROR(AddSpan(capture, i, forest.parent(i), timings[i]));
+    SPANPROF_RETURN_IF_ERROR(
+        AddSpan(capture, i, forest.parent(i), depths[i], timings[i]));
   }
   slices_ += static_cast<int64_t>(capture.spans.size());
   return absl::OkStatus();
 }
 
 absl::Status Loader::AddSpan(const Capture& capture, size_t index,
-                             uint32_t parent, const SpanTiming& timing) {
+                             uint32_t parent, uint32_t thread_depth,
+                             const SpanTiming& timing) {
   const Span& span = capture.spans[index];
   const int64_t id = bases_.slice_id + static_cast<int64_t>(span.id);
   const bool has_parent = parent != Forest::kNone;
@@ -277,7 +311,8 @@ absl::Status Loader::AddSpan(const Capture& capture, size_t index,
       .cross_thread_parent_id = has_parent && !same_thread ? parent_id : 0,
       .arg_set_id = arg_set,
       .track_id = static_cast<uint32_t>(bases_.utid + span.thread),
-      .depth = span.depth,
+      .depth = thread_depth,
+      .span_depth = span.depth,
       .site = site,
       .heartbeats = span.heartbeats,
       .unfinished = (span.flags & kSpanUnfinished) != 0,

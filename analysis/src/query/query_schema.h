@@ -36,7 +36,7 @@ CREATE VIEW span AS
          site.module AS module, site.activity AS activity,
          site.backend AS backend, site.dtype AS dtype, site.device AS device,
          thread.tid AS tid, thread.name AS thread_name, process.pid AS pid,
-         s.ts AS ts, s.dur AS dur, s.self_dur AS self_dur, s.depth AS depth,
+         s.ts AS ts, s.dur AS dur, s.self_dur AS self_dur, s.span_depth AS depth,
          s.parent_id AS parent_id,
          s.cross_thread_parent_id AS cross_thread_parent_id,
          s.heartbeats AS heartbeats, s.unfinished AS unfinished

@@ -34,6 +34,7 @@ enum Column : int {
   kHeartbeats,
   kUnfinished,
   kCrossThreadParentId,
+  kSpanDepth,
 };
 
 // Plan numbers handed from xBestIndex to xFilter.
@@ -195,6 +196,9 @@ int ColumnOf(sqlite3_vtab_cursor* base, sqlite3_context* context, int column) {
       break;
     case kCrossThreadParentId:
       ResultId(context, row.cross_thread_parent_id);
+      break;
+    case kSpanDepth:
+      sqlite3_result_int64(context, row.span_depth);
       break;
     default:
       sqlite3_result_null(context);

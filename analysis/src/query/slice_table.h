@@ -32,8 +32,9 @@ struct SliceRow {
   int64_t cross_thread_parent_id = 0;
   int64_t arg_set_id = 0;
   uint32_t track_id = 0;
-  uint32_t depth = 0;
-  uint32_t site = 0;  // index into SliceStore's sites
+  uint32_t depth = 0;       // on its own thread, as trace_processor's depth
+  uint32_t span_depth = 0;  // Span::depth: ancestors on every thread
+  uint32_t site = 0;        // index into SliceStore's sites
   uint32_t heartbeats = 0;
   bool unfinished = false;
 };
@@ -77,7 +78,7 @@ inline constexpr const char* kSliceTableSchema =
     "CREATE TABLE x(id INTEGER, ts INTEGER, dur INTEGER, track_id INTEGER, "
     "category TEXT, name TEXT, depth INTEGER, parent_id INTEGER, "
     "arg_set_id INTEGER, site INTEGER, self_dur INTEGER, heartbeats INTEGER, "
-    "unfinished INTEGER, cross_thread_parent_id INTEGER)";
+    "unfinished INTEGER, cross_thread_parent_id INTEGER, span_depth INTEGER)";
 
 // `RegisterSliceTable()` registers module "spanprof_slice" over `store`
 // (which must outlive `db`) and creates `__spanprof_slice` with it.
