@@ -256,6 +256,9 @@ std::string CellText(const TableCell& cell) {
 }
 
 std::string RenderTable(const OutputTable& table, TableFormat format) {
+  if (table.columns.empty()) {
+    return format == TableFormat::kJson ? "[]\n" : "";
+  }
   switch (format) {
     case TableFormat::kTable:
       return RenderConsole(table);
