@@ -14,6 +14,7 @@
 #include "absl/strings/str_format.h"
 #include "flags.h"
 #include "spanprof/analysis/compare.h"
+#include "spanprof/analysis/table_output.h"
 
 namespace spanprof::cli {
 namespace {
@@ -31,6 +32,7 @@ constexpr internal::FlagSpec kCompareFlags[] = {
     {"--confidence", "", true, "C"},
     {"--fail-on-unknown", "", false, ""},
     {"--group-by-arg", "", true, "ARG"},
+    {"--format", "", true, "FORMAT"},
 };
 
 // A decimal `DIGITS` or `DIGITS.DIGITS`: mantissa / 10^decimals.
@@ -240,6 +242,12 @@ absl::StatusOr<CompareArgs> ParseCompareArgs(
           "--group-by-arg: the argument name is empty");
     }
     out.group_by_arg = *arg;
+  }
+  if (std::optional<std::string> format = flags->Value("--format")) {
+    absl::StatusOr<analysis::TableFormat> parsed =
+        analysis::ParseTableFormat(*format);
+    if (!parsed.ok()) return parsed.status();
+    out.format = *format;
   }
   out.policy.fail_on_unknown = flags->Has("--fail-on-unknown");
   out.policy.fail_on_new = flags->Has("--fail-on-new");

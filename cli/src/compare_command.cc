@@ -8,6 +8,7 @@
 #include "absl/status/statusor.h"
 #include "commands.h"
 #include "output_paths.h"
+#include "spanprof/analysis/command_tables.h"
 #include "spanprof/analysis/compare.h"
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/summary.h"
@@ -25,11 +26,26 @@ std::vector<OutputPath> OutputsOf(const CompareArgs& args) {
   return {{"--json", args.json_path}};
 }
 
+// The comparison in `--format` (already checked by ParseCompareArgs).
+std::string ComparisonText(const analysis::Comparison& comparison,
+                           const std::string& format) {
+  const absl::StatusOr<analysis::TableFormat> parsed =
+      analysis::ParseTableFormat(format);
+  if (!parsed.ok() || *parsed == analysis::TableFormat::kTable) {
+    return analysis::FormatComparison(comparison);
+  }
+  if (*parsed == analysis::TableFormat::kMarkdown) {
+    return analysis::ComparisonMarkdown(comparison);
+  }
+  return analysis::RenderTable(analysis::ComparisonRowsTable(comparison),
+                               *parsed);
+}
+
 // Prints the table (on stderr with `--json -`), writes the JSON, and returns
 // the exit code.
 int Report(const analysis::Comparison& comparison, const CompareArgs& args,
            const CommandIo& io) {
-  TextStream(io, OutputsOf(args)) << analysis::FormatComparison(comparison);
+  TextStream(io, OutputsOf(args)) << ComparisonText(comparison, args.format);
   if (!args.json_path.empty()) {
     absl::Status written = analysis::WriteFileAtomically(
         args.json_path, analysis::ComparisonToJson(comparison));
