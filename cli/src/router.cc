@@ -23,7 +23,7 @@ constexpr Command kCommands[] = {
      "[--relative-tolerance REL | --relative-tolerance-bps BPS] [--json OUT] "
      "[--fail-on-new] [--fail-on-missing] [--allow-missing] "
      "[--allow-incomplete] [--confidence C] [--fail-on-unknown] "
-     "[--group-by-arg ARG]",
+     "[--group-by-arg ARG] [--format FORMAT]",
      "regression gate: compare two summaries (or two directories of runs)",
      R"(Compares the rows of two summaries, matched by their full key (name +
 phase + module + activity + backend + dtype + device), on one metric. A row REGRESSES only when the
@@ -96,6 +96,10 @@ Options:
                                 trace's) by "NAME [ARG=value]" (clang
                                 -ftime-trace: --group-by-arg detail gives a
                                 row per source file)
+  --format FORMAT               table (default), csv, tsv, json, jsonl (the
+                                rows, numbers in ns) or md (for
+                                $GITHUB_STEP_SUMMARY: a verdict line, then
+                                the rows that moved)
 
 Exit: 0 pass, 1 regression (or --fail-on-* policy failure, or no evidence),
 2 usage error or unreadable, invalid or incomplete summary, or a directory
@@ -106,7 +110,7 @@ Example:
       --absolute-tolerance 500us --relative-tolerance 10% --json cmp.json
 )",
      RunCompare},
-    {"report", "report FILE [--group-by-arg ARG]",
+    {"report", "report FILE [--group-by-arg ARG] [--format FORMAT]",
      "print the table of a summary or a trace",
      R"(Prints the console table (the one a session prints at its end) from a
 summary, or from a trace by summarizing it first. The kind of FILE is detected
@@ -123,6 +127,8 @@ Options:
                                 trace's) by "NAME [ARG=value]" (clang
                                 -ftime-trace: --group-by-arg detail gives a
                                 row per source file)
+  --format FORMAT               table (default), csv, tsv, md, json or
+                                jsonl: the rows with numbers in ns
 
 Exit: 0 printed, 2 usage error or unreadable or invalid file.
 
@@ -380,7 +386,7 @@ Example:
      RunPlot},
     {"scaling",
      "scaling TRACE... [--size ARG] [--json OUT] [--baseline TRACE...] "
-     "[--margin M] [--fail-on-unknown] [--group-by-arg ARG]",
+     "[--margin M] [--fail-on-unknown] [--group-by-arg ARG] [--format FORMAT]",
      "does a phase cost more per unit of size as sizes grow? (and the gate)",
      R"(For every group of spans (name + tags) with a numeric size argument
 (SPANPROF_ARG("bytes", n)), puts the spans in power-of-2 size buckets and
@@ -396,6 +402,7 @@ Several traces (runs of one program) pool their spans.
 Options:
   --size ARG           the size argument (default: every numeric argument
                        that varies within a group)
+  --format FORMAT      table (default), csv, tsv, md, json or jsonl
   --json OUT           also write the spanprof.scaling document
   --baseline TRACE...  the scaling gate: fail when a group's exponent rose
                        by more than the margin, the interval's lower bound
@@ -416,7 +423,7 @@ Example:
      RunScaling},
     {"overhead",
      "overhead BENCH.json [--max-ratio R] [--metric cpu_time|real_time] "
-     "[--json OUT]",
+     "[--json OUT] [--format FORMAT]",
      "your spans' cost: gate Google Benchmark runs with recording on vs off",
      R"(Reads the JSON output of a Google Benchmark program whose benchmarks are
 registered with SPANPROF_BENCHMARK (spanprof/benchmark.h: each runs as
@@ -438,6 +445,7 @@ Options:
   --max-ratio R   the largest on/off ratio that passes, a number > 0
                   (default 1.05: recording may cost 5%)
   --metric M      cpu_time (default) or real_time
+  --format FORMAT table (default), csv, tsv, md, json or jsonl
   --json OUT      also write a spanprof.overhead document (atomically)
 
 Exit: 0 every pair within R, 1 a pair above R, 2 usage error or unreadable
