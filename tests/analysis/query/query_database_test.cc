@@ -208,6 +208,27 @@ TEST(QueryDatabaseTest, JoinsOnIdFindTheParent) {
               ElementsAre(Strings{"lu.factor"}, Strings{"pool.task"}));
 }
 
+// Ids far apart (a foreign trace's, or OTLP-derived ones) are looked up
+// through the sorted index instead of the dense one.
+TEST(QueryDatabaseTest, JoinsWorkWithSparseIds) {
+  CaptureBuilder b;
+  const uint32_t main = b.Thread(1, "main");
+  const uint32_t root = b.Site("root");
+  const uint32_t child = b.Site("child");
+  constexpr uint64_t kFar = uint64_t{1} << 60;
+  b.Add(kFar, 0, root, main, 0, 100);
+  b.Add(7, kFar, child, main, 10, 20);
+  b.Add(kFar + 5, kFar, child, main, 30, 40);
+  const Capture capture = b.Build();
+  QueryDatabase db = Load({&capture});
+  EXPECT_THAT(Rows(db,
+                   "SELECT c.id, p.name FROM slice c JOIN slice p "
+                   "ON p.id = c.parent_id ORDER BY c.ts"),
+              ElementsAre(Strings{"7", "root"},
+                          Strings{std::to_string(kFar + 5), "root"}));
+  EXPECT_THAT(Rows(db, "SELECT name FROM slice WHERE id = 8"), ElementsAre());
+}
+
 TEST(QueryDatabaseTest, RefusesChangesAttachPragmaWritesAndExtensions) {
   const Capture capture = TwoThreadCapture();
   QueryDatabase db = Load({&capture});
