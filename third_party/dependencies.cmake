@@ -1,5 +1,6 @@
 # System dependencies, all from Debian 12 packages (no vendored copies):
-#   libabsl-dev 20220623, libsimdjson-dev 3.0.1, zlib1g-dev,
+#   libabsl-dev 20220623, libsimdjson-dev 3.0.1, zlib1g-dev, libsqlite3-dev
+#   (`spanprof query`),
 #   libgtest-dev and libbenchmark-dev for tests and benchmarks.
 find_package(Threads REQUIRED)
 find_package(absl REQUIRED CONFIG)
@@ -8,6 +9,7 @@ if(absl_VERSION AND absl_VERSION VERSION_LESS 20220623)
 endif()
 find_package(simdjson 3.0 REQUIRED CONFIG)
 find_package(ZLIB REQUIRED)
+find_package(SQLite3 REQUIRED)
 # Static build: abseil and zlib linked from their static archives, simdjson
 # --as-needed, so that a program linking spanprof loads no shared library of
 # ours when it runs (third_party/spanprof_dependency_targets.cmake says why).

@@ -133,6 +133,27 @@ function(spanprof_dependency_targets)
   endif()
   _spanprof_dependency(zlib "${zlib_archive}" ZLIB::ZLIB)
 
+  # SQLite (spanprof query) from its static archive too: only the query
+  # objects reference it, and a program that never queries links none of it.
+  set(sqlite_archive "")
+  if(arg_STATIC AND NOT TARGET spanprof_deps::sqlite3_archive)
+    find_library(SPANPROF_SQLITE_ARCHIVE NAMES libsqlite3.a)
+    if(SPANPROF_SQLITE_ARCHIVE)
+      add_library(spanprof_deps::sqlite3_archive STATIC IMPORTED)
+      set_target_properties(spanprof_deps::sqlite3_archive PROPERTIES
+                            IMPORTED_LOCATION "${SPANPROF_SQLITE_ARCHIVE}"
+                            IMPORTED_LINK_INTERFACE_LANGUAGES C
+                            INTERFACE_INCLUDE_DIRECTORIES "${SQLite3_INCLUDE_DIRS}"
+                            INTERFACE_LINK_LIBRARIES "Threads::Threads;${CMAKE_DL_LIBS};m")
+    else()
+      message(STATUS "spanprof: no libsqlite3.a; linking SQLite shared")
+    endif()
+  endif()
+  if(TARGET spanprof_deps::sqlite3_archive)
+    set(sqlite_archive spanprof_deps::sqlite3_archive)
+  endif()
+  _spanprof_dependency(sqlite3 "${sqlite_archive}" SQLite::SQLite3)
+
   # simdjson --as-needed, as one flag item: CMake keeps a flag item whole but
   # may merge repeated ones (abseil's own --push-state around -latomic) and
   # move a library away from flags given as separate items. The target

@@ -66,6 +66,7 @@ int RunRun(const std::vector<std::string>& args, const CommandIo& io);
 int RunAb(const std::vector<std::string>& args, const CommandIo& io);
 int RunOverhead(const std::vector<std::string>& args, const CommandIo& io);
 int RunRecover(const std::vector<std::string>& args, const CommandIo& io);
+int RunQuery(const std::vector<std::string>& args, const CommandIo& io);
 
 // `CompareRunsOf()` is the gate over repeated runs when `base_path` or
 // `candidate_path` is a directory (shared by `compare` and `plot compare`):

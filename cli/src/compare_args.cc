@@ -14,6 +14,7 @@
 #include "absl/strings/str_format.h"
 #include "flags.h"
 #include "spanprof/analysis/compare.h"
+#include "spanprof/analysis/table_output.h"
 
 namespace spanprof::cli {
 namespace {
@@ -24,7 +25,7 @@ constexpr internal::FlagSpec kCompareFlags[] = {
     {"--relative-tolerance", "", true, "REL"},
     {"--relative-tolerance-bps", "", true, "BPS"},
     {"--json", "", true, "OUT"},
-    {"--format", "", true, "table|github"},
+    {"--format", "", true, "FORMAT"},
     {"--junit", "", true, "OUT.xml"},
     {"--fail-on-new", "", false, ""},
     {"--fail-on-missing", "", false, ""},
@@ -140,10 +141,15 @@ absl::Status ResolveTolerances(const internal::ParsedFlags& flags,
 absl::Status ParseCiFlags(const internal::ParsedFlags& flags,
                           CompareArgs& out) {
   if (std::optional<std::string> format = flags.Value("--format")) {
-    if (*format != "table" && *format != "github") {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "--format: \"%s\" is not a format (expected table or github)",
-          *format));
+    // The table writer's formats, and GitHub workflow commands.
+    if (*format != "github") {
+      absl::StatusOr<analysis::TableFormat> parsed =
+          analysis::ParseTableFormat(*format);
+      if (!parsed.ok()) {
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "--format: unknown format \"%s\" (known: %s, github)", *format,
+            analysis::kTableFormatNames));
+      }
     }
     out.format = *format;
   }

@@ -8,6 +8,7 @@
 #include "absl/status/statusor.h"
 #include "commands.h"
 #include "output_paths.h"
+#include "spanprof/analysis/command_tables.h"
 #include "spanprof/analysis/compare.h"
 #include "spanprof/analysis/compare_ci.h"
 #include "spanprof/analysis/file_io.h"
@@ -30,18 +31,28 @@ std::vector<OutputPath> OutputsOf(const CompareArgs& args) {
   return outputs;
 }
 
-// The printed report in the `--format` asked for.
-std::string Printed(const analysis::Comparison& comparison,
-                    const CompareArgs& args) {
-  if (args.format == "github") return analysis::ComparisonToGithub(comparison);
-  return analysis::FormatComparison(comparison);
+// The comparison in `--format` (already checked by ParseCompareArgs):
+// GitHub workflow commands, or the one table writer's formats.
+std::string ComparisonText(const analysis::Comparison& comparison,
+                           const std::string& format) {
+  if (format == "github") return analysis::ComparisonToGithub(comparison);
+  const absl::StatusOr<analysis::TableFormat> parsed =
+      analysis::ParseTableFormat(format);
+  if (!parsed.ok() || *parsed == analysis::TableFormat::kTable) {
+    return analysis::FormatComparison(comparison);
+  }
+  if (*parsed == analysis::TableFormat::kMarkdown) {
+    return analysis::ComparisonMarkdown(comparison);
+  }
+  return analysis::RenderTable(analysis::ComparisonRowsTable(comparison),
+                               *parsed);
 }
 
 // Prints the report (on stderr when an output is `-`), writes the JSON and
 // the JUnit XML, and returns the exit code.
 int Report(const analysis::Comparison& comparison, const CompareArgs& args,
            const CommandIo& io) {
-  TextStream(io, OutputsOf(args)) << Printed(comparison, args);
+  TextStream(io, OutputsOf(args)) << ComparisonText(comparison, args.format);
   if (!args.json_path.empty()) {
     absl::Status written = analysis::WriteFileAtomically(
         args.json_path, analysis::ComparisonToJson(comparison));

@@ -13,8 +13,10 @@
 #include "commands.h"
 #include "flags.h"
 #include "output_paths.h"
+#include "spanprof/analysis/command_tables.h"
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/overhead.h"
+#include "spanprof/analysis/table_output.h"
 #include "spanprof/cli/router.h"
 
 namespace spanprof::cli::internal {
@@ -26,6 +28,7 @@ constexpr FlagSpec kFlags[] = {
     {"--max-ratio", "", true, "R"},
     {"--metric", "", true, "M"},
     {"--json", "", true, "OUT"},
+    {"--format", "", true, "FORMAT"},
 };
 
 absl::StatusOr<double> ParseMaxRatio(const std::string& text) {
@@ -74,6 +77,9 @@ int RunOverhead(const std::vector<std::string>& args, const CommandIo& io) {
   }
   absl::StatusOr<analysis::OverheadOptions> options = OptionsOf(*flags);
   if (!options.ok()) return UsageError(io, kCommand, options.status());
+  const absl::StatusOr<analysis::TableFormat> format =
+      analysis::ParseTableFormat(flags->Value("--format").value_or("table"));
+  if (!format.ok()) return UsageError(io, kCommand, format.status());
   std::vector<OutputPath> outputs;
   if (std::optional<std::string> json = flags->Value("--json")) {
     outputs.push_back({"--json", *json});
@@ -84,7 +90,11 @@ int RunOverhead(const std::vector<std::string>& args, const CommandIo& io) {
   absl::StatusOr<analysis::OverheadReport> report =
       analysis::ReadOverhead(flags->positionals[0], *options);
   if (!report.ok()) return Failure(io, kCommand, report.status());
-  TextStream(io, outputs) << analysis::OverheadTable(*report);
+  TextStream(io, outputs) << (*format == analysis::TableFormat::kTable
+                                  ? analysis::OverheadTable(*report)
+                                  : analysis::RenderTable(
+                                        analysis::OverheadRowsTable(*report),
+                                        *format));
   if (std::optional<std::string> json = flags->Value("--json")) {
     const absl::Status written =
         analysis::WriteFileAtomically(*json, analysis::OverheadToJson(*report));

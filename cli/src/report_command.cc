@@ -7,9 +7,11 @@
 #include "absl/status/statusor.h"
 #include "commands.h"
 #include "flags.h"
+#include "spanprof/analysis/command_tables.h"
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/table.h"
+#include "spanprof/analysis/table_output.h"
 #include "spanprof/analysis/validate.h"
 #include "spanprof/cli/router.h"
 #include "trace_input.h"
@@ -17,7 +19,8 @@
 namespace spanprof::cli::internal {
 
 int RunReport(const std::vector<std::string>& args, const CommandIo& io) {
-  constexpr FlagSpec kFlags[] = {kGroupByArgFlag};
+  constexpr FlagSpec kFlags[] = {kGroupByArgFlag,
+                                 {"--format", "", true, "FORMAT"}};
   absl::StatusOr<ParsedFlags> flags = ParseFlags(args, kFlags);
   if (!flags.ok()) return UsageError(io, "report", flags.status());
   if (flags->positionals.size() != 1) {
@@ -27,6 +30,9 @@ int RunReport(const std::vector<std::string>& args, const CommandIo& io) {
             ? "missing argument FILE"
             : "unexpected argument \"" + flags->positionals[1] + "\"");
   }
+  absl::StatusOr<analysis::TableFormat> format =
+      analysis::ParseTableFormat(flags->Value("--format").value_or("table"));
+  if (!format.ok()) return UsageError(io, "report", format.status());
   const std::string& path = flags->positionals[0];
   absl::StatusOr<std::string> text = analysis::ReadFile(path);
   if (!text.ok()) return Failure(io, "report", text.status());
@@ -51,6 +57,11 @@ int RunReport(const std::vector<std::string>& args, const CommandIo& io) {
     summary = analysis::Summarize(*capture);
     options.trace_path = path;
     options.capture = &*capture;
+  }
+  if (*format != analysis::TableFormat::kTable) {
+    io.out << analysis::RenderTable(analysis::SummaryRowsTable(summary),
+                                    *format);
+    return kExitPass;
   }
   io.out << analysis::FormatTable(summary, options);
   return kExitPass;

@@ -23,7 +23,7 @@ constexpr Command kCommands[] = {
      "[--relative-tolerance REL | --relative-tolerance-bps BPS] [--json OUT] "
      "[--fail-on-new] [--fail-on-missing] [--allow-missing] "
      "[--allow-incomplete] [--confidence C] [--fail-on-unknown] "
-     "[--group-by-arg ARG]",
+     "[--group-by-arg ARG] [--format FORMAT]",
      "regression gate: compare two summaries (or two directories of runs)",
      R"(Compares the rows of two summaries, matched by their full key (name +
 phase + module + activity + backend + dtype + device), on one metric. A row REGRESSES only when the
@@ -102,6 +102,10 @@ Options:
                                 trace's) by "NAME [ARG=value]" (clang
                                 -ftime-trace: --group-by-arg detail gives a
                                 row per source file)
+  --format FORMAT               table (default), csv, tsv, json, jsonl (the
+                                rows, numbers in ns) or md (for
+                                $GITHUB_STEP_SUMMARY: a verdict line, then
+                                the rows that moved)
 
 Exit: 0 pass, 1 regression (or --fail-on-* policy failure, or no evidence),
 2 usage error or unreadable, invalid or incomplete summary, or a directory
@@ -112,7 +116,7 @@ Example:
       --absolute-tolerance 500us --relative-tolerance 10% --json cmp.json
 )",
      RunCompare},
-    {"report", "report FILE [--group-by-arg ARG]",
+    {"report", "report FILE [--group-by-arg ARG] [--format FORMAT]",
      "print the table of a summary or a trace",
      R"(Prints the console table (the one a session prints at its end) from a
 summary, or from a trace by summarizing it first. The kind of FILE is detected
@@ -129,6 +133,8 @@ Options:
                                 trace's) by "NAME [ARG=value]" (clang
                                 -ftime-trace: --group-by-arg detail gives a
                                 row per source file)
+  --format FORMAT               table (default), csv, tsv, md, json or
+                                jsonl: the rows with numbers in ns
 
 Exit: 0 printed, 2 usage error or unreadable or invalid file.
 
@@ -227,6 +233,44 @@ Example:
       --data-binary @build/otlp.json http://localhost:4318/v1/traces
 )",
      RunExport},
+    {"query", "query TRACE... SQL [--file QUERY.sql] [--format FORMAT]",
+     "SQL over the spans of traces, on Perfetto trace_processor's tables",
+     R"(Loads the traces (.json, .json.gz, .pftrace, foreign Chrome traces, merged
+captures) into an in-memory SQLite database and runs SQL on it. The tables
+carry Perfetto trace_processor's names and meanings, so a trace_processor
+query runs unchanged on what spanprof records:
+
+  slice(id, ts, dur, track_id, category, name, depth, parent_id, arg_set_id,
+        thread_dur)           ts and dur in ns; parent_id on the same thread
+  thread_track(id, utid)  thread(utid, tid, name, upid)  process(upid, pid, name)
+  args(arg_set_id, flat_key, key, int_value, string_value, real_value,
+       value_type)            args.NAME, counters.NAME, tags.NAME
+  flow(id, slice_out, slice_in)   one per cross-thread parent link
+  span(id, name, phase, module, activity, backend, dtype, device, tid,
+       thread_name, pid, ts, dur, self_dur, depth, parent_id,
+       cross_thread_parent_id, heartbeats, unfinished)   spanprof's own view
+
+docs/formats.md ("Query tables") gives every column. Several statements may
+be given (separated by ';'); the rows of the last one that returns columns
+are printed. Queries may create TEMP tables and views; changing the capture's
+tables, ATTACH, PRAGMA with a value and load_extension() are refused. SQL
+starting with "--" (a comment) must come from --file.
+
+Options:
+  -f, --file QUERY.sql   read the SQL from a file (then every argument is a
+                         trace)
+  --format FORMAT        table (default), csv, tsv, md, json or jsonl
+  --group-by-arg ARG     foreign Chrome traces: spans with a string argument
+                         ARG are named "NAME [ARG=value]"
+
+Exit: 0 printed, 2 usage error, unreadable trace, or an SQL error (SQLite's
+message with its line and column).
+
+Example:
+  spanprof query build/spanprof-trace.json \
+      'SELECT name, COUNT(*), SUM(dur) FROM slice GROUP BY name'
+)",
+     RunQuery},
     {"merge", "merge CAPTURE... -o OUT [--summary SUMMARY]",
      "captures of several processes into one trace on one timeline",
      R"(Merges the traces of cooperating processes (a coordinator and its
@@ -364,7 +408,7 @@ Example:
      RunPlot},
     {"scaling",
      "scaling TRACE... [--size ARG] [--json OUT] [--baseline TRACE...] "
-     "[--margin M] [--fail-on-unknown] [--group-by-arg ARG]",
+     "[--margin M] [--fail-on-unknown] [--group-by-arg ARG] [--format FORMAT]",
      "does a phase cost more per unit of size as sizes grow? (and the gate)",
      R"(For every group of spans (name + tags) with a numeric size argument
 (SPANPROF_ARG("bytes", n)), puts the spans in power-of-2 size buckets and
@@ -383,6 +427,7 @@ Options:
   --size ARG           the size argument (default: every numeric argument
                        that varies within a group)
   --size counter:NAME  a span's own count of counter NAME as its size
+  --format FORMAT      table (default), csv, tsv, md, json or jsonl
   --json OUT           also write the spanprof.scaling document
   --baseline TRACE...  the scaling gate: fail when a group's exponent rose
                        by more than the margin, the interval's lower bound
@@ -403,7 +448,7 @@ Example:
      RunScaling},
     {"overhead",
      "overhead BENCH.json [--max-ratio R] [--metric cpu_time|real_time] "
-     "[--json OUT]",
+     "[--json OUT] [--format FORMAT]",
      "your spans' cost: gate Google Benchmark runs with recording on vs off",
      R"(Reads the JSON output of a Google Benchmark program whose benchmarks are
 registered with SPANPROF_BENCHMARK (spanprof/benchmark.h: each runs as
@@ -425,6 +470,7 @@ Options:
   --max-ratio R   the largest on/off ratio that passes, a number > 0
                   (default 1.05: recording may cost 5%)
   --metric M      cpu_time (default) or real_time
+  --format FORMAT table (default), csv, tsv, md, json or jsonl
   --json OUT      also write a spanprof.overhead document (atomically)
 
 Exit: 0 every pair within R, 1 a pair above R, 2 usage error or unreadable

@@ -12,8 +12,10 @@
 #include "commands.h"
 #include "flags.h"
 #include "output_paths.h"
+#include "spanprof/analysis/command_tables.h"
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/scaling.h"
+#include "spanprof/analysis/table_output.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/cli/router.h"
 #include "trace_input.h"
@@ -29,7 +31,18 @@ constexpr FlagSpec kFlags[] = {
     {"--margin", "", true, "M"},
     {"--fail-on-unknown", "", false, ""},
     kGroupByArgFlag,
+    {"--format", "", true, "FORMAT"},
 };
+
+// The report in `format`: the console table, or its rows as a machine
+// format (the gate's table stays the console's).
+std::string ScalingText(const analysis::ScalingReport& report,
+                        analysis::TableFormat format) {
+  if (format == analysis::TableFormat::kTable) {
+    return analysis::ScalingTable(report);
+  }
+  return analysis::RenderTable(analysis::ScalingRowsTable(report), format);
+}
 
 // The words after `--baseline` up to the next flag are the baseline traces;
 // the rest goes to the flag parser.
@@ -130,6 +143,9 @@ int RunScaling(const std::vector<std::string>& args,
   const SplitArgs split = SplitBaseline(args);
   absl::StatusOr<ParsedFlags> flags = ParseFlags(split.rest, kFlags);
   if (!flags.ok()) return UsageError(command_io, kCommand, flags.status());
+  const absl::StatusOr<analysis::TableFormat> format =
+      analysis::ParseTableFormat(flags->Value("--format").value_or("table"));
+  if (!format.ok()) return UsageError(command_io, kCommand, format.status());
   std::vector<OutputPath> outputs;
   if (std::optional<std::string> json = flags->Value("--json")) {
     outputs.push_back({"--json", *json});
@@ -166,7 +182,7 @@ int RunScaling(const std::vector<std::string>& args,
   absl::StatusOr<analysis::ScalingReport> report =
       analysis::AnalyzeScaling(cand->named, options);
   if (!report.ok()) return Failure(io, kCommand, report.status());
-  io.out << analysis::ScalingTable(*report);
+  io.out << ScalingText(*report, *format);
   if (std::optional<std::string> json = flags->Value("--json")) {
     absl::Status written =
         analysis::WriteFileAtomically(*json, analysis::ScalingToJson(*report));

@@ -60,6 +60,9 @@ struct CompareArgs {
   // `--group-by-arg ARG`: a side that is a foreign Chrome trace is
   // summarized with its spans keyed by `name [ARG=value]` (empty: not).
   std::string group_by_arg;
+  // `--format FORMAT`: "table" (the default), or a machine format of
+  // spanprof/analysis/table_output.h ("md" is the CI summary).
+  std::string format = "table";
 
   friend bool operator==(const CompareArgs&, const CompareArgs&) = default;
 };
