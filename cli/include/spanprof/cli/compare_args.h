@@ -46,9 +46,10 @@ struct CompareArgs {
   std::string base_path;
   std::string candidate_path;
   std::string json_path;  // empty: no JSON document
-  // `--format table|github`: "" or "table" prints the human table; "github"
-  // prints GitHub Actions workflow commands (`analysis::ComparisonToGithub`).
-  std::string format;
+  // `--format FORMAT`: "table" (the default), a machine format of
+  // spanprof/analysis/table_output.h ("md" is the CI summary), or "github"
+  // (GitHub Actions workflow commands, `analysis::ComparisonToGithub`).
+  std::string format = "table";
   // `--junit OUT.xml`: also write a JUnit XML report there (empty: not).
   std::string junit_path;
   // With the default tolerances of one run against one filled in for those
@@ -60,10 +61,6 @@ struct CompareArgs {
   // `--group-by-arg ARG`: a side that is a foreign Chrome trace is
   // summarized with its spans keyed by `name [ARG=value]` (empty: not).
   std::string group_by_arg;
-  // `--format FORMAT`: "table" (the default), or a machine format of
-  // spanprof/analysis/table_output.h ("md" is the CI summary).
-  std::string format = "table";
-
   friend bool operator==(const CompareArgs&, const CompareArgs&) = default;
 };
 
