@@ -2,10 +2,12 @@
 // the session's stream file (stream_format.h) while the session runs, so that
 // a program that dies keeps what was drained (`spanprof recover`).
 //
-// Recording threads are never slowed or blocked by it: it reads each ring
-// under the ring's mutex, which the owner takes only on its slow paths (a
-// chunk switch), and the records before the owner's release-stored cursor,
-// which the owner never writes again.
+// Recording threads are never slowed or blocked by it: it finds what each
+// ring published under the ring's mutex (which the owner takes only to
+// switch chunks), copies those records without it (the records before the
+// owner's release-stored cursor are never written again, and a chunk is
+// reused only once the stream holds it: `ThreadRing::drained`, which only
+// this writer moves, after a successful write).
 //
 // Example:
 //
