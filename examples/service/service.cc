@@ -10,7 +10,7 @@
 // The session ends normally on SIGINT (the table is printed, the trace and
 // summary are written with end_reason "signal:SIGINT"), then the program
 // ends as Ctrl-C ends it (exit status 130 in the shell). Killed instead
-// (kill -9, the OOM killer) or crashed (--crash segv|abort|terminate), it
+// (kill -9, the OOM killer) or crashed (--crash segv|stack|abort|terminate), it
 // leaves its stream, build/spanprof-trace.json.stream, which
 //
 //   spanprof recover build/spanprof-trace.json.stream
@@ -23,7 +23,8 @@
 //   --requests N        requests per worker, then end normally (default 0:
 //                       until stopped)
 //   --work-ns NS        busy work in each leaf span (default 2000)
-//   --crash MODE        segv, abort, terminate or exit: worker 0 does it
+//   --crash MODE        segv, stack (overflow), abort, terminate or exit:
+//                       worker 0 does it
 //                       after --crash-after requests (default 1000)
 //   --ready-file PATH   written once each worker has handled a request
 //   --progress-file P   8 bytes a worker: requests finished, updated as they
@@ -66,8 +67,20 @@ void Work(uint64_t ns) {
   spanprof::Heartbeat(1);
 }
 
+// Recurses until the stack runs out (a SIGSEGV with no stack left for an
+// ordinary handler). The frame's buffer keeps the compiler from turning the
+// recursion into a loop.
+int Overflow(int depth) {
+  volatile char frame[512];
+  frame[0] = static_cast<char>(depth);
+  if (depth == INT32_MAX) return frame[0];
+  return Overflow(depth + 1) + frame[0];
+}
+
 void Crash(const std::string& mode) {
-  if (mode == "segv") {
+  if (mode == "stack") {
+    std::printf("%d\n", Overflow(0));
+  } else if (mode == "segv") {
     volatile int* nowhere = nullptr;
     *nowhere = 1;  // NOLINT: the crash this example exists to show
   } else if (mode == "abort") {

@@ -142,7 +142,9 @@ void Install(int sig, void (*handler)(int, siginfo_t*, void*)) {
   }
   struct sigaction ours {};
   ours.sa_sigaction = handler;
-  ours.sa_flags = SA_SIGINFO | SA_RESTART;
+  // SA_ONSTACK: on the alternate stack the recorder gives each recording
+  // thread, so that a stack overflow's SIGSEGV still gets its last drain.
+  ours.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
   sigemptyset(&ours.sa_mask);
   if (sigaction(sig, &ours, &g_signals.saved[sig]) == 0) {
     g_signals.installed[sig] = true;

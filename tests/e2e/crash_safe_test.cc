@@ -250,6 +250,9 @@ TEST_P(CrashTest, LeavesAStreamThatRecoversEveryFinishedSpan) {
 INSTANTIATE_TEST_SUITE_P(
     Crashes, CrashTest,
     ::testing::Values(CrashCase{"segv", SIGSEGV, "crash:SIGSEGV"},
+                      // A stack overflow: the handler runs on the
+                      // alternate stack the recorder gave the thread.
+                      CrashCase{"stack", SIGSEGV, "crash:SIGSEGV"},
                       CrashCase{"abort", SIGABRT, "crash:SIGABRT"},
                       CrashCase{"terminate", SIGABRT, "crash:terminate"}),
     [](const auto& info) { return std::string(info.param.mode); });

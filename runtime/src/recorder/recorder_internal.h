@@ -415,6 +415,10 @@ uint64_t UnusedCredit(const ThreadRing& r) noexcept;
 // Guards the run-time site table (site_table.cc); taken around fork().
 std::mutex& DynamicSitesMutex();
 void EnsureThreadExitHook() noexcept;
+// Gives the calling thread an alternate signal stack unless it has one
+// (once per thread, at its first span): the crash handler then still runs
+// when the thread overflowed its own stack. Freed at thread exit.
+void EnsureAltStack() noexcept;
 const char* CallerThreadName() noexcept;
 
 // Allocation counting hook (spanprof::alloc sets it before main).

@@ -1,6 +1,7 @@
 // A thread's life: its name, its ring's fate at thread exit, and fork().
 #include <cxxabi.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -33,6 +34,52 @@ thread_local char tls_thread_name[64] = {};
 
 }  // namespace
 
+namespace {
+
+// The alternate signal stack this runtime gave the thread (nullptr: none,
+// or the thread had one of its own).
+thread_local void* tls_alt_stack = nullptr;
+thread_local size_t tls_alt_stack_bytes = 0;
+
+size_t AltStackBytes() {
+  const long minimum = sysconf(_SC_SIGSTKSZ);
+  return std::max<size_t>(size_t{64} * 1024,
+                          minimum > 0 ? static_cast<size_t>(minimum) : 0);
+}
+
+// Gives the alternate stack back at thread exit (disabled first: the
+// kernel must not deliver onto unmapped memory).
+void FreeAltStack() noexcept {
+  if (tls_alt_stack == nullptr) return;
+  stack_t off{};
+  off.ss_flags = SS_DISABLE;
+  sigaltstack(&off, nullptr);
+  munmap(tls_alt_stack, tls_alt_stack_bytes);
+  tls_alt_stack = nullptr;
+}
+
+}  // namespace
+
+void EnsureAltStack() noexcept {
+  if (tls_alt_stack != nullptr) return;
+  stack_t current{};
+  if (sigaltstack(nullptr, &current) != 0) return;
+  if ((current.ss_flags & SS_DISABLE) == 0) return;  // the thread's own
+  const size_t bytes = AltStackBytes();
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  if (p == MAP_FAILED) return;
+  stack_t ours{};
+  ours.ss_sp = p;
+  ours.ss_size = bytes;
+  if (sigaltstack(&ours, nullptr) != 0) {
+    munmap(p, bytes);
+    return;
+  }
+  tls_alt_stack = p;
+  tls_alt_stack_bytes = bytes;
+}
+
 uint64_t CurrentOsTid() noexcept {
   return static_cast<uint64_t>(syscall(SYS_gettid));
 }
@@ -44,6 +91,7 @@ const char* CallerThreadName() noexcept { return tls_thread_name; }
 namespace {
 
 ThreadExitHook::~ThreadExitHook() {
+  FreeAltStack();
   auto* r = static_cast<ThreadRing*>(tls_state);
   if (r == nullptr) return;
   tls_state = nullptr;

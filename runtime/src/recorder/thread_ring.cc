@@ -248,6 +248,7 @@ ThreadRing* BindThread(uint32_t epoch) noexcept {
     ring = new (std::nothrow) ThreadRing();
     if (ring == nullptr) return nullptr;
     ring->os_tid = CurrentOsTid();
+    EnsureAltStack();
     // Itanium C++ ABI: the per-thread exception globals (<cxxabi.h>).
     auto* eh = reinterpret_cast<unsigned int*>(abi::__cxa_get_globals());
     // __cxa_eh_globals is { __cxa_exception* caughtExceptions;
