@@ -84,8 +84,10 @@ void AddDrops(const std::vector<uint64_t>& drops,
 
 OwnedRecords::OwnedRecords(uint64_t count) {
   if (count == 0) return;
+  // Populated at once: faulting the pages in one call costs a fraction of
+  // one fault per page as the copy first touches them.
   void* p = mmap(nullptr, count * sizeof(Record), PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
   if (p == MAP_FAILED) return;
   data_ = static_cast<Record*>(p);
   count_ = count;
