@@ -1,7 +1,9 @@
 // `spanprof recover`: the trace and summary of a program that did not end
 // normally, from the stream file its session left (spanprof/stream.h).
 #include <cstdint>
+#include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -27,10 +29,19 @@ constexpr FlagSpec kRecoverFlags[] = {
     {"--summary-out", "", true, "SUMMARY"},
 };
 
+// A flight recorder's stream is two files, `PATH.old` (when the first one
+// filled up) and `PATH`: read together, oldest first.
 absl::StatusOr<RecoveredCapture> Recover(const std::string& path) {
   absl::StatusOr<std::string> bytes = analysis::ReadFile(path);
   if (!bytes.ok()) return bytes.status();
-  return RecoverStream(*bytes, path);
+  std::error_code error;
+  const std::string older_path = path + ".old";
+  if (!std::filesystem::is_regular_file(older_path, error)) {
+    return RecoverStream(*bytes, path);
+  }
+  absl::StatusOr<std::string> older = analysis::ReadFile(older_path);
+  if (!older.ok()) return older.status();
+  return RecoverStream(std::vector<std::string_view>{*older, *bytes}, path);
 }
 
 // What a person should know about what could not be recovered.

@@ -190,7 +190,11 @@ absl::Status Finish(RunningSession& running, const std::string& end_reason) {
   // A streaming session reads its capture back from the stream, which its
   // rings no longer hold whole.
   std::unique_ptr<StreamWriter> stream;
-  if (running.watcher != nullptr) {
+  if (running.watcher != nullptr &&
+      running.config.recording.overflow == OverflowPolicy::kRing) {
+    running.watcher->Stop(/*remove_stream=*/!running.config.keep_stream,
+                          end_reason);
+  } else if (running.watcher != nullptr) {
     stream = running.watcher->StopAndTakeWriter();
   }
   FinishStep step;
@@ -307,14 +311,10 @@ void InstallProcessHooks() {
 
 // The stream file of a session: `Config::stream_path` expanded, or by
 // default the trace path (else the summary path) with ".stream" added; ""
-// when streaming is off. A flight recorder (ring mode) keeps its spans in
-// memory: its stream would grow with the run, which its cap exists to
-// prevent.
+// when streaming is off. A flight recorder's (ring mode's) stream is
+// bounded like its rings (StreamGenerationBytes).
 std::string StreamPath(const Config& config, const PathFields& fields) {
-  if (config.stream_path == "off" ||
-      config.recording.overflow == OverflowPolicy::kRing) {
-    return "";
-  }
+  if (config.stream_path == "off") return "";
   if (!config.stream_path.empty()) {
     return ExpandPathTemplate(config.stream_path, fields);
   }
@@ -375,8 +375,12 @@ absl::Status StartWatcher(RunningSession& running) {
                    std::string(opened.status().message()).c_str());
     }
   }
-  // From here on the rings reuse what the stream holds.
-  if (writer != nullptr) MarkSessionStreaming(Session().epoch, true);
+  // From here on the rings reuse what the stream holds (a flight recorder's
+  // rings overwrite their oldest spans as before: its stream is what a crash
+  // or a kill leaves, its outputs come from the rings).
+  if (writer != nullptr && config.recording.overflow != OverflowPolicy::kRing) {
+    MarkSessionStreaming(Session().epoch, true);
+  }
   if (writer == nullptr && !config.signals) return absl::OkStatus();
   running.watcher = std::make_unique<SessionWatcher>(
       std::move(writer), Session().epoch, config.signals, FinishFromSignal);

@@ -288,6 +288,108 @@ TEST(KillTest, RecoversEverySpanThatEndedBeforeTheLastDrain) {
   EXPECT_TRUE(summary->validation_issues.empty());
 }
 
+// A flight recorder (ring mode) streams too, into at most two files of
+// about 40 bytes a span of its cap each (`<stream>.old` the full one):
+// flat disk however long it runs. `spanprof recover` on the running
+// program's stream is a snapshot of its newest spans; after a SIGKILL it
+// gives the newest spans again, up to the cap, the latest requests in them.
+TEST(FlightRecorderTest, KeepsItsNewestSpansOnBoundedDisk) {
+  constexpr uint64_t kCap = 20000;
+  TempDir dir;
+  std::map<std::string, std::string> env = Env(dir);
+  env["SPANPROF_OVERFLOW"] = "ring";
+  env["SPANPROF_MAX_EVENTS"] = std::to_string(kCap);
+  const pid_t pid = StartService(dir, env);
+  ASSERT_GT(pid, 0);
+  const ChildGuard guard(pid);
+  // Each worker's requests (4 spans and an argument each) fill several
+  // files' worth of the cap.
+  ASSERT_TRUE(WaitForProgress(pid, dir.File("progress"), 40000));
+  const std::string stream = dir.File("trace.json.stream");
+  ASSERT_TRUE(std::filesystem::exists(stream + ".old"));
+  // Two files, each cut once it passed the bound at a drain (one drain's
+  // records over it at most: a few thousand spans here).
+  const uint64_t bound = 40 * kCap + (uint64_t{1} << 20);
+  for (const std::string& file : {stream, stream + ".old"}) {
+    std::error_code error;
+    const uintmax_t size = std::filesystem::file_size(file, error);
+    EXPECT_LE(size, bound + (uint64_t{2} << 20)) << file;
+  }
+
+  const ProcessResult snapshot = RunProcess(
+      {kSpanprof, "recover", stream, "-o", dir.File("snapshot.json")});
+  ASSERT_EQ(snapshot.exit_code, 0) << snapshot.err;
+  absl::StatusOr<Capture> taken =
+      analysis::ReadTrace(dir.File("snapshot.json"));
+  ASSERT_TRUE(taken.ok()) << taken.status();
+  EXPECT_LE(taken->spans.size(), kCap);
+  EXPECT_GE(taken->spans.size(), kCap / 2);
+
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_EQ(kill(pid, SIGKILL), 0);
+  const ProcessResult result =
+      WaitProcess(pid, dir.File("out"), dir.File("err"));
+  EXPECT_EQ(result.term_signal, SIGKILL);
+  const ProcessResult recovered =
+      RunProcess({kSpanprof, "recover", stream, "-o", dir.File("lost.json"),
+                  "--summary-out", dir.File("lost-summary.json")});
+  ASSERT_EQ(recovered.exit_code, 0) << recovered.err;
+  absl::StatusOr<Capture> trace = analysis::ReadTrace(dir.File("lost.json"));
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  EXPECT_EQ(trace->end_reason, "lost");
+  EXPECT_LE(trace->spans.size(), kCap);
+  EXPECT_GE(trace->spans.size(), kCap / 2);
+  // The newest spans: the last one recovered ended after the last one of
+  // the snapshot taken before (one session: one time base).
+  const auto last_end = [](const Capture& c) {
+    int64_t last = 0;
+    for (const Span& span : c.spans) {
+      last = std::max(last, span.end_ns);
+    }
+    return last;
+  };
+  EXPECT_GT(last_end(*trace), last_end(*taken));
+  // Every kept request.handle span is whole: its three phases under it.
+  std::map<uint64_t, int> children;
+  for (const Span& span : trace->spans) {
+    if (span.parent_id != 0 &&
+        trace->sites[trace->spans[span.parent_id - 1].site].name ==
+            "request.handle") {
+      ++children[span.parent_id];
+    }
+  }
+  for (const Span& span : trace->spans) {
+    if (trace->sites[span.site].name == "request.handle" &&
+        (span.flags & kSpanUnfinished) == 0) {
+      EXPECT_EQ(children[span.id], 3) << "request.handle " << span.id;
+    }
+  }
+  const ProcessResult valid =
+      RunProcess({kSpanprof, "validate", dir.File("lost-summary.json")});
+  EXPECT_EQ(valid.exit_code, 0) << valid.out << valid.err;
+}
+
+// A flight recorder that ends normally removes both of its stream files.
+TEST(FlightRecorderTest, ANormalEndRemovesItsStreamFiles) {
+  TempDir dir;
+  std::map<std::string, std::string> env = Env(dir);
+  env["SPANPROF_OVERFLOW"] = "ring";
+  env["SPANPROF_MAX_EVENTS"] = "20000";
+  const pid_t pid = StartService(dir, env);
+  ASSERT_GT(pid, 0);
+  const ChildGuard guard(pid);
+  ASSERT_TRUE(WaitForProgress(pid, dir.File("progress"), 40000));
+  const std::string stream = dir.File("trace.json.stream");
+  ASSERT_TRUE(std::filesystem::exists(stream + ".old"));
+  ASSERT_EQ(kill(pid, SIGTERM), 0);
+  const ProcessResult result =
+      WaitProcess(pid, dir.File("out"), dir.File("err"));
+  EXPECT_EQ(result.term_signal, SIGTERM);
+  EXPECT_TRUE(std::filesystem::exists(dir.File("trace.json")));
+  EXPECT_FALSE(std::filesystem::exists(stream));
+  EXPECT_FALSE(std::filesystem::exists(stream + ".old"));
+}
+
 // exit() on a worker while the main thread waits in the body: one session
 // end, one set of outputs, no std::terminate, no temporary file left.
 TEST(ExitTest, ExitOnAnotherThreadWritesOneCapture) {

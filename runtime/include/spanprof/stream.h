@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "spanprof/capture.h"
@@ -51,6 +52,14 @@ struct RecoveredCapture {
 // hot path.
 absl::StatusOr<RecoveredCapture> RecoverStream(std::string_view bytes,
                                                std::string_view name);
+
+// `RecoverStream()` over the files of one stream, oldest first: a flight
+// recorder (ring mode) bounds its stream by starting a new file when one is
+// full, the full one kept as `<path>.old`; read together (`.old` first),
+// they hold its newest spans (at most its cap). A file of another session
+// adds nothing.
+absl::StatusOr<RecoveredCapture> RecoverStream(
+    const std::vector<std::string_view>& files, std::string_view name);
 
 }  // namespace spanprof
 

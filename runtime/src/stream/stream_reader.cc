@@ -43,6 +43,11 @@ struct ThreadData {
   // collector can free each once parsed).
   std::vector<internal::OwnedRecords> records;
   uint64_t record_count = 0;
+  // A flight recorder's stream starts wherever its files begin: the
+  // position of the first record kept, and the index of the first side
+  // record kept.
+  uint64_t record_base = 0;
+  uint64_t side_base = 0;
   bool records_gap = false;
   std::vector<SideRecord> side;  // indices 0 .. size - 1
   bool side_gap = false;
@@ -58,9 +63,16 @@ class StreamScanner {
   StreamScanner(std::string_view bytes, std::string_view name, bool own_session)
       : bytes_(bytes), name_(name), own_session_(own_session) {}
 
-  absl::StatusOr<internal::StreamContents> Read() {
-    if (absl::Status s = CheckHeader(); !s.ok()) return s;
-    ScanChunks();
+  // Reads `files` in order: the stream's files oldest first (a flight
+  // recorder's `<path>.old`, then `<path>`), as one stream.
+  absl::StatusOr<internal::StreamContents> Read(
+      const std::vector<std::string_view>& files) {
+    for (const std::string_view file : files) {
+      bytes_ = file;
+      released_ = 0;
+      if (absl::Status s = CheckHeader(); !s.ok()) return s;
+      ScanChunks();
+    }
     if (!has_session_) {
       return absl::InvalidArgumentError(
           std::string(name_) +
@@ -163,7 +175,14 @@ class StreamScanner {
   bool Apply(uint32_t kind, uint32_t slot, std::string_view payload) {
     StreamDecoder d(payload);
     if (!has_session_) {
-      return kind == internal::kChunkSession && ReadSession(d);
+      if (kind != internal::kChunkSession || !ReadSession(d)) return false;
+      session_payload_ = std::string(payload);
+      return true;
+    }
+    if (kind == internal::kChunkSession) {
+      // The next file of the same session (a flight recorder's) starts
+      // with the session again; another session's is not read into this.
+      return payload == session_payload_;
     }
     if (slot >= (1u << 24)) return false;
     switch (kind) {
@@ -179,7 +198,7 @@ class StreamScanner {
       }
       case internal::kChunkSide: {
         ThreadData& t = Thread(slot);
-        return ReadContiguous(d, &t.side, &t.side_gap);
+        return ReadSide(d, t);
       }
       case internal::kChunkClock:
         return ReadClock(d);
@@ -260,34 +279,54 @@ class StreamScanner {
     return true;
   }
 
-  // A records or side-records chunk: u64 index of its first, then whole
-  // records. Appended while it follows on from what `*kept` holds; after a
-  // gap, counted as lost (what follows a gap cannot be placed).
-  template <typename T>
-  bool ReadContiguous(StreamDecoder& d, std::vector<T>* kept, bool* gap) {
+  bool Flight() const { return facts_.overflow == OverflowPolicy::kRing; }
+
+  // A side-records chunk: u64 index of its first, then whole records.
+  // Appended while it follows on from what the thread holds; after a gap,
+  // counted as lost (what follows a gap cannot be placed), except in a
+  // flight recorder's stream, where the newest records win: what came
+  // before the gap goes.
+  bool ReadSide(StreamDecoder& d, ThreadData& t) {
     uint64_t first = 0;
-    if (!d.U64(&first) || d.Rest().size() % sizeof(T) != 0) return false;
-    const size_t n = d.Rest().size() / sizeof(T);
-    if (first < kept->size()) return true;  // read already
-    if (*gap || first > kept->size()) {
-      *gap = true;
+    if (!d.U64(&first) || d.Rest().size() % sizeof(SideRecord) != 0) {
+      return false;
+    }
+    const size_t n = d.Rest().size() / sizeof(SideRecord);
+    if (Flight() && (t.side.empty() || first > t.side_base + t.side.size())) {
+      if (first < t.side_base) return true;  // read already
+      t.side.clear();
+      t.side_base = first;
+    }
+    const uint64_t end = t.side_base + t.side.size();
+    if (first < end) return true;  // read already
+    if (t.side_gap || first > end) {
+      t.side_gap = true;
       out_.lost_records += n;
       return true;
     }
-    const size_t old = kept->size();
-    kept->resize(old + n);
-    std::memcpy(kept->data() + old, d.Rest().data(), n * sizeof(T));
+    const size_t old = t.side.size();
+    t.side.resize(old + n);
+    std::memcpy(t.side.data() + old, d.Rest().data(), n * sizeof(SideRecord));
     return true;
   }
 
   // A records chunk: u64 position of its first, then whole records, kept
-  // as a piece of its own while it follows on from what the thread holds.
+  // as a piece of its own while it follows on from what the thread holds
+  // (after a gap, as for side records).
   bool ReadRecords(StreamDecoder& d, ThreadData& t) {
     uint64_t first = 0;
     if (!d.U64(&first) || d.Rest().size() % sizeof(Record) != 0) return false;
     const size_t n = d.Rest().size() / sizeof(Record);
-    if (first < t.record_count) return true;  // read already
-    if (t.records_gap || first > t.record_count) {
+    if (Flight() &&
+        (t.record_count == 0 || first > t.record_base + t.record_count)) {
+      if (first < t.record_base) return true;  // read already
+      t.records.clear();
+      t.record_count = 0;
+      t.record_base = first;
+    }
+    const uint64_t end = t.record_base + t.record_count;
+    if (first < end) return true;  // read already
+    if (t.records_gap || first > end) {
       t.records_gap = true;
       out_.lost_records += n;
       return true;
@@ -358,14 +397,21 @@ class StreamScanner {
       ThreadData& t = threads_[slot];
       // Side records past the last record kept (after a gap) cannot be
       // placed.
-      const auto past = std::find_if(
-          t.side.begin(), t.side.end(),
-          [&t](const SideRecord& s) { return s.position > t.record_count; });
+      const uint64_t records_end = t.record_base + t.record_count;
+      const auto past = std::find_if(t.side.begin(), t.side.end(),
+                                     [records_end](const SideRecord& s) {
+                                       return s.position > records_end;
+                                     });
       out_.lost_records += static_cast<uint64_t>(t.side.end() - past);
       t.side.erase(past, t.side.end());
       internal::RingSnapshot& snap = in.snaps.emplace_back();
       snap.slot = slot;
-      uint64_t position = 0;
+      // A flight recorder's thread may start past its first record: its
+      // spans that began before are gone, as when its ring overwrote them.
+      snap.truncated = t.record_base > 0;
+      snap.side_base = t.side_base;
+      snap.side_truncated = t.side_base > 0;
+      uint64_t position = t.record_base;
       for (internal::OwnedRecords& piece : t.records) {
         snap.chunks.push_back(internal::Chunk{piece.data(), piece.size(),
                                               piece.size(), position});
@@ -374,7 +420,9 @@ class StreamScanner {
       snap.owned = std::move(t.records);
       snap.side = std::move(t.side);
       snap.side_index.resize(snap.side.size());
-      for (uint64_t k = 0; k < snap.side.size(); ++k) snap.side_index[k] = k;
+      for (uint64_t k = 0; k < snap.side.size(); ++k) {
+        snap.side_index[k] = t.side_base + k;
+      }
       snap.os_tid = t.os_tid;
       snap.name = t.name;
       snap.dropped_args = t.dropped_args;
@@ -393,6 +441,7 @@ class StreamScanner {
   std::string_view name_;
   bool own_session_ = false;
   size_t released_ = 0;  // own session: mapped bytes given back
+  std::string session_payload_;
   bool has_session_ = false;
   SessionFacts facts_;
   internal::ClockPair stop_{};
@@ -410,15 +459,20 @@ namespace internal {
 absl::StatusOr<StreamContents> ReadStream(std::string_view bytes,
                                           std::string_view name,
                                           bool own_session) {
-  return StreamScanner(bytes, name, own_session).Read();
+  return StreamScanner({}, name, own_session).Read({bytes});
 }
 
 }  // namespace internal
 
 absl::StatusOr<RecoveredCapture> RecoverStream(std::string_view bytes,
                                                std::string_view name) {
+  return RecoverStream(std::vector<std::string_view>{bytes}, name);
+}
+
+absl::StatusOr<RecoveredCapture> RecoverStream(
+    const std::vector<std::string_view>& files, std::string_view name) {
   absl::StatusOr<internal::StreamContents> read =
-      internal::ReadStream(bytes, name, /*own_session=*/false);
+      StreamScanner({}, name, /*own_session=*/false).Read(files);
   if (!read.ok()) return read.status();
   RecoveredCapture out = std::move(read->info);
   out.capture = internal::AssembleCapture(read->facts, read->inputs);

@@ -88,7 +88,13 @@ absl::StatusOr<std::unique_ptr<StreamWriter>> StreamWriter::Open(
   std::unique_ptr<StreamWriter> writer(new StreamWriter(path, fd));
   writer->out_ = StreamFileHeader();
   EncodeFacts(facts, outputs, writer->payload_);
+  writer->session_payload_ = writer->payload_.bytes();
   writer->Chunk(kChunkSession, 0, writer->seq_++);
+  if (facts.overflow == OverflowPolicy::kRing) {
+    // A flight recorder's stream is bounded like its rings: two files of
+    // about the rings' bytes each (StreamGenerationBytes).
+    writer->generation_bytes_ = StreamGenerationBytes(facts.max_events);
+  }
   if (!writer->Flush()) {
     return absl::UnavailableError("cannot write the stream file " + path);
   }
@@ -107,8 +113,53 @@ void StreamWriter::Chunk(uint32_t kind, uint32_t slot, uint64_t seq) {
 bool StreamWriter::Flush() {
   if (failed_ || fd_ < 0) return false;
   if (!out_.empty() && !WriteAll(fd_, out_)) failed_ = true;
+  bytes_in_file_ += out_.size();
   out_.clear();
   return !failed_;
+}
+
+uint64_t StreamGenerationBytes(uint64_t max_events) {
+  // A span's two records (32 bytes), a quarter more for side records and
+  // chunk headers, and 1 MiB for the tables each file starts with.
+  return max_events * 40 + (uint64_t{1} << 20);
+}
+
+// Starts the stream's next file: the current one becomes `<path>.old`
+// (replacing the one before), and the new one starts with the session, the
+// sites, counter names, threads and drops again, so that it reads on its
+// own; the threads' records go on at their positions.
+void StreamWriter::Rotate() {
+  // `<path>` names a whole file at every moment (a kill may come between
+  // any two steps): the full file is linked as `<path>.old` first, then the
+  // new one replaces `<path>` in one rename.
+  const std::string next_path = path_ + ".next";
+  const std::string old_path = path_ + ".old";
+  const std::string linked_path = path_ + ".old.next";
+  const int fd =
+      ::open(next_path.c_str(),
+             O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0) return;  // the file goes on growing: better than a gap
+  ::unlink(linked_path.c_str());
+  if (::link(path_.c_str(), linked_path.c_str()) != 0 ||
+      ::rename(linked_path.c_str(), old_path.c_str()) != 0 ||
+      ::rename(next_path.c_str(), path_.c_str()) != 0) {
+    ::close(fd);
+    ::unlink(next_path.c_str());
+    ::unlink(linked_path.c_str());
+    return;
+  }
+  ::close(fd_);
+  fd_ = fd;
+  bytes_in_file_ = 0;
+  out_ = StreamFileHeader();
+  AppendChunk(kChunkSession, 0, seq_++, session_payload_, &out_);
+  sites_written_ = 1;
+  counters_written_ = 0;
+  for (ThreadProgress& progress : threads_) {
+    progress.described = false;
+    progress.dropped_args = UINT64_MAX;  // written again at the next drain
+  }
+  rotations_++;
 }
 
 void StreamWriter::DrainSites() {
@@ -287,6 +338,7 @@ void StreamWriter::WriteClock(const ClockPair& now) {
 
 bool StreamWriter::Drain(uint32_t epoch) {
   if (failed_) return false;
+  if (generation_bytes_ > 0 && bytes_in_file_ >= generation_bytes_) Rotate();
   records_at_last_drain_ = records_written_;
   DrainSites();
   DrainCounters();
@@ -332,7 +384,15 @@ void StreamWriter::Close(bool remove) {
     ::close(fd_);
     fd_ = -1;
   }
-  if (remove) ::unlink(path_.c_str());
+  if (remove) {
+    ::unlink(path_.c_str());
+    if (rotations_ > 0) ::unlink((path_ + ".old").c_str());
+  }
+  if (rotations_ > 0) {
+    // A rotation cut short (its file could not be written) leaves these.
+    ::unlink((path_ + ".next").c_str());
+    ::unlink((path_ + ".old.next").c_str());
+  }
 }
 
 }  // namespace spanprof::internal

@@ -38,6 +38,12 @@ struct StreamOutputs {
   std::string summary_path;
 };
 
+// A flight recorder's (ring mode's) stream file grows to about this many
+// bytes, then starts afresh, the full one kept as `<path>.old`: on disk at
+// most about twice this, however long the session runs, and always the
+// newest `max_events` spans between the two files.
+uint64_t StreamGenerationBytes(uint64_t max_events);
+
 class StreamWriter {
  public:
   // Creates (or truncates) the regular file `path` and writes the file
@@ -106,6 +112,7 @@ class StreamWriter {
   void CopyRecords(const ThreadRing& ring, ThreadProgress& progress);
   void PublishDrained(const std::vector<ThreadRing*>& rings);
   void WriteClock(const ClockPair& now);
+  void Rotate();
   void DrainSide(const ThreadRing& ring, ThreadProgress& progress);
   void DescribeThread(const ThreadRing& ring, ThreadProgress& progress);
   void DrainDrops(const ThreadRing& ring, ThreadProgress& progress);
@@ -120,6 +127,10 @@ class StreamWriter {
   uint32_t counters_written_ = 0;
   uint64_t records_written_ = 0;
   uint64_t records_at_last_drain_ = 0;
+  std::string session_payload_;    // the session chunk, for a new file
+  uint64_t generation_bytes_ = 0;  // ring mode: rotate past it (0: never)
+  uint64_t bytes_in_file_ = 0;
+  uint64_t rotations_ = 0;
   std::vector<ThreadProgress> threads_;
   std::vector<Piece> pieces_;  // FindRecords() for one ring
   StreamEncoder payload_;
