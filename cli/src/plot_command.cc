@@ -318,4 +318,23 @@ int RunPlot(const std::vector<std::string>& args, const CommandIo& io) {
                                  "compare or scaling)"));
 }
 
+// The flags of every plot kind (a kind accepts its own subset).
+std::vector<FlagSpec> PlotFlagSpecs() {
+  std::vector<FlagSpec> specs;
+  for (std::span<const FlagSpec> kind :
+       {std::span<const FlagSpec>(kTimelineFlags),
+        std::span<const FlagSpec>(kBreakdownFlags),
+        std::span<const FlagSpec>(kCompareFlags),
+        std::span<const FlagSpec>(kScalingFlags)}) {
+    for (const FlagSpec& spec : kind) {
+      if (std::none_of(specs.begin(), specs.end(), [&](const FlagSpec& s) {
+            return s.name == spec.name;
+          })) {
+        specs.push_back(spec);
+      }
+    }
+  }
+  return specs;
+}
+
 }  // namespace spanprof::cli::internal

@@ -15,9 +15,13 @@
 #include "trace_input.h"
 
 namespace spanprof::cli::internal {
+namespace {
+
+constexpr FlagSpec kFlags[] = {kGroupByArgFlag};
+
+}  // namespace
 
 int RunReport(const std::vector<std::string>& args, const CommandIo& io) {
-  constexpr FlagSpec kFlags[] = {kGroupByArgFlag};
   absl::StatusOr<ParsedFlags> flags = ParseFlags(args, kFlags);
   if (!flags.ok()) return UsageError(io, "report", flags.status());
   if (flags->positionals.size() != 1) {
@@ -54,6 +58,11 @@ int RunReport(const std::vector<std::string>& args, const CommandIo& io) {
   }
   io.out << analysis::FormatTable(summary, options);
   return kExitPass;
+}
+
+std::vector<FlagSpec> ReportFlagSpecs() {
+  std::vector<FlagSpec> specs(std::begin(kFlags), std::end(kFlags));
+  return specs;
 }
 
 }  // namespace spanprof::cli::internal

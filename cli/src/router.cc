@@ -10,11 +10,15 @@
 
 #include "absl/status/status.h"
 #include "commands.h"
+#include "spanprof/internal/closest_name.h"
 #include "trace_input.h"
 
 namespace spanprof::cli {
 namespace internal {
 namespace {
+
+// The project's version (CMake's PROJECT_VERSION), for `spanprof --version`.
+constexpr std::string_view kVersion = SPANPROF_VERSION_STRING;
 
 // The command table, in the order of the usage text.
 constexpr Command kCommands[] = {
@@ -105,7 +109,7 @@ Example:
   spanprof compare base.json cand.json --metric p95_ns \
       --absolute-tolerance 500us --relative-tolerance 10% --json cmp.json
 )",
-     RunCompare},
+     RunCompare, CompareFlagSpecs},
     {"report", "report FILE [--group-by-arg ARG]",
      "print the table of a summary or a trace",
      R"(Prints the console table (the one a session prints at its end) from a
@@ -129,7 +133,7 @@ Exit: 0 printed, 2 usage error or unreadable or invalid file.
 Example:
   spanprof report build/spanprof-summary.json
 )",
-     RunReport},
+     RunReport, ReportFlagSpecs},
     {"validate", "validate FILE", "strict check of a summary or a trace",
      R"(Checks a summary with the strict reader (schema, types, every cross-field
 invariant), or a trace with the strict trace reader plus the rules Perfetto's
@@ -143,7 +147,7 @@ Exit: 0 valid, 1 invalid, 2 usage error or unreadable file.
 Example:
   spanprof validate build/spanprof-trace.json
 )",
-     RunValidate},
+     RunValidate, NoFlagSpecs},
     {"summarize", "summarize TRACE [-o SUMMARY] [--group-by-arg ARG]",
      "recompute the summary from a trace",
      R"(Reads a trace (plain or .json.gz) and writes its spanprof.summary
@@ -162,7 +166,7 @@ Exit: 0 written, 2 usage error, unreadable or invalid trace, or write error.
 Example:
   spanprof summarize build/spanprof-trace.json -o build/summary-again.json
 )",
-     RunSummarize},
+     RunSummarize, SummarizeFlagSpecs},
     {"folded", "folded TRACE [-o OUT] [--group-by-arg ARG]",
      "folded stacks for flamegraph.pl / speedscope",
      R"(Writes one line per distinct stack, "root;child;leaf SELF_NS", summed
@@ -182,7 +186,7 @@ Exit: 0 written, 2 usage error, unreadable or invalid trace, or write error.
 Example:
   spanprof folded build/spanprof-trace.json | flamegraph.pl > flame.svg
 )",
-     RunFolded},
+     RunFolded, SummarizeFlagSpecs},
     {"export", "export otlp TRACE... [-o OUT.json] [--allow-invalid]",
      "traces as OpenTelemetry OTLP/JSON, for a Collector or a backend",
      R"(Writes the spans of one or more traces (.json, .json.gz or .pftrace, as
@@ -220,7 +224,7 @@ Example:
   curl -X POST -H 'Content-Type: application/json' \
       --data-binary @build/otlp.json http://localhost:4318/v1/traces
 )",
-     RunExport},
+     RunExport, ExportFlagSpecs},
     {"merge", "merge CAPTURE... -o OUT [--summary SUMMARY]",
      "captures of several processes into one trace on one timeline",
      R"(Merges the traces of cooperating processes (a coordinator and its
@@ -256,7 +260,7 @@ Exit: 0 written, 2 usage error, unreadable or refused input, or write error.
 Example:
   spanprof merge build/trace-*.json -o build/merged.pftrace
 )",
-     RunMerge},
+     RunMerge, MergeFlagSpecs},
     {"recover", "recover STREAM... [-o TRACE] [--summary-out SUMMARY]",
      "the trace and summary of a program that was killed or crashed",
      R"(While a session runs, spanprof copies what the threads recorded into a
@@ -284,7 +288,7 @@ stream, or a write error.
 Example:
   spanprof recover build/spanprof-trace.json.stream -o build/crashed.pftrace       --summary-out build/crashed-summary.json
 )",
-     RunRecover},
+     RunRecover, RecoverFlagSpecs},
     {"plot",
      "plot timeline TRACE | breakdown SUMMARY | compare BASE CAND | "
      "scaling TRACE... [options] [-o OUT.svg]",
@@ -339,7 +343,7 @@ Example:
   spanprof plot compare base.json cand.json --absolute-tolerance 500000 \
       --relative-tolerance-bps 1000 -o compare.svg
 )",
-     RunPlot},
+     RunPlot, PlotFlagSpecs},
     {"scaling",
      "scaling TRACE... [--size ARG] [--json OUT] [--baseline TRACE...] "
      "[--margin M] [--fail-on-unknown] [--group-by-arg ARG]",
@@ -375,7 +379,7 @@ Example:
   spanprof scaling build/spanprof-trace.json --json build/scaling.json
   spanprof scaling slow.json --baseline base.json
 )",
-     RunScaling},
+     RunScaling, ScalingFlagSpecs},
     {"overhead",
      "overhead BENCH.json [--max-ratio R] [--metric cpu_time|real_time] "
      "[--json OUT]",
@@ -412,7 +416,7 @@ Example:
       --benchmark_out=BENCH.json --benchmark_out_format=json
   spanprof overhead BENCH.json --max-ratio 1.03
 )",
-     RunOverhead},
+     RunOverhead, OverheadFlagSpecs},
     {"run", "run --runs N --out DIR [--trace] [--force] -- PROGRAM [ARGS...]",
      "run a program N times, one summary per run (a side for compare)",
      R"(Runs PROGRAM (no shell; looked up in PATH when it has no '/') N times, one
@@ -457,7 +461,7 @@ PROGRAM that cannot be started.
 Example:
   spanprof run --runs 10 --out build/runs/base -- build/bin/app --input x
 )",
-     RunRun},
+     RunRun, RunFlagSpecs},
     {"ab",
      "ab --runs N --out DIR [--trace] [--force] -- BASE [ARGS...] -- CAND "
      "[ARGS...]",
@@ -474,8 +478,14 @@ further -- words; the baseline cannot). No shell is involved: quote words as
 you would for any program.
 
 Progress lines name the side ("base 3/10: 0.84 s", "cand 3/10: 0.91 s").
-Directories, environment, failures and options as for `spanprof run`; both
+Directories, environment and failures as for `spanprof run`; both
 directories are checked before anything runs.
+
+Options:
+  -n, --runs N   the number of runs of each side, 1 to 100000
+  -o, --out DIR  the directory of the two series (DIR/base, DIR/cand)
+  --trace        keep each run's trace in DIR/base/traces/, DIR/cand/traces/
+  --force        replace the files of earlier runs in DIR/base and DIR/cand
 
 Exit: 0 every run succeeded, 1 a run failed, 130/143/129 stopped by
 SIGINT/SIGTERM/SIGHUP, 2 usage error, a refused or unwritable DIR, or a
@@ -485,7 +495,7 @@ Example:
   spanprof ab --runs 10 --out build/ab -- build/main/app -- build/pr/app
   spanprof compare build/ab/base build/ab/cand
 )",
-     RunAb},
+     RunAb, RunFlagSpecs},
 };
 
 const Command* FindCommand(std::string_view name) {
@@ -513,7 +523,8 @@ void PrintUsage(std::ostream& os, const CommandIo& io) {
     os << "  " << name << command.summary << "\n";
   }
   os << "\nRun '" << io.program
-     << " <command> --help' for a command's arguments.\n"
+     << " <command> --help' for a command's arguments, '" << io.program
+     << " --version' for the version.\n"
      << "Exit codes: 0 pass, 1 regression, invalid file or failed run, 2 "
         "usage error or unreadable input.\n"
      << kInputOptionsHelp;
@@ -552,7 +563,24 @@ std::string ProgramName(int argc, char** argv) {
   return path.empty() ? "spanprof" : std::string(path);
 }
 
+// "unknown command 'reprot'; did you mean 'report'?" (the suggestion only
+// when a command is close to what was typed), then the usage.
+int UnknownCommand(const CommandIo& io, std::string_view name) {
+  std::vector<std::string_view> names = {"help", "version"};
+  for (const Command& command : kCommands) names.push_back(command.name);
+  io.err << io.program << ": unknown command '" << name << "'";
+  const std::string_view meant = spanprof::internal::ClosestName(name, names);
+  if (!meant.empty()) io.err << "; did you mean '" << meant << "'?";
+  io.err << "\n";
+  PrintUsage(io.err, io);
+  return kExitUsage;
+}
+
 }  // namespace
+
+std::span<const Command> Commands() { return kCommands; }
+
+std::vector<FlagSpec> NoFlagSpecs() { return {}; }
 
 int UsageError(const CommandIo& io, std::string_view command,
                std::string_view message) {
@@ -592,6 +620,10 @@ int Run(int argc, char** argv, std::ostream& out, std::ostream& err) {
   for (int i = 2; i < argc; ++i) {
     if (argv[i] != nullptr) args.emplace_back(argv[i]);
   }
+  if (name == "--version" || name == "version") {
+    out << io.program << " " << internal::kVersion << "\n";
+    return kExitPass;
+  }
   if (name == "--help" || name == "-h") {
     internal::PrintUsage(out, io);
     return kExitPass;
@@ -602,20 +634,12 @@ int Run(int argc, char** argv, std::ostream& out, std::ostream& err) {
       return kExitPass;
     }
     const internal::Command* command = internal::FindCommand(args[0]);
-    if (command == nullptr) {
-      err << io.program << ": unknown command '" << args[0] << "'\n";
-      internal::PrintUsage(err, io);
-      return kExitUsage;
-    }
+    if (command == nullptr) return internal::UnknownCommand(io, args[0]);
     internal::PrintCommandHelp(out, io, *command);
     return kExitPass;
   }
   const internal::Command* command = internal::FindCommand(name);
-  if (command == nullptr) {
-    err << io.program << ": unknown command '" << name << "'\n";
-    internal::PrintUsage(err, io);
-    return kExitUsage;
-  }
+  if (command == nullptr) return internal::UnknownCommand(io, name);
   if (internal::WantsHelp(args)) {
     internal::PrintCommandHelp(out, io, *command);
     return kExitPass;

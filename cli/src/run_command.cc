@@ -401,4 +401,9 @@ int RunAb(const std::vector<std::string>& args, const CommandIo& io) {
   return code;
 }
 
+std::vector<FlagSpec> RunFlagSpecs() {
+  std::vector<FlagSpec> specs(std::begin(kFlags), std::end(kFlags));
+  return specs;
+}
+
 }  // namespace spanprof::cli::internal

@@ -76,4 +76,9 @@ int RunFolded(const std::vector<std::string>& args, const CommandIo& io) {
   });
 }
 
+std::vector<FlagSpec> SummarizeFlagSpecs() {
+  std::vector<FlagSpec> specs(std::begin(kOutputFlags), std::end(kOutputFlags));
+  return specs;
+}
+
 }  // namespace spanprof::cli::internal
