@@ -7,6 +7,8 @@
 #include "absl/status/statusor.h"
 #include "commands.h"
 #include "flags.h"
+#include "progress.h"
+#include "row_selection.h"
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/table.h"
@@ -17,7 +19,11 @@
 namespace spanprof::cli::internal {
 namespace {
 
-constexpr FlagSpec kFlags[] = {kGroupByArgFlag};
+constexpr FlagSpec kFlags[] = {kGroupByArgFlag,
+                               {"--wide", "", false, ""},
+                               kSortFlag,
+                               kTopFlag,
+                               kFilterFlag};
 
 }  // namespace
 
@@ -31,8 +37,17 @@ int RunReport(const std::vector<std::string>& args, const CommandIo& io) {
             ? "missing argument FILE"
             : "unexpected argument \"" + flags->positionals[1] + "\"");
   }
+  std::vector<analysis::Row> no_rows;  // the flags' values, checked first
+  if (absl::StatusOr<RowsLeftOut> checked = SelectRows(*flags, &no_rows);
+      !checked.ok()) {
+    return UsageError(io, "report", checked.status());
+  }
   const std::string& path = flags->positionals[0];
-  absl::StatusOr<std::string> text = analysis::ReadFile(path);
+  absl::StatusOr<std::string> text = absl::UnknownError("not read");
+  {
+    const Progress progress(io, "reading " + path);
+    text = analysis::ReadFile(path);
+  }
   if (!text.ok()) return Failure(io, "report", text.status());
   absl::StatusOr<analysis::ArtifactKind> kind =
       analysis::DetectArtifactKind(*text, path);
@@ -56,6 +71,11 @@ int RunReport(const std::vector<std::string>& args, const CommandIo& io) {
     options.trace_path = path;
     options.capture = &*capture;
   }
+  absl::StatusOr<RowsLeftOut> left_out = SelectRows(*flags, &summary.rows);
+  if (!left_out.ok()) return UsageError(io, "report", left_out.status());
+  options.rows_left_out = left_out->count;
+  options.rows_left_out_by = left_out->by;
+  options.wide = flags->Has("--wide");
   io.out << analysis::FormatTable(summary, options);
   return kExitPass;
 }

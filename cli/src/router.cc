@@ -110,7 +110,9 @@ Example:
       --absolute-tolerance 500us --relative-tolerance 10% --json cmp.json
 )",
      RunCompare, CompareFlagSpecs},
-    {"report", "report FILE [--group-by-arg ARG]",
+    {"report",
+     "report FILE [--wide] [--sort COLUMN] [--top N] [--filter REGEX] "
+     "[--group-by-arg ARG]",
      "print the table of a summary or a trace",
      R"(Prints the console table (the one a session prints at its end) from a
 summary, or from a trace by summarizing it first. The kind of FILE is detected
@@ -120,8 +122,21 @@ their X and B/E events are the spans, and what else they hold is skipped with
 a note on stderr. Named counters get a column
 each (the three largest; inclusive totals); heavy-tailed rows are marked
 "heavy", with a note on what to do next (a size argument, spanprof scaling).
+Counts have their digits grouped (4,000,000); the Calls and Self HB columns
+widen to fit them.
 
 Options:
+  --wide                        do not cut labels at 40 characters: the Name
+                                column is as wide as the longest label
+  --sort COLUMN                 order rows by self (the default), total,
+                                calls, mean, median, p95, p99, max,
+                                heartbeats or share (largest first), or
+                                name (A to Z)
+  --top N                       show the first N rows (after --filter and
+                                --sort); a line says how many are not shown
+  --filter REGEX                show only rows whose label matches REGEX
+                                (ECMAScript syntax, anywhere in the label:
+                                'parse|lex', '^model\.')
   --group-by-arg ARG            traces: key spans that have a string
                                 argument ARG (SPANPROF_ARG_STR, or a foreign
                                 trace's) by "NAME [ARG=value]" (clang
@@ -417,7 +432,9 @@ Example:
   spanprof overhead BENCH.json --max-ratio 1.03
 )",
      RunOverhead, OverheadFlagSpecs},
-    {"run", "run --runs N --out DIR [--trace] [--force] -- PROGRAM [ARGS...]",
+    {"run",
+     "run --runs N --out DIR [--warmup N] [--prepare CMD] [--keep-traces | "
+     "--trace] [--force] -- PROGRAM [ARGS...]",
      "run a program N times, one summary per run (a side for compare)",
      R"(Runs PROGRAM (no shell; looked up in PATH when it has no '/') N times, one
 after the other, each with SPANPROF=1 and its own output paths, and checks
@@ -426,17 +443,28 @@ that each run wrote a valid summary. The directory is one side for
 
   DIR/run-001.summary.json       SPANPROF_SUMMARY_OUT of run 1 (numbers are
                                  zero-padded to 3 digits, more above 999)
-  DIR/traces/run-001.trace.json  SPANPROF_OUT of run 1, with --trace
-                                 (without it the trace goes to a scratch
-                                 directory under $TMPDIR, removed at the end)
+  DIR/traces/run-001.trace.pftrace  SPANPROF_OUT of run 1, with
+                                 --keep-traces (DIR/traces/run-001.trace.json
+                                 with --trace); without either, no trace is
+                                 written (SPANPROF_OUT=off): writing one is
+                                 most of a large capture's session end
   DIR/logs/run-001.stdout        the program's stdout and stderr (its stdin
   DIR/logs/run-001.stderr        is /dev/null)
 
 The program inherits spanprof's environment with SPANPROF=1,
-SPANPROF_SUMMARY_OUT and SPANPROF_OUT set (replacing inherited values);
-other SPANPROF_* variables (SPANPROF_MAX_EVENTS, SPANPROF_QUIET, ...) pass
-through. A progress line per
-run goes to stderr ("run 3/10: 0.84 s"), the wall times to stdout at the end.
+SPANPROF_SUMMARY_OUT, SPANPROF_OUT and SPANPROF_STREAM (a scratch directory
+under $TMPDIR, removed at the end) set, replacing inherited values; other
+SPANPROF_* variables (SPANPROF_MAX_EVENTS, SPANPROF_QUIET, ...) pass
+through. A progress line per run goes to stderr ("run 3/10: 0.84 s"), the
+wall times to stdout at the end.
+
+--warmup N runs the program N times first, not counted (their summaries are
+dropped, their output goes to DIR/logs/warmup-001.stdout, ...): caches, page
+cache and CPU frequency settle before the runs that count. --prepare CMD
+runs CMD with /bin/sh -c before every run, warm-ups included (clear a cache,
+reset a database); its output goes to DIR/logs/prepare.stdout and .stderr.
+A --prepare that fails stops everything like a failed run, naming the run it
+came before.
 DIR is created when missing. A DIR holding the files of earlier runs is
 refused unless --force, which deletes exactly those files; a DIR holding any
 other .json file is refused (compare would read a summary there as a run).
@@ -451,10 +479,13 @@ completed runs and exits 130, 143 or 129.
 Options:
   -n, --runs N   the number of runs, 1 to 100000
   -o, --out DIR  the directory of the series
-  --trace        keep each run's trace in DIR/traces/
+  --warmup N     N runs first that are not counted (default 0)
+  --prepare CMD  a shell command run before every run
+  --keep-traces  keep each run's trace as DIR/traces/run-NNN.trace.pftrace
+  --trace        keep each run's trace as JSON, DIR/traces/run-NNN.trace.json
   --force        replace the files of earlier runs in DIR
 
-Exit: 0 every run succeeded, 1 a run failed, 130/143/129 stopped by
+Exit: 0 every run succeeded, 1 a run (or --prepare) failed, 130/143/129 stopped by
 SIGINT/SIGTERM/SIGHUP, 2 usage error, a refused or unwritable DIR, or a
 PROGRAM that cannot be started.
 
@@ -463,8 +494,8 @@ Example:
 )",
      RunRun, RunFlagSpecs},
     {"ab",
-     "ab --runs N --out DIR [--trace] [--force] -- BASE [ARGS...] -- CAND "
-     "[ARGS...]",
+     "ab --runs N --out DIR [--warmup N] [--prepare CMD] [--keep-traces | "
+     "--trace] [--force] -- BASE [ARGS...] -- CAND [ARGS...]",
      "interleaved runs of a baseline and a candidate (base, cand, base, ...)",
      R"(Runs a baseline and a candidate command N times each, interleaved: base 1,
 cand 1, base 2, cand 2, ... so that a machine that drifts (other jobs,
@@ -478,16 +509,28 @@ further -- words; the baseline cannot). No shell is involved: quote words as
 you would for any program.
 
 Progress lines name the side ("base 3/10: 0.84 s", "cand 3/10: 0.91 s").
-Directories, environment and failures as for `spanprof run`; both
-directories are checked before anything runs.
+Directories, environment, warm-ups (base and cand interleaved too),
+--prepare and failures as for `spanprof run`; both directories are checked
+before anything runs.
+
+The last line on stdout is the verdict on the root span (the row with the
+largest total time), by the statistics of `spanprof compare DIR/base
+DIR/cand` over the runs (the Hodges-Lehmann shift of its total time and the
+shift's Mann-Whitney interval, at 95% over all rows) with no tolerance:
+    cand is 1.08× [1.05, 1.11] the time of base (root span, median over 10 runs)
+when the interval excludes no change, else
+    no difference detected (root span: cand is 1.01× [0.97, 1.04] ...)
 
 Options:
   -n, --runs N   the number of runs of each side, 1 to 100000
   -o, --out DIR  the directory of the two series (DIR/base, DIR/cand)
-  --trace        keep each run's trace in DIR/base/traces/, DIR/cand/traces/
+  --warmup N     N runs of each side first that are not counted
+  --prepare CMD  a shell command run before every run of either side
+  --keep-traces  keep each run's trace as .pftrace in DIR/base/traces/, ...
+  --trace        keep each run's trace as JSON in DIR/base/traces/, ...
   --force        replace the files of earlier runs in DIR/base and DIR/cand
 
-Exit: 0 every run succeeded, 1 a run failed, 130/143/129 stopped by
+Exit: 0 every run succeeded, 1 a run (or --prepare) failed, 130/143/129 stopped by
 SIGINT/SIGTERM/SIGHUP, 2 usage error, a refused or unwritable DIR, or a
 program that cannot be started.
 

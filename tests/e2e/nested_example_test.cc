@@ -26,7 +26,7 @@ TEST(NestedExampleTest, WritesTheExpectedCapture) {
                                  {{"SPANPROF", "1"}}, dir.path().string());
   ASSERT_EQ(result.exit_code, 0) << result.err;
   // Default paths, relative to the working directory; table on stdout.
-  EXPECT_NE(result.out.find("spanprof: 7 events, 1 threads"), std::string::npos)
+  EXPECT_NE(result.out.find("spanprof: 7 events, 1 thread,"), std::string::npos)
       << result.out;
   EXPECT_NE(result.out.find("Trace: build/spanprof-trace.json"),
             std::string::npos);
