@@ -5,6 +5,7 @@
 // pure functions of spanprof/analysis/plot.h and writes the figure
 // atomically (-o) or to stdout. Drawing a comparison is not a gate: a
 // regression still exits 0 once the figure is written.
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>

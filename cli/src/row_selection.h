@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "flags.h"
 #include "spanprof/analysis/summary.h"
 

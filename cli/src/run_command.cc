@@ -329,6 +329,7 @@ int RunPrepare(const Series& series, const Slot& slot, const Options& options,
   const std::vector<std::string> argv = {"/bin/sh", "-c", *options.prepare};
   const std::string log = series.files.LogDir() + "/prepare";
   absl::StatusOr<ChildExit> exit = RunChild({.argv = argv,
+                                             .env = {},
                                              .stdout_path = log + ".stdout",
                                              .stderr_path = log + ".stderr"},
                                             stop);

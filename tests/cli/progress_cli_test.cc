@@ -3,9 +3,12 @@
 // the data back for longer than the one second after which progress shows.
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -26,11 +29,19 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
 // Writes `text` into the FIFO at `path` once a reader has opened it and
-// `delay` has passed.
+// `delay` has passed. Gives up (failing the test) when no reader comes
+// within 60 s, so that a child that died early fails the test, not hangs it.
 void FeedSlowly(const std::string& path, const std::string& text,
                 std::chrono::milliseconds delay) {
-  const int fd = open(path.c_str(), O_WRONLY);  // waits for the reader
-  ASSERT_GE(fd, 0);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  int fd = -1;
+  while ((fd = open(path.c_str(), O_WRONLY | O_NONBLOCK)) < 0 &&
+         errno == ENXIO && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_GE(fd, 0) << "no reader opened " << path;
+  fcntl(fd, F_SETFL, 0);  // blocking writes from here
   std::this_thread::sleep_for(delay);
   size_t written = 0;
   while (written < text.size()) {
@@ -52,16 +63,25 @@ class ProgressTest : public ::testing::Test {
     ASSERT_EQ(mkfifo(fifo_.c_str(), 0600), 0);
   }
   // Runs `spanprof report FIFO` with stderr at `err_path`, feeding the FIFO
-  // after `delay`.
+  // after `delay`; its exit code and stdout (stderr is the caller's to
+  // read: a terminal or a pipe, not a file).
   ProcessResult Report(const std::string& err_path,
                        std::chrono::milliseconds delay) {
     const std::string out_path = dir_.File("stdout");
     const pid_t pid = testing::SpawnProcess(
         {SPANPROF_TEST_BIN_DIR "/spanprof", "report", fifo_}, {}, "", out_path,
         err_path);
-    EXPECT_GT(pid, 0);
+    if (pid <= 0) {
+      ADD_FAILURE() << "cannot start spanprof with stderr " << err_path;
+      return {};
+    }
     FeedSlowly(fifo_, summary_text_, delay);
-    return testing::WaitProcess(pid, out_path, err_path);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ProcessResult result;
+    if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+    result.out = testing::ReadText(out_path);
+    return result;
   }
 
   TempDir dir_;
@@ -83,29 +103,29 @@ TEST_F(ProgressTest, APipeGetsNoProgressLine) {
     }
     if (fd >= 0) close(fd);
   });
-  const std::string out_path = dir_.File("stdout");
-  const pid_t pid = testing::SpawnProcess(
-      {SPANPROF_TEST_BIN_DIR "/spanprof", "report", fifo_}, {}, "", out_path,
-      err_fifo);
-  ASSERT_GT(pid, 0);
-  FeedSlowly(fifo_, summary_text_, std::chrono::milliseconds(1500));
-  int status = 0;
-  waitpid(pid, &status, 0);
+  const ProcessResult r = Report(err_fifo, std::chrono::milliseconds(1500));
+  if (r.exit_code < 0) {  // never started: release the reader's open()
+    const int writer = open(err_fifo.c_str(), O_WRONLY | O_NONBLOCK);
+    if (writer >= 0) close(writer);
+  }
   reader.join();
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 0);
-  EXPECT_THAT(testing::ReadText(out_path), HasSubstr("\napp.run"));
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_THAT(r.out, HasSubstr("\napp.run"));
   EXPECT_THAT(err, IsEmpty());
 }
 
 TEST_F(ProgressTest, ATerminalSeesTheSlowReadAndTheLineIsErased) {
-  // stderr is a terminal: the slave side of a pseudo-terminal made here.
+  // stderr is a terminal: the other side of a pseudo-terminal made here,
+  // opened through the master (TIOCGPTPEER: no /dev/pts path needed) and
+  // handed to the child by /proc/self/fd (inherited: no close-on-exec).
   const int master = posix_openpt(O_RDWR | O_NOCTTY);
   ASSERT_GE(master, 0);
-  ASSERT_EQ(grantpt(master), 0);
   ASSERT_EQ(unlockpt(master), 0);
-  const std::string slave = ptsname(master);
-  const ProcessResult r = Report(slave, std::chrono::milliseconds(2500));
+  const int peer = ioctl(master, TIOCGPTPEER, O_RDWR | O_NOCTTY);
+  ASSERT_GE(peer, 0);
+  const ProcessResult r = Report("/proc/self/fd/" + std::to_string(peer),
+                                 std::chrono::milliseconds(2500));
+  close(peer);
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_THAT(r.out, HasSubstr("\napp.run"));
   // What the terminal received (the child has exited: read what is there).
