@@ -11,12 +11,14 @@
 
 #include <optional>
 #include <ostream>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "flags.h"
 #include "spanprof/analysis/compare.h"
 #include "spanprof/analysis/scaling.h"
 
@@ -31,6 +33,8 @@ struct CommandIo {
 
 using CommandFn = int (*)(const std::vector<std::string>& args,
                           const CommandIo& io);
+// The flags a command accepts (besides --help and the input options).
+using FlagSpecsFn = std::vector<FlagSpec> (*)();
 
 // `Command` is one row of the command table.
 struct Command {
@@ -39,7 +43,13 @@ struct Command {
   std::string_view summary;   // one line for the command list
   std::string_view help;      // the body of `<command> --help`
   CommandFn run;
+  // The flags `run` accepts: its help's "Options:" must list exactly these
+  // (tests/cli/help_flags_test.cc holds them to it).
+  FlagSpecsFn flags;
 };
+
+// `Commands()` is the command table, in the order of the usage text.
+std::span<const Command> Commands();
 
 // `UsageError()` prints `<program> <command>: <message>` and the command's
 // usage on stderr, and returns the usage exit code (2).
@@ -67,6 +77,20 @@ int RunAb(const std::vector<std::string>& args, const CommandIo& io);
 int RunOverhead(const std::vector<std::string>& args, const CommandIo& io);
 int RunRecover(const std::vector<std::string>& args, const CommandIo& io);
 int RunQuery(const std::vector<std::string>& args, const CommandIo& io);
+
+// The flag table of each command, declared next to its parser.
+std::vector<FlagSpec> CompareFlagSpecs();
+std::vector<FlagSpec> ReportFlagSpecs();
+std::vector<FlagSpec> QueryFlagSpecs();
+std::vector<FlagSpec> NoFlagSpecs();
+std::vector<FlagSpec> SummarizeFlagSpecs();
+std::vector<FlagSpec> ExportFlagSpecs();
+std::vector<FlagSpec> MergeFlagSpecs();
+std::vector<FlagSpec> PlotFlagSpecs();
+std::vector<FlagSpec> ScalingFlagSpecs();
+std::vector<FlagSpec> RunFlagSpecs();
+std::vector<FlagSpec> OverheadFlagSpecs();
+std::vector<FlagSpec> RecoverFlagSpecs();
 
 // `CompareRunsOf()` is the gate over repeated runs when `base_path` or
 // `candidate_path` is a directory (shared by `compare` and `plot compare`):

@@ -278,4 +278,12 @@ absl::StatusOr<CompareArgs> ParseCompareArgs(
   return out;
 }
 
+namespace internal {
+
+std::vector<FlagSpec> CompareFlagSpecs() {
+  return {std::begin(kCompareFlags), std::end(kCompareFlags)};
+}
+
+}  // namespace internal
+
 }  // namespace spanprof::cli

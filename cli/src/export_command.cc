@@ -113,4 +113,9 @@ int RunExport(const std::vector<std::string>& args, const CommandIo& io) {
   return ExportOtlp(paths, output, flags->Has("--allow-invalid"), io);
 }
 
+std::vector<FlagSpec> ExportFlagSpecs() {
+  std::vector<FlagSpec> specs(std::begin(kExportFlags), std::end(kExportFlags));
+  return specs;
+}
+
 }  // namespace spanprof::cli::internal

@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_format.h"
+#include "spanprof/internal/closest_name.h"
 #include "spanprof/internal/parse_int.h"
 
 namespace spanprof::cli::internal {
@@ -21,6 +22,20 @@ const FlagSpec* Find(std::span<const FlagSpec> specs, std::string_view word) {
     }
   }
   return nullptr;
+}
+
+// "unknown flag --metrc (did you mean --metric?)": the suggestion only when
+// a declared flag is close to what was typed.
+absl::Status UnknownFlag(std::span<const FlagSpec> specs,
+                         std::string_view name) {
+  std::vector<std::string_view> names;
+  for (const FlagSpec& spec : specs) names.push_back(spec.name);
+  const std::string_view meant = spanprof::internal::ClosestName(name, names);
+  if (meant.empty()) {
+    return absl::InvalidArgumentError(absl::StrFormat("unknown flag %s", name));
+  }
+  return absl::InvalidArgumentError(
+      absl::StrFormat("unknown flag %s (did you mean %s?)", name, meant));
 }
 
 bool IsHelp(std::string_view word) { return word == "--help" || word == "-h"; }
@@ -63,10 +78,7 @@ absl::StatusOr<ParsedFlags> ParseFlags(const std::vector<std::string>& args,
       name = name.substr(0, eq);
     }
     const FlagSpec* spec = Find(specs, name);
-    if (spec == nullptr) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("unknown flag %s", name));
-    }
+    if (spec == nullptr) return UnknownFlag(specs, name);
     const std::string key(spec->name);
     if (parsed.values.contains(key) || parsed.switches.contains(key)) {
       return absl::InvalidArgumentError(

@@ -113,4 +113,9 @@ int RunMerge(const std::vector<std::string>& args, const CommandIo& io) {
   return text.good() ? kExitPass : kExitUsage;
 }
 
+std::vector<FlagSpec> MergeFlagSpecs() {
+  std::vector<FlagSpec> specs(std::begin(kMergeFlags), std::end(kMergeFlags));
+  return specs;
+}
+
 }  // namespace spanprof::cli::internal

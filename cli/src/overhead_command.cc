@@ -103,4 +103,9 @@ int RunOverhead(const std::vector<std::string>& args, const CommandIo& io) {
   return report->passed() ? kExitPass : kExitRegression;
 }
 
+std::vector<FlagSpec> OverheadFlagSpecs() {
+  std::vector<FlagSpec> specs(std::begin(kFlags), std::end(kFlags));
+  return specs;
+}
+
 }  // namespace spanprof::cli::internal

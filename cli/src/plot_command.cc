@@ -5,6 +5,7 @@
 // pure functions of spanprof/analysis/plot.h and writes the figure
 // atomically (-o) or to stdout. Drawing a comparison is not a gate: a
 // regression still exits 0 once the figure is written.
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -318,6 +319,27 @@ int RunPlot(const std::vector<std::string>& args, const CommandIo& io) {
                     absl::StrCat("unknown figure \"", figure,
                                  "\" (expected timeline, breakdown, "
                                  "compare, scaling or flame)"));
+}
+
+// The flags of every plot kind (a kind accepts its own subset).
+std::vector<FlagSpec> PlotFlagSpecs() {
+  std::vector<FlagSpec> specs;
+  const std::vector<FlagSpec> flame = FlameFlagSpecs();
+  for (std::span<const FlagSpec> kind :
+       {std::span<const FlagSpec>(kTimelineFlags),
+        std::span<const FlagSpec>(kBreakdownFlags),
+        std::span<const FlagSpec>(kCompareFlags),
+        std::span<const FlagSpec>(kScalingFlags),
+        std::span<const FlagSpec>(flame)}) {
+    for (const FlagSpec& spec : kind) {
+      if (std::none_of(specs.begin(), specs.end(), [&](const FlagSpec& s) {
+            return s.name == spec.name;
+          })) {
+        specs.push_back(spec);
+      }
+    }
+  }
+  return specs;
 }
 
 }  // namespace spanprof::cli::internal

@@ -193,4 +193,8 @@ int FlameFigure(const std::vector<std::string>& args, const CommandIo& io) {
   return kExitPass;
 }
 
+std::vector<FlagSpec> FlameFlagSpecs() {
+  return std::vector<FlagSpec>(std::begin(kFlameFlags), std::end(kFlameFlags));
+}
+
 }  // namespace spanprof::cli::internal

@@ -14,6 +14,9 @@ namespace spanprof::cli::internal {
 // `--diff BASE CAND`, each side a trace or a directory of runs' traces.
 int FlameFigure(const std::vector<std::string>& args, const CommandIo& io);
 
+// The flags `plot flame` accepts (for the help test, through PlotFlagSpecs).
+std::vector<FlagSpec> FlameFlagSpecs();
+
 }  // namespace spanprof::cli::internal
 
 #endif  // SPANPROF_CLI_SRC_PLOT_FLAME_COMMAND_H_

@@ -82,4 +82,8 @@ int RunQuery(const std::vector<std::string>& args, const CommandIo& io) {
   return io.out.good() ? kExitPass : kExitUsage;
 }
 
+std::vector<FlagSpec> QueryFlagSpecs() {
+  return std::vector<FlagSpec>(std::begin(kQueryFlags), std::end(kQueryFlags));
+}
+
 }  // namespace spanprof::cli::internal

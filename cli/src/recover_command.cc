@@ -132,4 +132,10 @@ int RunRecover(const std::vector<std::string>& args, const CommandIo& io) {
   return kExitPass;
 }
 
+std::vector<FlagSpec> RecoverFlagSpecs() {
+  std::vector<FlagSpec> specs(std::begin(kRecoverFlags),
+                              std::end(kRecoverFlags));
+  return specs;
+}
+
 }  // namespace spanprof::cli::internal

@@ -7,6 +7,8 @@
 #include "absl/status/statusor.h"
 #include "commands.h"
 #include "flags.h"
+#include "progress.h"
+#include "row_selection.h"
 #include "spanprof/analysis/command_tables.h"
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/summary.h"
@@ -17,10 +19,15 @@
 #include "trace_input.h"
 
 namespace spanprof::cli::internal {
+namespace {
+
+constexpr FlagSpec kFlags[] = {
+    kGroupByArgFlag, {"--wide", "", false, ""},       kSortFlag, kTopFlag,
+    kFilterFlag,     {"--format", "", true, "FORMAT"}};
+
+}  // namespace
 
 int RunReport(const std::vector<std::string>& args, const CommandIo& io) {
-  constexpr FlagSpec kFlags[] = {kGroupByArgFlag,
-                                 {"--format", "", true, "FORMAT"}};
   absl::StatusOr<ParsedFlags> flags = ParseFlags(args, kFlags);
   if (!flags.ok()) return UsageError(io, "report", flags.status());
   if (flags->positionals.size() != 1) {
@@ -33,8 +40,17 @@ int RunReport(const std::vector<std::string>& args, const CommandIo& io) {
   absl::StatusOr<analysis::TableFormat> format =
       analysis::ParseTableFormat(flags->Value("--format").value_or("table"));
   if (!format.ok()) return UsageError(io, "report", format.status());
+  std::vector<analysis::Row> no_rows;  // the flags' values, checked first
+  if (absl::StatusOr<RowsLeftOut> checked = SelectRows(*flags, &no_rows);
+      !checked.ok()) {
+    return UsageError(io, "report", checked.status());
+  }
   const std::string& path = flags->positionals[0];
-  absl::StatusOr<std::string> text = analysis::ReadFile(path);
+  absl::StatusOr<std::string> text = absl::UnknownError("not read");
+  {
+    const Progress progress(io, "reading " + path);
+    text = analysis::ReadFile(path);
+  }
   if (!text.ok()) return Failure(io, "report", text.status());
   absl::StatusOr<analysis::ArtifactKind> kind =
       analysis::DetectArtifactKind(*text, path);
@@ -58,6 +74,11 @@ int RunReport(const std::vector<std::string>& args, const CommandIo& io) {
     options.trace_path = path;
     options.capture = &*capture;
   }
+  absl::StatusOr<RowsLeftOut> left_out = SelectRows(*flags, &summary.rows);
+  if (!left_out.ok()) return UsageError(io, "report", left_out.status());
+  options.rows_left_out = left_out->count;
+  options.rows_left_out_by = left_out->by;
+  options.wide = flags->Has("--wide");
   if (*format != analysis::TableFormat::kTable) {
     io.out << analysis::RenderTable(analysis::SummaryRowsTable(summary),
                                     *format);
@@ -65,6 +86,11 @@ int RunReport(const std::vector<std::string>& args, const CommandIo& io) {
   }
   io.out << analysis::FormatTable(summary, options);
   return kExitPass;
+}
+
+std::vector<FlagSpec> ReportFlagSpecs() {
+  std::vector<FlagSpec> specs(std::begin(kFlags), std::end(kFlags));
+  return specs;
 }
 
 }  // namespace spanprof::cli::internal

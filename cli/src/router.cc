@@ -10,11 +10,15 @@
 
 #include "absl/status/status.h"
 #include "commands.h"
+#include "spanprof/internal/closest_name.h"
 #include "trace_input.h"
 
 namespace spanprof::cli {
 namespace internal {
 namespace {
+
+// The project's version (CMake's PROJECT_VERSION), for `spanprof --version`.
+constexpr std::string_view kVersion = SPANPROF_VERSION_STRING;
 
 // The command table, in the order of the usage text.
 constexpr Command kCommands[] = {
@@ -115,8 +119,10 @@ Example:
   spanprof compare base.json cand.json --metric p95_ns \
       --absolute-tolerance 500us --relative-tolerance 10% --json cmp.json
 )",
-     RunCompare},
-    {"report", "report FILE [--group-by-arg ARG] [--format FORMAT]",
+     RunCompare, CompareFlagSpecs},
+    {"report",
+     "report FILE [--wide] [--sort COLUMN] [--top N] [--filter REGEX] "
+     "[--group-by-arg ARG] [--format FORMAT]",
      "print the table of a summary or a trace",
      R"(Prints the console table (the one a session prints at its end) from a
 summary, or from a trace by summarizing it first. The kind of FILE is detected
@@ -126,8 +132,21 @@ their X and B/E events are the spans, and what else they hold is skipped with
 a note on stderr. Named counters get a column
 each (the three largest; inclusive totals); heavy-tailed rows are marked
 "heavy", with a note on what to do next (a size argument, spanprof scaling).
+Counts have their digits grouped (4,000,000); the Calls and Self HB columns
+widen to fit them.
 
 Options:
+  --wide                        do not cut labels at 40 characters: the Name
+                                column is as wide as the longest label
+  --sort COLUMN                 order rows by self (the default), total,
+                                calls, mean, median, p95, p99, max,
+                                heartbeats or share (largest first), or
+                                name (A to Z)
+  --top N                       show the first N rows (after --filter and
+                                --sort); a line says how many are not shown
+  --filter REGEX                show only rows whose label matches REGEX
+                                (ECMAScript syntax, anywhere in the label:
+                                'parse|lex', '^model\.')
   --group-by-arg ARG            traces: key spans that have a string
                                 argument ARG (SPANPROF_ARG_STR, or a foreign
                                 trace's) by "NAME [ARG=value]" (clang
@@ -141,7 +160,7 @@ Exit: 0 printed, 2 usage error or unreadable or invalid file.
 Example:
   spanprof report build/spanprof-summary.json
 )",
-     RunReport},
+     RunReport, ReportFlagSpecs},
     {"validate", "validate FILE", "strict check of a summary or a trace",
      R"(Checks a summary with the strict reader (schema, types, every cross-field
 invariant), or a trace with the strict trace reader plus the rules Perfetto's
@@ -155,7 +174,7 @@ Exit: 0 valid, 1 invalid, 2 usage error or unreadable file.
 Example:
   spanprof validate build/spanprof-trace.json
 )",
-     RunValidate},
+     RunValidate, NoFlagSpecs},
     {"summarize", "summarize TRACE [-o SUMMARY] [--group-by-arg ARG]",
      "recompute the summary from a trace",
      R"(Reads a trace (plain or .json.gz) and writes its spanprof.summary
@@ -174,7 +193,7 @@ Exit: 0 written, 2 usage error, unreadable or invalid trace, or write error.
 Example:
   spanprof summarize build/spanprof-trace.json -o build/summary-again.json
 )",
-     RunSummarize},
+     RunSummarize, SummarizeFlagSpecs},
     {"folded", "folded TRACE [-o OUT] [--group-by-arg ARG]",
      "folded stacks for flamegraph.pl / speedscope",
      R"(Writes one line per distinct stack, "root;child;leaf SELF_NS", summed
@@ -194,7 +213,7 @@ Exit: 0 written, 2 usage error, unreadable or invalid trace, or write error.
 Example:
   spanprof folded build/spanprof-trace.json | flamegraph.pl > flame.svg
 )",
-     RunFolded},
+     RunFolded, SummarizeFlagSpecs},
     {"export", "export otlp TRACE... [-o OUT.json] [--allow-invalid]",
      "traces as OpenTelemetry OTLP/JSON, for a Collector or a backend",
      R"(Writes the spans of one or more traces (.json, .json.gz or .pftrace, as
@@ -232,7 +251,7 @@ Example:
   curl -X POST -H 'Content-Type: application/json' \
       --data-binary @build/otlp.json http://localhost:4318/v1/traces
 )",
-     RunExport},
+     RunExport, ExportFlagSpecs},
     {"query", "query TRACE... SQL [--file QUERY.sql] [--format FORMAT]",
      "SQL over the spans of traces, on Perfetto trace_processor's tables",
      R"(Loads the traces (.json, .json.gz, .pftrace, foreign Chrome traces, merged
@@ -270,7 +289,7 @@ Example:
   spanprof query build/spanprof-trace.json \
       'SELECT name, COUNT(*), SUM(dur) FROM slice GROUP BY name'
 )",
-     RunQuery},
+     RunQuery, QueryFlagSpecs},
     {"merge", "merge CAPTURE... -o OUT [--summary SUMMARY]",
      "captures of several processes into one trace on one timeline",
      R"(Merges the traces of cooperating processes (a coordinator and its
@@ -306,7 +325,7 @@ Exit: 0 written, 2 usage error, unreadable or refused input, or write error.
 Example:
   spanprof merge build/trace-*.json -o build/merged.pftrace
 )",
-     RunMerge},
+     RunMerge, MergeFlagSpecs},
     {"recover", "recover STREAM... [-o TRACE] [--summary-out SUMMARY]",
      "the trace and summary of a program that was killed or crashed",
      R"(While a session runs, spanprof copies what the threads recorded into a
@@ -334,7 +353,7 @@ stream, or a write error.
 Example:
   spanprof recover build/spanprof-trace.json.stream -o build/crashed.pftrace       --summary-out build/crashed-summary.json
 )",
-     RunRecover},
+     RunRecover, RecoverFlagSpecs},
     {"plot",
      "plot timeline TRACE | breakdown SUMMARY | compare BASE CAND | "
      "scaling TRACE... | flame TRACE... | flame --diff BASE CAND [options] "
@@ -405,7 +424,7 @@ Example:
   spanprof plot compare base.json cand.json --absolute-tolerance 500000 \
       --relative-tolerance-bps 1000 -o compare.svg
 )",
-     RunPlot},
+     RunPlot, PlotFlagSpecs},
     {"scaling",
      "scaling TRACE... [--size ARG] [--json OUT] [--baseline TRACE...] "
      "[--margin M] [--fail-on-unknown] [--group-by-arg ARG] [--format FORMAT]",
@@ -445,7 +464,7 @@ Example:
   spanprof scaling build/spanprof-trace.json --json build/scaling.json
   spanprof scaling slow.json --baseline base.json
 )",
-     RunScaling},
+     RunScaling, ScalingFlagSpecs},
     {"overhead",
      "overhead BENCH.json [--max-ratio R] [--metric cpu_time|real_time] "
      "[--json OUT] [--format FORMAT]",
@@ -483,8 +502,10 @@ Example:
       --benchmark_out=BENCH.json --benchmark_out_format=json
   spanprof overhead BENCH.json --max-ratio 1.03
 )",
-     RunOverhead},
-    {"run", "run --runs N --out DIR [--trace] [--force] -- PROGRAM [ARGS...]",
+     RunOverhead, OverheadFlagSpecs},
+    {"run",
+     "run --runs N --out DIR [--warmup N] [--prepare CMD] [--keep-traces | "
+     "--trace] [--force] -- PROGRAM [ARGS...]",
      "run a program N times, one summary per run (a side for compare)",
      R"(Runs PROGRAM (no shell; looked up in PATH when it has no '/') N times, one
 after the other, each with SPANPROF=1 and its own output paths, and checks
@@ -493,17 +514,28 @@ that each run wrote a valid summary. The directory is one side for
 
   DIR/run-001.summary.json       SPANPROF_SUMMARY_OUT of run 1 (numbers are
                                  zero-padded to 3 digits, more above 999)
-  DIR/traces/run-001.trace.json  SPANPROF_OUT of run 1, with --trace
-                                 (without it the trace goes to a scratch
-                                 directory under $TMPDIR, removed at the end)
+  DIR/traces/run-001.trace.pftrace  SPANPROF_OUT of run 1, with
+                                 --keep-traces (DIR/traces/run-001.trace.json
+                                 with --trace); without either, no trace is
+                                 written (SPANPROF_OUT=off): writing one is
+                                 most of a large capture's session end
   DIR/logs/run-001.stdout        the program's stdout and stderr (its stdin
   DIR/logs/run-001.stderr        is /dev/null)
 
 The program inherits spanprof's environment with SPANPROF=1,
-SPANPROF_SUMMARY_OUT and SPANPROF_OUT set (replacing inherited values);
-other SPANPROF_* variables (SPANPROF_MAX_EVENTS, SPANPROF_QUIET, ...) pass
-through. A progress line per
-run goes to stderr ("run 3/10: 0.84 s"), the wall times to stdout at the end.
+SPANPROF_SUMMARY_OUT, SPANPROF_OUT and SPANPROF_STREAM (a scratch directory
+under $TMPDIR, removed at the end) set, replacing inherited values; other
+SPANPROF_* variables (SPANPROF_MAX_EVENTS, SPANPROF_QUIET, ...) pass
+through. A progress line per run goes to stderr ("run 3/10: 0.84 s"), the
+wall times to stdout at the end.
+
+--warmup N runs the program N times first, not counted (their summaries are
+dropped, their output goes to DIR/logs/warmup-001.stdout, ...): caches, page
+cache and CPU frequency settle before the runs that count. --prepare CMD
+runs CMD with /bin/sh -c before every run, warm-ups included (clear a cache,
+reset a database); its output goes to DIR/logs/prepare.stdout and .stderr.
+A --prepare that fails stops everything like a failed run, naming the run it
+came before.
 DIR is created when missing. A DIR holding the files of earlier runs is
 refused unless --force, which deletes exactly those files; a DIR holding any
 other .json file is refused (compare would read a summary there as a run).
@@ -518,20 +550,23 @@ completed runs and exits 130, 143 or 129.
 Options:
   -n, --runs N   the number of runs, 1 to 100000
   -o, --out DIR  the directory of the series
-  --trace        keep each run's trace in DIR/traces/
+  --warmup N     N runs first that are not counted (default 0)
+  --prepare CMD  a shell command run before every run
+  --keep-traces  keep each run's trace as DIR/traces/run-NNN.trace.pftrace
+  --trace        keep each run's trace as JSON, DIR/traces/run-NNN.trace.json
   --force        replace the files of earlier runs in DIR
 
-Exit: 0 every run succeeded, 1 a run failed, 130/143/129 stopped by
+Exit: 0 every run succeeded, 1 a run (or --prepare) failed, 130/143/129 stopped by
 SIGINT/SIGTERM/SIGHUP, 2 usage error, a refused or unwritable DIR, or a
 PROGRAM that cannot be started.
 
 Example:
   spanprof run --runs 10 --out build/runs/base -- build/bin/app --input x
 )",
-     RunRun},
+     RunRun, RunFlagSpecs},
     {"ab",
-     "ab --runs N --out DIR [--trace] [--force] -- BASE [ARGS...] -- CAND "
-     "[ARGS...]",
+     "ab --runs N --out DIR [--warmup N] [--prepare CMD] [--keep-traces | "
+     "--trace] [--force] -- BASE [ARGS...] -- CAND [ARGS...]",
      "interleaved runs of a baseline and a candidate (base, cand, base, ...)",
      R"(Runs a baseline and a candidate command N times each, interleaved: base 1,
 cand 1, base 2, cand 2, ... so that a machine that drifts (other jobs,
@@ -545,10 +580,28 @@ further -- words; the baseline cannot). No shell is involved: quote words as
 you would for any program.
 
 Progress lines name the side ("base 3/10: 0.84 s", "cand 3/10: 0.91 s").
-Directories, environment, failures and options as for `spanprof run`; both
-directories are checked before anything runs.
+Directories, environment, warm-ups (base and cand interleaved too),
+--prepare and failures as for `spanprof run`; both directories are checked
+before anything runs.
 
-Exit: 0 every run succeeded, 1 a run failed, 130/143/129 stopped by
+The last line on stdout is the verdict on the root span (the row with the
+largest total time), by the statistics of `spanprof compare DIR/base
+DIR/cand` over the runs (the Hodges-Lehmann shift of its total time and the
+shift's Mann-Whitney interval, at 95% over all rows) with no tolerance:
+    cand is 1.08× [1.05, 1.11] the time of base (root span, median over 10 runs)
+when the interval excludes no change, else
+    no difference detected (root span: cand is 1.01× [0.97, 1.04] ...)
+
+Options:
+  -n, --runs N   the number of runs of each side, 1 to 100000
+  -o, --out DIR  the directory of the two series (DIR/base, DIR/cand)
+  --warmup N     N runs of each side first that are not counted
+  --prepare CMD  a shell command run before every run of either side
+  --keep-traces  keep each run's trace as .pftrace in DIR/base/traces/, ...
+  --trace        keep each run's trace as JSON in DIR/base/traces/, ...
+  --force        replace the files of earlier runs in DIR/base and DIR/cand
+
+Exit: 0 every run succeeded, 1 a run (or --prepare) failed, 130/143/129 stopped by
 SIGINT/SIGTERM/SIGHUP, 2 usage error, a refused or unwritable DIR, or a
 program that cannot be started.
 
@@ -556,7 +609,7 @@ Example:
   spanprof ab --runs 10 --out build/ab -- build/main/app -- build/pr/app
   spanprof compare build/ab/base build/ab/cand
 )",
-     RunAb},
+     RunAb, RunFlagSpecs},
 };
 
 const Command* FindCommand(std::string_view name) {
@@ -584,7 +637,8 @@ void PrintUsage(std::ostream& os, const CommandIo& io) {
     os << "  " << name << command.summary << "\n";
   }
   os << "\nRun '" << io.program
-     << " <command> --help' for a command's arguments.\n"
+     << " <command> --help' for a command's arguments, '" << io.program
+     << " --version' for the version.\n"
      << "Exit codes: 0 pass, 1 regression, invalid file or failed run, 2 "
         "usage error or unreadable input.\n"
      << kInputOptionsHelp;
@@ -623,7 +677,24 @@ std::string ProgramName(int argc, char** argv) {
   return path.empty() ? "spanprof" : std::string(path);
 }
 
+// "unknown command 'reprot'; did you mean 'report'?" (the suggestion only
+// when a command is close to what was typed), then the usage.
+int UnknownCommand(const CommandIo& io, std::string_view name) {
+  std::vector<std::string_view> names = {"help", "version"};
+  for (const Command& command : kCommands) names.push_back(command.name);
+  io.err << io.program << ": unknown command '" << name << "'";
+  const std::string_view meant = spanprof::internal::ClosestName(name, names);
+  if (!meant.empty()) io.err << "; did you mean '" << meant << "'?";
+  io.err << "\n";
+  PrintUsage(io.err, io);
+  return kExitUsage;
+}
+
 }  // namespace
+
+std::span<const Command> Commands() { return kCommands; }
+
+std::vector<FlagSpec> NoFlagSpecs() { return {}; }
 
 int UsageError(const CommandIo& io, std::string_view command,
                std::string_view message) {
@@ -663,6 +734,10 @@ int Run(int argc, char** argv, std::ostream& out, std::ostream& err) {
   for (int i = 2; i < argc; ++i) {
     if (argv[i] != nullptr) args.emplace_back(argv[i]);
   }
+  if (name == "--version" || name == "version") {
+    out << io.program << " " << internal::kVersion << "\n";
+    return kExitPass;
+  }
   if (name == "--help" || name == "-h") {
     internal::PrintUsage(out, io);
     return kExitPass;
@@ -673,20 +748,12 @@ int Run(int argc, char** argv, std::ostream& out, std::ostream& err) {
       return kExitPass;
     }
     const internal::Command* command = internal::FindCommand(args[0]);
-    if (command == nullptr) {
-      err << io.program << ": unknown command '" << args[0] << "'\n";
-      internal::PrintUsage(err, io);
-      return kExitUsage;
-    }
+    if (command == nullptr) return internal::UnknownCommand(io, args[0]);
     internal::PrintCommandHelp(out, io, *command);
     return kExitPass;
   }
   const internal::Command* command = internal::FindCommand(name);
-  if (command == nullptr) {
-    err << io.program << ": unknown command '" << name << "'\n";
-    internal::PrintUsage(err, io);
-    return kExitUsage;
-  }
+  if (command == nullptr) return internal::UnknownCommand(io, name);
   if (internal::WantsHelp(args)) {
     internal::PrintCommandHelp(out, io, *command);
     return kExitPass;

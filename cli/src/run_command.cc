@@ -30,10 +30,10 @@ namespace spanprof::cli::internal {
 namespace {
 
 constexpr FlagSpec kFlags[] = {
-    {"--runs", "-n", true, "N"},
-    {"--out", "-o", true, "DIR"},
-    {"--trace", "", false, ""},
-    {"--force", "", false, ""},
+    {"--runs", "-n", true, "N"},      {"--out", "-o", true, "DIR"},
+    {"--keep-traces", "", false, ""}, {"--trace", "", false, ""},
+    {"--force", "", false, ""},       {"--warmup", "", true, "N"},
+    {"--prepare", "", true, "CMD"},
 };
 
 constexpr int64_t kMaxRuns = 100000;
@@ -45,8 +45,18 @@ constexpr std::streamoff kStderrTailBytes = 8192;
 struct Options {
   int64_t runs = 0;
   std::string out;
-  bool trace = false;
+  bool trace = false;        // --trace: JSON traces in DIR/traces/
+  bool keep_traces = false;  // --keep-traces: .pftrace traces there
   bool force = false;
+  int64_t warmup = 0;  // runs of each side before the counted ones
+  std::optional<std::string> prepare;  // run by /bin/sh before every run
+};
+
+// One run of a series: a counted one (1..runs) or a warm-up (1..warmup).
+struct Slot {
+  int64_t index = 0;
+  int64_t of = 0;
+  bool warmup = false;
 };
 
 // One series of runs: `run` makes one, `ab` two.
@@ -59,14 +69,26 @@ struct Series {
 
 // What a failed run was, for the message.
 struct FailedRun {
-  const Series& series;
-  int64_t run;
-  int64_t runs;
+  std::string run;                // "base 3/10", "base warm-up 1/2"
+  std::vector<std::string> argv;  // what was run
   std::string what;  // "exited with status 3", "wrote no summary ..."
+  std::string stderr_path;
+  std::string dir;  // where the completed runs are
 };
 
-// Where traces go when --trace is off: the session always writes one, so it
-// is written here and the directory is removed at the end.
+std::string SlotName(const Series& series, const Slot& slot) {
+  return absl::StrCat(series.label, slot.warmup ? " warm-up " : " ", slot.index,
+                      "/", slot.of);
+}
+
+std::string WarmupLog(const Series& series, int64_t index,
+                      std::string_view stream) {
+  return absl::StrFormat("%s/warmup-%03d.%s", series.files.LogDir(), index,
+                         stream);
+}
+
+// Scratch space removed at the end: the session's crash-safe stream while a
+// run records, and the summaries of warm-up runs.
 class ScratchDir {
  public:
   ScratchDir() {
@@ -139,7 +161,26 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& words) {
     return absl::InvalidArgumentError("--out: the directory name is empty");
   }
   options.trace = flags->Has("--trace");
+  options.keep_traces = flags->Has("--keep-traces");
+  if (options.trace && options.keep_traces) {
+    return absl::InvalidArgumentError(
+        "--trace (JSON traces) and --keep-traces (.pftrace) exclude each "
+        "other");
+  }
   options.force = flags->Has("--force");
+  if (const std::optional<std::string> warmup = flags->Value("--warmup")) {
+    absl::StatusOr<int64_t> n = ParseNonNegativeInt("--warmup", *warmup);
+    if (!n.ok()) return n.status();
+    if (*n > kMaxRuns) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "--warmup: expected 0 to %d runs, got %d", kMaxRuns, *n));
+    }
+    options.warmup = *n;
+  }
+  options.prepare = flags->Value("--prepare");
+  if (options.prepare.has_value() && options.prepare->empty()) {
+    return absl::InvalidArgumentError("--prepare: the command is empty");
+  }
   return options;
 }
 
@@ -174,11 +215,9 @@ std::string Tail(const std::string& path) {
 
 int ReportFailedRun(const CommandIo& io, std::string_view command,
                     const FailedRun& failed) {
-  const Series& series = failed.series;
-  const std::string stderr_path = series.files.Stderr(failed.run);
-  io.err << io.program << " " << command << ": " << series.label << " "
-         << failed.run << "/" << failed.runs
-         << " failed: " << ShellQuote(series.argv) << " " << failed.what
+  const std::string& stderr_path = failed.stderr_path;
+  io.err << io.program << " " << command << ": " << failed.run
+         << " failed: " << ShellQuote(failed.argv) << " " << failed.what
          << "\n";
   const std::string tail = Tail(stderr_path);
   if (tail.empty()) {
@@ -188,20 +227,31 @@ int ReportFailedRun(const CommandIo& io, std::string_view command,
   }
   io.err << "stopped: no further run was started; the files of the runs "
             "made so far are in "
-         << series.files.dir() << "\n";
+         << failed.dir << "\n";
   return kExitRegression;
 }
 
+// A counted run writes its summary in DIR and its trace only when asked
+// (writing a trace costs most of a large capture's session end); a warm-up
+// writes its summary to the scratch directory, to be checked and dropped.
+// The crash-safe stream always goes to the scratch directory.
 std::vector<std::pair<std::string, std::string>> RunEnvironment(
-    const Series& series, int64_t run, const Options& options,
+    const Series& series, const Slot& slot, const Options& options,
     const ScratchDir& scratch) {
-  const std::string trace =
-      options.trace
-          ? series.files.Trace(run)
-          : absl::StrCat(scratch.path(), "/", series.label, ".trace.json");
+  std::string trace = "off";
+  if (!slot.warmup && options.trace) trace = series.files.Trace(slot.index);
+  if (!slot.warmup && options.keep_traces) {
+    trace = series.files.PerfettoTrace(slot.index);
+  }
+  const std::string summary =
+      slot.warmup ? absl::StrCat(scratch.path(), "/", series.label,
+                                 ".warmup.summary.json")
+                  : series.files.Summary(slot.index);
   return {{"SPANPROF", "1"},
-          {"SPANPROF_SUMMARY_OUT", series.files.Summary(run)},
-          {"SPANPROF_OUT", trace}};
+          {"SPANPROF_SUMMARY_OUT", summary},
+          {"SPANPROF_OUT", trace},
+          {"SPANPROF_STREAM",
+           absl::StrCat(scratch.path(), "/", series.label, ".stream")}};
 }
 
 // Checks what run `run` wrote: an error message, or a note for the progress
@@ -270,35 +320,69 @@ int ReportStop(const std::vector<Series>& all, int signal, bool killed,
   return 128 + signal;
 }
 
-// Runs run `run` of `series`: kExitPass to go on, else the exit code after
-// the message.
-int RunOne(Series& series, int64_t run, const Options& options,
+// Runs the --prepare command (through /bin/sh -c, as typed) before `slot`
+// of `series`: kExitPass to go on, else the exit code after the message.
+int RunPrepare(const Series& series, const Slot& slot, const Options& options,
+               StopSignals& stop, const CommandIo& io,
+               std::string_view command) {
+  if (!options.prepare.has_value()) return kExitPass;
+  const std::vector<std::string> argv = {"/bin/sh", "-c", *options.prepare};
+  const std::string log = series.files.LogDir() + "/prepare";
+  absl::StatusOr<ChildExit> exit = RunChild({.argv = argv,
+                                             .env = {},
+                                             .stdout_path = log + ".stdout",
+                                             .stderr_path = log + ".stderr"},
+                                            stop);
+  if (!exit.ok()) return Failure(io, command, exit.status());
+  if (exit->stopped_by != 0) return kExitStopped;
+  if (exit->Succeeded()) return kExitPass;
+  return ReportFailedRun(
+      io, command,
+      {absl::StrCat("--prepare before ", SlotName(series, slot)), argv,
+       Describe(*exit), log + ".stderr", series.files.dir()});
+}
+
+// Runs `slot` of `series` (after --prepare): kExitPass to go on, else the
+// exit code after the message. A warm-up must exit 0; a counted run must
+// also write a valid summary.
+int RunOne(Series& series, const Slot& slot, const Options& options,
            const ScratchDir& scratch, StopSignals& stop, const CommandIo& io,
            std::string_view command) {
+  if (const int prepared = RunPrepare(series, slot, options, stop, io, command);
+      prepared != kExitPass) {
+    return prepared;
+  }
+  const int64_t run = slot.index;
+  const std::string stdout_path =
+      slot.warmup ? WarmupLog(series, run, "stdout") : series.files.Stdout(run);
+  const std::string stderr_path =
+      slot.warmup ? WarmupLog(series, run, "stderr") : series.files.Stderr(run);
   absl::StatusOr<ChildExit> exit =
       RunChild({.argv = series.argv,
-                .env = RunEnvironment(series, run, options, scratch),
-                .stdout_path = series.files.Stdout(run),
-                .stderr_path = series.files.Stderr(run)},
+                .env = RunEnvironment(series, slot, options, scratch),
+                .stdout_path = stdout_path,
+                .stderr_path = stderr_path},
                stop);
   if (!exit.ok()) return Failure(io, command, exit.status());
   if (exit->stopped_by != 0) {
-    RemoveStoppedRun(series, run);
+    if (!slot.warmup) RemoveStoppedRun(series, run);
     return kExitStopped;
   }
+  FailedRun failed{SlotName(series, slot), series.argv, "", stderr_path,
+                   series.files.dir()};
   if (!exit->Succeeded()) {
-    return ReportFailedRun(io, command,
-                           {series, run, options.runs, Describe(*exit)});
+    failed.what = Describe(*exit);
+    return ReportFailedRun(io, command, failed);
   }
-  absl::StatusOr<std::string> note = CheckSummaries(series, run);
+  absl::StatusOr<std::string> note = std::string(" (not counted)");
+  if (!slot.warmup) note = CheckSummaries(series, run);
   if (!note.ok()) {
-    return ReportFailedRun(
-        io, command,
-        {series, run, options.runs, std::string(note.status().message())});
+    failed.what = std::string(note.status().message());
+    return ReportFailedRun(io, command, failed);
   }
-  series.seconds.push_back(exit->seconds);
-  io.err << series.label << " " << run << "/" << options.runs << ": "
-         << FormatSeconds(exit->seconds) << *note << "\n";
+  if (!slot.warmup) series.seconds.push_back(exit->seconds);
+  io.err << SlotName(series, slot) << ": " << FormatSeconds(exit->seconds)
+         << *note << "\n";
   return kExitPass;
 }
 
@@ -328,21 +412,29 @@ int RunAll(std::vector<Series>& all, const Options& options,
     if (!usable.ok()) return Failure(io, command, usable);
   }
   for (const Series& series : all) {
-    absl::Status ready = ResetRunDirectory(series.files, options.trace);
+    absl::Status ready =
+        ResetRunDirectory(series.files, options.trace || options.keep_traces);
     if (!ready.ok()) return Failure(io, command, ready);
   }
   const ScratchDir scratch;
-  if (!options.trace && scratch.path().empty()) {
+  if (scratch.path().empty()) {
     return Failure(io, command,
                    absl::UnavailableError(
-                       "cannot create a scratch directory for the traces "
-                       "under $TMPDIR (or pass --trace)"));
+                       "cannot create a scratch directory under $TMPDIR"));
+  }
+  // The warm-ups first (interleaved as the counted runs are), then the runs.
+  std::vector<Slot> slots;
+  for (int64_t w = 1; w <= options.warmup; ++w) {
+    slots.push_back({w, options.warmup, true});
   }
   for (int64_t run = 1; run <= options.runs; ++run) {
+    slots.push_back({run, options.runs, false});
+  }
+  for (const Slot& slot : slots) {
     for (Series& series : all) {
       const bool between_runs = stop.Poll() != 0;
       const int code = between_runs ? kExitStopped
-                                    : RunOne(series, run, options, scratch,
+                                    : RunOne(series, slot, options, scratch,
                                              stop, io, command);
       if (code == kExitStopped) {
         return ReportStop(all, stop.received(), !between_runs, io, command);
@@ -352,6 +444,71 @@ int RunAll(std::vector<Series>& all, const Options& options,
   }
   PrintWallTimes(all, io);
   return kExitPass;
+}
+
+// The root span's row: of the rows both sides have, the one with the
+// largest baseline total (a root's inclusive time holds every other span of
+// its thread).
+const analysis::ComparisonRow* RootRow(const analysis::Comparison& runs) {
+  const analysis::ComparisonRow* root = nullptr;
+  for (const analysis::ComparisonRow& row : runs.rows) {
+    if (!row.base.has_value() || !row.candidate.has_value() || *row.base <= 0) {
+      continue;
+    }
+    if (root == nullptr || *row.base > *root->base) root = &row;
+  }
+  return root;
+}
+
+// "1.08": cand over base when cand − base = `shift`.
+std::string Ratio(int64_t base, double shift) {
+  return absl::StrFormat(
+      "%.2f", (static_cast<double>(base) + shift) / static_cast<double>(base));
+}
+
+// The closing line of `ab`: the root span's total time, cand against base,
+// with the gate's statistics over the runs (`spanprof compare` of the two
+// directories: the Hodges-Lehmann shift and its Mann-Whitney interval) and
+// no tolerance, so that any shift whose interval excludes zero is named.
+void PrintAbVerdict(const std::vector<Series>& all, const CommandIo& io) {
+  constexpr std::string_view kTimes = "\u00d7";
+  analysis::ComparePolicy policy;
+  policy.metric = analysis::CompareMetric::kTotalNs;
+  absl::StatusOr<std::optional<analysis::Comparison>> runs =
+      CompareRunsOf(all[0].files.dir(), all[1].files.dir(), policy,
+                    /*relative_tolerance_given=*/true, io,
+                    /*absolute_tolerance_given=*/true);
+  const analysis::ComparisonRow* root =
+      runs.ok() && runs->has_value() ? RootRow(**runs) : nullptr;
+  if (root == nullptr) {
+    io.out << "no verdict: "
+           << (runs.ok() ? std::string("the two sides share no span")
+                         : std::string(runs.status().message()))
+           << "\n";
+    return;
+  }
+  const std::string over = root->runs_baseline == root->runs_candidate
+                               ? absl::StrCat(root->runs_baseline, " runs")
+                               : absl::StrCat(root->runs_baseline, " and ",
+                                              root->runs_candidate, " runs");
+  const int64_t base = *root->base;
+  const double shift =
+      root->shift.value_or(static_cast<double>(*root->candidate - base));
+  const std::string interval =
+      root->delta_ci_low.has_value() && root->delta_ci_high.has_value()
+          ? absl::StrCat(" [", Ratio(base, *root->delta_ci_low), ", ",
+                         Ratio(base, *root->delta_ci_high), "]")
+          : "";
+  const bool differs = root->status == analysis::RowStatus::kRegressed ||
+                       root->status == analysis::RowStatus::kImproved;
+  if (differs) {
+    io.out << "cand is " << Ratio(base, shift) << kTimes << interval
+           << " the time of base (root span, median over " << over << ")\n";
+  } else {
+    io.out << "no difference detected (root span: cand is "
+           << Ratio(base, shift) << kTimes << interval
+           << " the time of base, median over " << over << ")\n";
+  }
 }
 
 }  // namespace
@@ -397,8 +554,14 @@ int RunAb(const std::vector<std::string>& args, const CommandIo& io) {
   if (code == kExitPass) {
     io.out << "next: " << io.program << " compare "
            << ShellQuote({all[0].files.dir(), all[1].files.dir()}) << "\n";
+    PrintAbVerdict(all, io);
   }
   return code;
+}
+
+std::vector<FlagSpec> RunFlagSpecs() {
+  std::vector<FlagSpec> specs(std::begin(kFlags), std::end(kFlags));
+  return specs;
 }
 
 }  // namespace spanprof::cli::internal

@@ -152,6 +152,10 @@ std::string RunFiles::Trace(int64_t run) const {
   return absl::StrCat(TraceDir(), "/", Name(run), ".trace.json");
 }
 
+std::string RunFiles::PerfettoTrace(int64_t run) const {
+  return absl::StrCat(TraceDir(), "/", Name(run), ".trace.pftrace");
+}
+
 std::string RunFiles::Stdout(int64_t run) const {
   return absl::StrCat(LogDir(), "/", Name(run), ".stdout");
 }

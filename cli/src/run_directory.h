@@ -32,6 +32,7 @@ class RunFiles {
   std::string Name(int64_t run) const;  // "run-007"
   std::string Summary(int64_t run) const;
   std::string Trace(int64_t run) const;
+  std::string PerfettoTrace(int64_t run) const;  // --keep-traces
   std::string Stdout(int64_t run) const;
   std::string Stderr(int64_t run) const;
   std::string TraceDir() const;

@@ -197,4 +197,11 @@ int RunScaling(const std::vector<std::string>& args,
                  io);
 }
 
+std::vector<FlagSpec> ScalingFlagSpecs() {
+  std::vector<FlagSpec> specs(std::begin(kFlags), std::end(kFlags));
+  // --baseline takes every word up to the next flag (SplitBaseline).
+  specs.push_back({"--baseline", "", true, "TRACE..."});
+  return specs;
+}
+
 }  // namespace spanprof::cli::internal

@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "flags.h"
 #include "output_paths.h"
+#include "progress.h"
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/folded.h"
 #include "spanprof/analysis/summary.h"
@@ -55,7 +56,11 @@ int TraceToOutput(std::string_view command,
     io.out.flush();
     return io.out.good() ? kExitPass : kExitUsage;
   }
-  absl::Status written = analysis::WriteFileAtomically(*output, text);
+  absl::Status written = absl::OkStatus();
+  {
+    const Progress progress(io, "writing " + *output);
+    written = analysis::WriteFileAtomically(*output, text);
+  }
   if (!written.ok()) return Failure(io, command, written);
   return kExitPass;
 }
@@ -74,6 +79,11 @@ int RunFolded(const std::vector<std::string>& args, const CommandIo& io) {
   return TraceToOutput("folded", args, io, [](const Capture& capture) {
     return analysis::FoldedStacks(capture);
   });
+}
+
+std::vector<FlagSpec> SummarizeFlagSpecs() {
+  std::vector<FlagSpec> specs(std::begin(kOutputFlags), std::end(kOutputFlags));
+  return specs;
 }
 
 }  // namespace spanprof::cli::internal

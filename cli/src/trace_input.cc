@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "progress.h"
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
@@ -91,7 +92,11 @@ absl::StatusOr<Capture> ReadTraceFile(const std::string& path,
   std::vector<std::string> notes;
   analysis::TraceReadOptions options = TraceOptions(group_by_arg);
   options.notes = &notes;
-  absl::StatusOr<Capture> capture = analysis::ReadTrace(path, options);
+  absl::StatusOr<Capture> capture = absl::UnknownError("not read");
+  {
+    const Progress progress(io, "reading " + path);
+    capture = analysis::ReadTrace(path, options);
+  }
   PrintNotes(notes, io);
   return capture;
 }
@@ -103,7 +108,11 @@ absl::StatusOr<Capture> ParseTraceText(std::string_view text,
   std::vector<std::string> notes;
   analysis::TraceReadOptions options = TraceOptions(group_by_arg);
   options.notes = &notes;
-  absl::StatusOr<Capture> capture = analysis::ParseTrace(text, path, options);
+  absl::StatusOr<Capture> capture = absl::UnknownError("not read");
+  {
+    const Progress progress(io, "reading " + path);
+    capture = analysis::ParseTrace(text, path, options);
+  }
   PrintNotes(notes, io);
   return capture;
 }
@@ -111,7 +120,11 @@ absl::StatusOr<Capture> ParseTraceText(std::string_view text,
 absl::StatusOr<analysis::Summary> ReadSummaryOrTrace(
     const std::string& path, const std::string& group_by_arg,
     const CommandIo& io) {
-  absl::StatusOr<std::string> text = analysis::ReadFile(path);
+  absl::StatusOr<std::string> text = absl::UnknownError("not read");
+  {
+    const Progress progress(io, "reading " + path);
+    text = analysis::ReadFile(path);
+  }
   if (!text.ok()) return text.status();
   absl::StatusOr<analysis::ArtifactKind> kind =
       analysis::DetectArtifactKind(*text, path);

@@ -103,8 +103,8 @@ TEST_F(RunCliTest, EachRunGetsItsOwnPathsOverridingInheritedOnes) {
                                   Out("run-001.summary.json")));
   EXPECT_THAT(lines[1],
               HasSubstr("SPANPROF_SUMMARY_OUT=" + Out("run-002.summary.json")));
-  // Without --trace the trace goes to a scratch directory, not into DIR.
-  EXPECT_THAT(lines[0], Not(HasSubstr("SPANPROF_OUT=" + Out())));
+  // Without --trace or --keep-traces no trace is written.
+  EXPECT_THAT(lines[0], HasSubstr(" SPANPROF_OUT=off"));
   EXPECT_FALSE(std::filesystem::exists(elsewhere));
 }
 
@@ -190,10 +190,13 @@ ProbePids ReadPids(const std::string& path) {
   return pids;
 }
 
-// The directory of the trace path a probe call logged (SPANPROF_OUT=...).
-std::string TraceDirOf(const std::string& log_line) {
-  const std::string key = "SPANPROF_OUT=";
-  const std::string path = log_line.substr(log_line.find(key) + key.size());
+// The directory of the stream path a probe call logged
+// (SPANPROF_STREAM=...).
+std::string StreamDirOf(const std::string& log_line) {
+  const std::string key = "SPANPROF_STREAM=";
+  const size_t begin = log_line.find(key) + key.size();
+  const std::string path =
+      log_line.substr(begin, log_line.find(' ', begin) - begin);
   return std::filesystem::path(path).parent_path().string();
 }
 
@@ -215,7 +218,7 @@ TEST_F(RunCliTest, SigtermKillsTheRunsProcessGroupAndKeepsCompletedRuns) {
       << "the run's grandchild " << pids.grandchild << " outlived spanprof";
   const std::vector<std::string> lines = Lines(Log());
   ASSERT_EQ(lines.size(), 3u);
-  const std::string scratch = TraceDirOf(lines[2]);
+  const std::string scratch = StreamDirOf(lines[2]);
   EXPECT_THAT(scratch, HasSubstr("spanprof-run-"));
   EXPECT_FALSE(std::filesystem::exists(scratch)) << scratch;
   for (const char* name : {"run-001.summary.json", "run-002.summary.json"}) {

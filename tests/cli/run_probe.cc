@@ -1,7 +1,8 @@
 // run_probe: a tiny profiled program for the `spanprof run` / `spanprof ab`
 // tests. Each call appends one line to a shared log,
 //
-//   <role> SPANPROF=<v> SPANPROF_SUMMARY_OUT=<v> SPANPROF_OUT=<v>
+//   <role> SPANPROF=<v> SPANPROF_SUMMARY_OUT=<v> SPANPROF_STREAM=<v>
+//       SPANPROF_OUT=<v>
 //
 // so a test sees which runs happened, in which order and with which
 // environment, then runs a small spanprof session. Options:
@@ -21,6 +22,9 @@
 //                   SIGALRM ends it, so a broken test fails, not hangs)
 //   --pids FILE     where --stop-parent-at writes the pids
 //   --no-session    exit 0 without a spanprof session (no summary)
+//   --work N        N rounds of busy work inside the span "probe.work" (a
+//                   side that is slower by a large factor, for the verdict
+//                   of `spanprof ab`)
 //   --spawn-child   inside the session, in a span "probe.spawn", run this
 //                   program again as role "child" with SPANPROF_TRACEPARENT
 //                   naming that span (spanprof::SpawnWithTraceparent), and
@@ -31,6 +35,7 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -55,6 +60,7 @@ struct ProbeArgs {
   std::string pids;
   bool session = true;
   bool spawn_child = false;
+  long work = 0;
 };
 
 ProbeArgs Parse(int argc, char** argv) {
@@ -91,6 +97,9 @@ ProbeArgs Parse(int argc, char** argv) {
       ++i;
     } else if (word == "--no-session") {
       args.session = false;
+    } else if (word == "--work") {
+      args.work = std::strtol(next, nullptr, 10);
+      ++i;
     } else if (word == "--spawn-child") {
       args.spawn_child = true;
     }
@@ -115,6 +124,7 @@ long AppendToLog(const ProbeArgs& args) {
   std::ofstream out(args.log, std::ios::app);
   out << args.role << " SPANPROF=" << Env("SPANPROF")
       << " SPANPROF_SUMMARY_OUT=" << Env("SPANPROF_SUMMARY_OUT")
+      << " SPANPROF_STREAM=" << Env("SPANPROF_STREAM")
       << " SPANPROF_OUT=" << Env("SPANPROF_OUT") << "\n";
   return calls;
 }
@@ -184,6 +194,10 @@ int main(int argc, char** argv) {
     {
       SPANPROF_SCOPE("probe.work", {.phase = "work"});
       spanprof::Heartbeat(3);
+      volatile uint64_t sink = 0;
+      for (long i = 0; i < args.work; ++i) {
+        sink = sink + static_cast<uint64_t>(i) * 2654435761u;
+      }
     }
     if (call == args.stop_parent_at) StopParentAndBlock(args);
     if (args.spawn_child) return SpawnChild(args);

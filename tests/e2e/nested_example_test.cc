@@ -27,7 +27,7 @@ TEST(NestedExampleTest, WritesTheExpectedCapture) {
   ASSERT_EQ(result.exit_code, 0) << result.err;
   // Default paths, relative to the working directory; the table on
   // stderr, so that the program's standard output stays its own.
-  EXPECT_NE(result.err.find("spanprof: 7 events, 1 thread"), std::string::npos)
+  EXPECT_NE(result.err.find("spanprof: 7 events, 1 thread,"), std::string::npos)
       << result.err;
   EXPECT_NE(result.err.find("Trace: build/spanprof-trace.json"),
             std::string::npos);

@@ -20,8 +20,9 @@ namespace spanprof::analysis {
 namespace {
 
 constexpr size_t kNameColumns = 40;
-// Column widths of a row after the name; the header is the DESIGN example's
-// header verbatim.
+// Column widths of a row after the name, as in DESIGN.md's example (whose
+// header ends some names three characters before their numbers); the Calls
+// and Self HB columns grow to fit their widest number.
 constexpr size_t kSelfColumns = 10;
 constexpr size_t kTotalColumns = 11;
 constexpr size_t kCallsColumns = 7;
@@ -29,9 +30,6 @@ constexpr size_t kMeanColumns = 10;
 constexpr size_t kP95Columns = 10;
 constexpr size_t kSelfHeartbeatColumns = 9;
 constexpr size_t kShareColumns = 7;
-constexpr std::string_view kHeader =
-    "Name                                      Self       Total  Calls      "
-    "Mean       P95  Self HB      %";
 constexpr std::string_view kEllipsis = "\xE2\x80\xA6";  // U+2026
 
 bool IsContinuationByte(char c) {
@@ -85,11 +83,35 @@ void AppendRight(std::string* out, std::string_view text, size_t columns) {
   out->append(text.data(), text.size());
 }
 
+// "1 thread", "7 threads": a count and its noun, digits grouped.
+std::string Counted(uint64_t count, const char* noun) {
+  return absl::StrCat(FormatCount(count), " ", noun, count == 1 ? "" : "s");
+}
+
 // "12.34" from hundredths.
 std::string Hundredths(uint64_t hundredths) {
   const uint64_t fraction = hundredths % 100;
   return absl::StrCat(hundredths / 100, ".", fraction < 10 ? "0" : "",
                       fraction);
+}
+
+}  // namespace
+
+std::string FormatCount(uint64_t count) {
+  const std::string digits = absl::StrCat(count);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+namespace {
+
+// A process resource (never negative; a negative delta shows as 0).
+std::string FormatResource(int64_t value) {
+  return FormatCount(value < 0 ? 0 : static_cast<uint64_t>(value));
 }
 
 }  // namespace
@@ -206,6 +228,9 @@ struct ExtraColumns {
   std::vector<std::string> hidden;    // counters not shown
   bool tail = false;                  // some row is heavy-tailed
   bool processes = false;             // a merged capture: in how many processes
+  size_t name = kNameColumns;         // the Name column
+  size_t calls = kCallsColumns;       // the Calls column
+  size_t self_heartbeats = kSelfHeartbeatColumns;
 };
 // The column of a merged capture's rows: in how many processes each ran.
 constexpr std::string_view kProcessesHeader = "  Procs";
@@ -224,8 +249,21 @@ size_t CounterColumnWidth(const Summary& summary, const std::string& name) {
   return std::max(kCounterColumns, widest + 2);
 }
 
-ExtraColumns ChooseExtraColumns(const Summary& summary) {
+// The Name column is 40 characters (longer labels are cut with "…"), or
+// with `wide` as wide as the longest label; Calls and Self HB fit their
+// widest number with two spaces before it.
+void ChooseWidths(const Summary& summary, bool wide, ExtraColumns* extra) {
+  for (const Row& row : summary.rows) {
+    if (wide) extra->name = std::max(extra->name, DisplayWidth(row.label));
+    extra->calls = std::max(extra->calls, FormatCount(row.calls).size() + 2);
+    extra->self_heartbeats = std::max(
+        extra->self_heartbeats, FormatCount(row.self_heartbeats).size() + 2);
+  }
+}
+
+ExtraColumns ChooseExtraColumns(const Summary& summary, bool wide) {
   ExtraColumns extra;
+  ChooseWidths(summary, wide, &extra);
   extra.processes = summary.process_count > 1;
   std::vector<std::string> names = CounterNamesByCount(summary);
   for (size_t i = 0; i < names.size(); ++i) {
@@ -242,7 +280,13 @@ ExtraColumns ChooseExtraColumns(const Summary& summary) {
 }
 
 void AppendHeader(std::string* out, const ExtraColumns& extra) {
-  out->append(kHeader.data(), kHeader.size());
+  // DESIGN.md's header verbatim, widened where the columns are.
+  AppendName(out, "Name", extra.name);
+  out->append("  Self       Total");
+  out->append(extra.calls - kCallsColumns, ' ');
+  out->append("  Calls      Mean       P95");
+  out->append(extra.self_heartbeats - kSelfHeartbeatColumns, ' ');
+  out->append("  Self HB      %");
   if (extra.processes) out->append(kProcessesHeader);
   for (size_t i = 0; i < extra.counters.size(); ++i) {
     const std::string& name = extra.counters[i];
@@ -255,13 +299,13 @@ void AppendHeader(std::string* out, const ExtraColumns& extra) {
 }
 
 void AppendRow(std::string* out, const Row& row, const ExtraColumns& extra) {
-  AppendName(out, row.label, kNameColumns);
+  AppendName(out, row.label, extra.name);
   AppendRight(out, FormatDuration(row.self_ns), kSelfColumns);
   AppendRight(out, FormatDuration(row.total_ns), kTotalColumns);
-  AppendRight(out, absl::StrCat(row.calls), kCallsColumns);
+  AppendRight(out, FormatCount(row.calls), extra.calls);
   AppendRight(out, FormatDuration(row.mean_ns), kMeanColumns);
   AppendRight(out, FormatDuration(row.p95_ns), kP95Columns);
-  AppendRight(out, absl::StrCat(row.self_heartbeats), kSelfHeartbeatColumns);
+  AppendRight(out, FormatCount(row.self_heartbeats), extra.self_heartbeats);
   const int64_t permille = row.share_permille;
   AppendRight(
       out,
@@ -412,11 +456,12 @@ void AppendTotals(std::string* out, const Summary& summary) {
       summary.process_count > 1
           ? absl::StrCat(" in ", summary.process_count, " processes")
           : "";
-  absl::StrAppend(out, "spanprof: ", summary.event_count, " events, ",
-                  summary.thread_count, " threads", processes, ", window ",
-                  FormatDuration(summary.window_ns), ", recorded thread time ",
+  absl::StrAppend(out, "spanprof: ", Counted(summary.event_count, "event"),
+                  ", ", Counted(summary.thread_count, "thread"), processes,
+                  ", window ", FormatDuration(summary.window_ns),
+                  ", recorded thread time ",
                   FormatDuration(summary.recorded_thread_time_ns), ", ",
-                  summary.recorded_heartbeats, " heartbeats\n");
+                  Counted(summary.recorded_heartbeats, "heartbeat"), "\n");
   if (summary.source != "spanprof") {
     // A foreign trace: no process resources, heartbeats or overhead.
     absl::StrAppend(out, "Source: ", summary.source, " (process ",
@@ -425,10 +470,12 @@ void AppendTotals(std::string* out, const Summary& summary) {
     absl::StrAppend(
         out, "Process resources",
         summary.process_count > 1 ? " (summed; peak RSS: the largest)" : "",
-        ": user CPU ", res.user_cpu_ns / 1'000'000, " ms, system CPU ",
-        res.system_cpu_ns / 1'000'000, " ms, peak RSS ", res.peak_rss_kib,
+        ": user CPU ", FormatResource(res.user_cpu_ns / 1'000'000),
+        " ms, system CPU ", FormatResource(res.system_cpu_ns / 1'000'000),
+        " ms, peak RSS ", FormatResource(res.peak_rss_kib),
         " KiB, context switches ",
-        res.voluntary_context_switches + res.involuntary_context_switches,
+        FormatResource(res.voluntary_context_switches +
+                       res.involuntary_context_switches),
         "\n");
   }
 }
@@ -441,9 +488,13 @@ std::string FormatTable(const Summary& summary, const TableOptions& options) {
   AppendTotals(&out, summary);
   AppendWarnings(&out, summary);
   out += '\n';
-  const ExtraColumns extra = ChooseExtraColumns(summary);
+  const ExtraColumns extra = ChooseExtraColumns(summary, options.wide);
   AppendHeader(&out, extra);
   for (const Row& row : summary.rows) AppendRow(&out, row, extra);
+  if (options.rows_left_out > 0) {
+    absl::StrAppend(&out, "(", Counted(options.rows_left_out, "more row"),
+                    " not shown: ", options.rows_left_out_by, ")\n");
+  }
   AppendNotes(&out, summary, extra, options);
   AppendInstrumentationNote(&out, summary);
 

@@ -73,9 +73,9 @@ TEST(TableTest, ReproducesTheDesignExample) {
                             .summary_path = "build/spanprof-summary.json"});
   EXPECT_EQ(
       table,
-      "spanprof: 7 events, 1 threads, window 18.44 ms, recorded thread time "
+      "spanprof: 7 events, 1 thread, window 18.44 ms, recorded thread time "
       "18.44 ms, 290 heartbeats\n"
-      "Process resources: user CPU 0 ms, system CPU 0 ms, peak RSS 59528 KiB, "
+      "Process resources: user CPU 0 ms, system CPU 0 ms, peak RSS 59,528 KiB, "
       "context switches 6\n"
       "\n"
       "Name                                      Self       Total  Calls      "
@@ -89,6 +89,78 @@ TEST(TableTest, ReproducesTheDesignExample) {
       "\n"
       "Trace: build/spanprof-trace.json\n"
       "Summary: build/spanprof-summary.json\n");
+}
+
+TEST(TableTest, GroupsDigitsByThousands) {
+  EXPECT_EQ(FormatCount(0), "0");
+  EXPECT_EQ(FormatCount(999), "999");
+  EXPECT_EQ(FormatCount(1000), "1,000");
+  EXPECT_EQ(FormatCount(4'000'000), "4,000,000");
+  EXPECT_EQ(FormatCount(123'456'789'012), "123,456,789,012");
+  EXPECT_EQ(FormatCount(UINT64_MAX), "18,446,744,073,709,551,615");
+}
+
+TEST(TableTest, SaysOneThreadAndOneEventInTheSingular) {
+  CaptureBuilder b;
+  const uint32_t t = b.Thread(1, "main");
+  b.Add(1, 0, b.Site("only"), t, 0, 100).heartbeats = 1;
+  const std::string table = FormatTable(Summarize(b.Build()), {});
+  EXPECT_THAT(table, HasSubstr("spanprof: 1 event, 1 thread, window"));
+  EXPECT_THAT(table, HasSubstr(", 1 heartbeat\n"));
+}
+
+// The column of each line where `header`'s word `column` ends.
+size_t EndOf(std::string_view line, std::string_view word) {
+  const size_t at = line.find(word);
+  return at == std::string_view::npos ? 0 : at + word.size();
+}
+
+TEST(TableTest, TheCallsColumnFitsTenDigitCounts) {
+  Summary summary = Summarize(DesignExampleCapture());
+  // Rows 1 and 2 (input.load, example.nested-spans) have uncut labels, so
+  // that byte offsets are column offsets.
+  summary.rows[1].calls = 4'000'000'000;
+  summary.rows[2].self_heartbeats = 9'876'543'210;
+  const std::string table = FormatTable(summary, {});
+  EXPECT_THAT(table, HasSubstr(" ms  4,000,000,000  "));
+  EXPECT_THAT(table, HasSubstr(" ms  9,876,543,210  "));
+  // Under their headers, as DESIGN.md's header places them (its names end
+  // three characters before their numbers).
+  const size_t header = table.find("Name ");
+  const std::string_view header_line(table.data() + header,
+                                     table.find('\n', header) - header);
+  const size_t row = table.find("input.load");
+  const std::string_view row_line(table.data() + row,
+                                  table.find('\n', row) - row);
+  EXPECT_EQ(EndOf(header_line, "Calls") + 3, EndOf(row_line, "4,000,000,000"));
+  const size_t root = table.find("example.nested-spans");
+  const std::string_view root_line(table.data() + root,
+                                   table.find('\n', root) - root);
+  EXPECT_EQ(EndOf(header_line, "Self HB") + 3,
+            EndOf(root_line, "9,876,543,210"));
+}
+
+TEST(TableTest, WideKeepsWholeLabels) {
+  const Summary summary = Summarize(DesignExampleCapture());
+  const std::string label = "model.forward [phase=forward, module=encoder]";
+  EXPECT_THAT(FormatTable(summary, {}), Not(HasSubstr(label)));
+  const std::string wide = FormatTable(summary, {.wide = true});
+  EXPECT_THAT(wide, HasSubstr(label + "  12.17 ms"));
+  // The other rows and the header pad to the same width.
+  EXPECT_THAT(wide, HasSubstr("\nName" + std::string(label.size() - 4, ' ') +
+                              "  Self       Total"));
+  EXPECT_THAT(wide,
+              HasSubstr("\nexample.nested-spans" +
+                        std::string(label.size() - 20, ' ') + "  89.89 us"));
+}
+
+TEST(TableTest, SaysHowManyRowsTheCallerLeftOut) {
+  Summary summary = Summarize(DesignExampleCapture());
+  summary.rows.resize(1);
+  const std::string table =
+      FormatTable(summary, {.rows_left_out = 2, .rows_left_out_by = "--top 1"});
+  EXPECT_THAT(table, HasSubstr("66.0%\n(2 more rows not shown: --top 1)\n"));
+  EXPECT_THAT(FormatTable(summary, {}), Not(HasSubstr("not shown")));
 }
 
 TEST(TableTest, OmitsThePathBlockWhenNoPathIsSet) {

@@ -11,6 +11,8 @@
 #ifndef SPANPROF_ANALYSIS_TABLE_H_
 #define SPANPROF_ANALYSIS_TABLE_H_
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "spanprof/analysis/summary.h"
@@ -19,14 +21,26 @@
 namespace spanprof::analysis {
 
 struct TableOptions {
-  std::string trace_path;    // "Trace: ..." line when not empty
-  std::string summary_path;  // "Summary: ..." line when not empty
+  std::string trace_path = {};    // "Trace: ..." line when not empty
+  std::string summary_path = {};  // "Summary: ..." line when not empty
   // The capture the summary was made from, when there is one: the
   // heavy-tail note then names the numeric arguments the row's spans already
   // carry, and asks for a size argument only when they carry none. Must
   // outlive the call.
   const Capture* capture = nullptr;
+  // Labels are cut to 40 characters (ending in "…") unless `wide`: then the
+  // Name column is as wide as the longest label.
+  bool wide = false;
+  // Rows of the summary that the caller left out of `summary.rows` (a
+  // filter, a top N): a line after the rows says how many and, from
+  // `rows_left_out_by`, why ("--top 10").
+  size_t rows_left_out = 0;
+  std::string rows_left_out_by = {};
 };
+
+// `FormatCount()` renders an integer with its digits grouped by thousands:
+// "4,000,000".
+std::string FormatCount(uint64_t count);
 
 // `FormatDuration()` renders ns for humans: "89.89 us", "12.17 ms", "1.50 s".
 std::string FormatDuration(int64_t ns);
