@@ -411,6 +411,8 @@ Options:
   --relative-tolerance-bps BPS  default 0
   --allow-incomplete            draw summaries with drops or unfinished spans
   flame:
+  --diff BASE CAND              colour the candidate by each frame's change of
+                                self time (traces or run directories)
   --icicle                      roots at the top, children below
   --merge-threads               one tree over every thread
   scaling:
