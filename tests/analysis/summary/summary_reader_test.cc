@@ -173,7 +173,7 @@ TEST(SummaryReaderTest, ReadsAFileAndAGzipFile) {
 }
 
 TEST(SummaryReaderTest, AcceptsIncompleteWithoutDrops) {
-  // A session ended by exit(): complete false, nothing else wrong.
+  // A session ended by a signal: complete false, nothing else wrong.
   Capture capture = RichCapture();
   capture.finished_normally = false;
   const Summary summary = Summarize(capture);
