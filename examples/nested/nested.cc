@@ -8,10 +8,18 @@
 // and it prints a table with 7 events in 3 rows, and writes
 // build/spanprof-trace.json (open it in https://ui.perfetto.dev) and
 // build/spanprof-summary.json.
+//
+// How real programs often end: `--exit-inside-span` leaves through exit()
+// inside the last forward pass, and `--finish-session` calls
+// spanprof::FinishSession() there first. Either way the session ends
+// normally: the spans open then are closed at that moment, flagged
+// open_at_exit, and the summary stays complete.
 #include <spanprof/spanprof.h>
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <string_view>
 #include <thread>
 
 namespace {
@@ -23,22 +31,41 @@ void LoadInput(int step) {
   spanprof::Heartbeat(2);
 }
 
-void Forward() {
+enum class Ending { kReturn, kExit, kFinishThenExit };
+
+void Forward(bool last, Ending ending) {
   SPANPROF_SCOPE("model.forward",
                  {.phase = "forward", .module = "encoder.block"});
   std::this_thread::sleep_for(std::chrono::milliseconds(4));
   spanprof::Heartbeat(2);
+  if (!last || ending == Ending::kReturn) return;
+  if (ending == Ending::kFinishThenExit) spanprof::FinishSession();
+  std::exit(0);
 }
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  Ending ending = Ending::kReturn;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--exit-inside-span") {
+      ending = Ending::kExit;
+    } else if (arg == "--finish-session") {
+      ending = Ending::kFinishThenExit;
+    } else {
+      std::fprintf(stderr,
+                   "usage: nested_example [--exit-inside-span | "
+                   "--finish-session]\n");
+      return 2;
+    }
+  }
   try {
-    return spanprof::ProfileFromEnvironment("example.nested-spans", [] {
+    return spanprof::ProfileFromEnvironment("example.nested-spans", [ending] {
       spanprof::SetThreadName("main");
       for (int step = 0; step < 3; ++step) {
         LoadInput(step);
-        Forward();
+        Forward(step == 2, ending);
         spanprof::Heartbeat(90);  // work done in the root span itself
       }
       return 0;

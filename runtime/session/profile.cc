@@ -14,6 +14,7 @@
 #include <mutex>
 #include <new>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -21,6 +22,7 @@
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/table.h"
 #include "spanprof/analysis/trace.h"
+#include "spanprof/internal/end_reason.h"
 #include "spanprof/session.h"
 
 // Private to the runtime component (runtime/src is a private include dir).
@@ -124,16 +126,28 @@ absl::Status WriteOutputs(const Capture& capture,
   return absl::UnavailableError("spanprof: could not write outputs: " + errors);
 }
 
+// A session the program ended early (exit(), a return from main,
+// FinishSession()) ended normally: the spans still open then end then, as
+// the program's own end, not as a loss (unfinished).
+void MarkOpenAtExit(Capture& capture) {
+  for (Span& span : capture.spans) {
+    if ((span.flags & kSpanUnfinished) == 0) continue;
+    span.flags = static_cast<uint16_t>((span.flags & ~kSpanUnfinished) |
+                                       kSpanOpenAtExit);
+  }
+}
+
 // Collects, analyses and writes one session, and prints the table where
 // `Config::report` says (report.h). Returns the output errors; the caller
 // reports them (once).
 absl::Status CollectAndWrite(const RunningSession& running,
-                             const std::string& end_reason,
+                             const std::string& end_reason, bool ended_early,
                              StreamWriter* stream, FinishStep& step) {
   Capture capture = stream != nullptr
                         ? StopRecordingThroughStream(*stream, end_reason)
                         : StopRecording();
-  capture.finished_normally = end_reason == "finished";
+  if (ended_early) MarkOpenAtExit(capture);
+  capture.finished_normally = end_reason == kEndFinished || ended_early;
   capture.end_reason = end_reason;
   capture.process_resources = ResourcesSince(running.start_usage);
   capture.overhead_ns_per_span = running.overhead_ns;
@@ -185,7 +199,10 @@ absl::Status CollectAndWrite(const RunningSession& running,
 // built without allocating.
 // The stream is removed first (unless kept): the outputs hold everything
 // it had.
-absl::Status Finish(RunningSession& running, const std::string& end_reason) {
+// `ended_early`: the program ended the session (exit(), FinishSession())
+// while spans were open (MarkOpenAtExit).
+absl::Status Finish(RunningSession& running, const std::string& end_reason,
+                    bool ended_early = false) {
   const std::lock_guard<std::mutex> finishing(FinishMutex());
   // A streaming session reads its capture back from the stream, which its
   // rings no longer hold whole.
@@ -199,7 +216,8 @@ absl::Status Finish(RunningSession& running, const std::string& end_reason) {
   }
   FinishStep step;
   try {
-    return CollectAndWrite(running, end_reason, stream.get(), step);
+    return CollectAndWrite(running, end_reason, ended_early, stream.get(),
+                           step);
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr,
                  "spanprof: out of memory at session end while %s%s%s "
@@ -240,18 +258,24 @@ std::unique_ptr<RunningSession> TakeRunningElsewhere() {
   return running;
 }
 
-// exit() inside a session: finish it with complete: false. When another
-// thread is ending the session right now, wait until its outputs are
-// written: the process must not end under it.
-void FinishAtExit() {
+// Ends the running session now, from any thread (exit(), FinishSession()):
+// a normal end whose open spans are flagged open_at_exit. When another
+// thread is ending the session right now, waits until its outputs are
+// written: the process must not end under it. Output errors go to stderr
+// (there is no caller to throw to).
+void FinishEarly(std::string_view end_reason) {
   std::unique_ptr<RunningSession> running = TakeRunningElsewhere();
   if (running == nullptr) {
     const std::lock_guard<std::mutex> wait(FinishMutex());
     return;
   }
-  PrintOutputError(Finish(*running, "exit"));
+  PrintOutputError(
+      Finish(*running, std::string(end_reason), /*ended_early=*/true));
   RaiseDeferredSignal();
 }
+
+// exit() (or a return from main) inside a session: a normal end.
+void FinishAtExit() { FinishEarly(kEndExit); }
 
 // SIGINT, SIGTERM or SIGHUP (on the helper thread): end the session
 // normally, then let the signal's default action end the process, so that
@@ -536,3 +560,9 @@ void RunSession(const Config& config, const char* root,
 }
 
 }  // namespace spanprof::internal
+
+namespace spanprof {
+
+void FinishSession() { internal::FinishEarly(internal::kEndFinished); }
+
+}  // namespace spanprof

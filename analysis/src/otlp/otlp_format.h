@@ -49,6 +49,9 @@ inline constexpr std::string_view kHeartbeats = "spanprof.heartbeats";
 inline constexpr std::string_view kAllocCount = "spanprof.alloc_count";
 inline constexpr std::string_view kAllocBytes = "spanprof.alloc_bytes";
 inline constexpr std::string_view kUnfinished = "spanprof.unfinished";
+// The span was open when the program ended the session (exit(),
+// FinishSession()): it ends then, a normal end.
+inline constexpr std::string_view kOpenAtExit = "spanprof.open_at_exit";
 inline constexpr std::string_view kRerooted = "spanprof.rerooted";
 inline constexpr std::string_view kException = "spanprof.exception";
 // A complete or enrich hook of the span threw (its message: the string

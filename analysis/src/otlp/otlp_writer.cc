@@ -340,6 +340,9 @@ void WriteSpanAttributes(JsonWriter& w, const Capture& capture, size_t index) {
   if ((span.flags & kSpanUnfinished) != 0) {
     BoolAttribute(w, otlp::kUnfinished, true);
   }
+  if ((span.flags & kSpanOpenAtExit) != 0) {
+    BoolAttribute(w, otlp::kOpenAtExit, true);
+  }
   if ((span.flags & kSpanRerooted) != 0)
     BoolAttribute(w, otlp::kRerooted, true);
   if ((span.flags & kSpanException) != 0) {

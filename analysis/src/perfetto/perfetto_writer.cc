@@ -46,7 +46,7 @@ int64_t SatAdd(int64_t a, int64_t b) {
 class Interning {
  public:
   explicit Interning(const Capture& capture) {
-    // spanprof's own annotation names first: iids 1..6.
+    // spanprof's own annotation names first: iids 1 to 3 + the flags.
     AnnotationIid(pf::kAnnotationHeartbeats);
     AnnotationIid(pf::kAnnotationAllocCount);
     AnnotationIid(pf::kAnnotationAllocBytes);

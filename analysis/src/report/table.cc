@@ -176,6 +176,13 @@ void AppendWarnings(std::string* out, const Summary& summary) {
                     " spans were still open when the session stopped "
                     "(flagged unfinished), summary incomplete\n");
   }
+  if (summary.open_at_exit_events > 0) {
+    absl::StrAppend(
+        out, "note: ", summary.open_at_exit_events,
+        summary.open_at_exit_events == 1 ? " span was" : " spans were",
+        " open when the program ended the session (exit() or "
+        "FinishSession()), closed then (flagged open_at_exit)\n");
+  }
   if (!summary.validation_issues.empty()) {
     const ValidationIssue& first = summary.validation_issues.front();
     absl::StrAppend(out, "warning: ", summary.validation_issues.size(),
@@ -188,9 +195,10 @@ void AppendWarnings(std::string* out, const Summary& summary) {
   if (!summary.complete && summary.dropped_events == 0 &&
       summary.dropped_args == 0 && summary.unfinished_events == 0 &&
       summary.validation_issues.empty()) {
-    *out +=
-        "warning: the session did not finish normally (exit() inside the "
-        "session?), summary incomplete\n";
+    absl::StrAppend(out,
+                    "warning: the session did not finish normally "
+                    "(end_reason ",
+                    summary.end_reason, "), summary incomplete\n");
   }
 }
 

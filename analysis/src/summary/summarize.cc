@@ -207,6 +207,7 @@ class RowAccumulator {
       ++r.unfinished;
       ++unfinished_;
     }
+    if (span.flags & kSpanOpenAtExit) ++open_at_exit_;
     if (span.thread != state.last_thread) {
       state.last_thread = span.thread;
       state.threads.push_back(span.thread);
@@ -280,6 +281,7 @@ class RowAccumulator {
     summary.recorded_thread_time_ns = recorded_ns_;
     summary.recorded_heartbeats = recorded_heartbeats_;
     summary.unfinished_events = unfinished_;
+    summary.open_at_exit_events = open_at_exit_;
     summary.end_reason = capture_.end_reason;
     summary.complete = capture_.finished_normally &&
                        capture_.dropped_events == 0 &&
@@ -463,6 +465,7 @@ class RowAccumulator {
   absl::flat_hash_set<uint32_t, KeyHash, KeyEq> row_of_key_;
   uint32_t max_depth_ = 0;
   uint64_t unfinished_ = 0;
+  uint64_t open_at_exit_ = 0;
   int64_t recorded_ns_ = 0;
   uint64_t recorded_heartbeats_ = 0;
 };

@@ -38,12 +38,13 @@ enum SummaryField : size_t {
   kRootUnfinishedEvents,
   kRootComplete,
   kRootEndReason,
+  kRootOpenAtExitEvents,
   kRootOverheadNsPerSpan,
   kRootProcessResources,
   kRootValidationIssues,
   kRootRows,
 };
-inline constexpr std::array<std::string_view, 28> kSummaryKeys = {
+inline constexpr std::array<std::string_view, 29> kSummaryKeys = {
     "schema",
     "schema_version",
     "source",
@@ -68,6 +69,7 @@ inline constexpr std::array<std::string_view, 28> kSummaryKeys = {
     "unfinished_events",
     "complete",
     "end_reason",
+    "open_at_exit_events",
     "overhead_ns_per_span",
     "process_resources",
     "validation_issues",
@@ -155,7 +157,8 @@ inline constexpr std::string_view kSourceSpanprof = "spanprof";
 inline constexpr std::string_view kSourceChromeTrace = "chrome-trace";
 inline constexpr std::string_view kClockUnknown = "unknown";
 
-// The fields of version 4: every field but `end_reason` (version 5).
+// The fields of version 4: every field but `open_at_exit_events` and
+// `end_reason` (version 5).
 inline constexpr std::array<size_t, 27> kSummaryV4Fields = {
     kRootSchema,
     kRootSchemaVersion,

@@ -318,6 +318,8 @@ class SummaryReader {
         return Assign(json_.Unsigned(v, p), s.failed_prepares);
       case kRootUnfinishedEvents:
         return Assign(json_.Unsigned(v, p), s.unfinished_events);
+      case kRootOpenAtExitEvents:
+        return Assign(json_.Unsigned(v, p), s.open_at_exit_events);
       case kRootComplete:
         return Assign(json_.Bool(v, p), s.complete);
       case kRootEndReason:
@@ -748,6 +750,11 @@ class SummaryReader {
           root.Field("unfinished_events"),
           Cat(s.unfinished_events, " != sum of rows[].unfinished (",
               static_cast<uint64_t>(sums.unfinished), ")"));
+    }
+    if (s.open_at_exit_events > s.event_count) {
+      return json_.Error(
+          root.Field("open_at_exit_events"),
+          Cat(s.open_at_exit_events, " > event_count (", s.event_count, ")"));
     }
     if (sums.self_heartbeats != absl::int128(s.recorded_heartbeats)) {
       return json_.Error(

@@ -72,6 +72,8 @@ void WriteTotals(JsonWriter& w, const Summary& summary) {
   w.Bool(summary.complete);
   w.Key(kSummaryKeys[kRootEndReason]);
   w.String(summary.end_reason);
+  w.Key(kSummaryKeys[kRootOpenAtExitEvents]);
+  w.Uint(summary.open_at_exit_events);
   w.Key(kSummaryKeys[kRootOverheadNsPerSpan]);
   w.Int(summary.overhead_ns_per_span);
 }

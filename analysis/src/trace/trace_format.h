@@ -224,13 +224,13 @@ struct FlagName {
   std::string_view name;
 };
 inline constexpr FlagName kFlagNames[] = {
-    {kSpanUnfinished, "unfinished"},
-    {kSpanException, "exception"},
-    {kSpanRerooted, "rerooted"},
-    {kSpanHookFailed, "hook_failed"},
+    {kSpanUnfinished, "unfinished"},   {kSpanException, "exception"},
+    {kSpanRerooted, "rerooted"},       {kSpanHookFailed, "hook_failed"},
+    {kSpanOpenAtExit, "open_at_exit"},
 };
-inline constexpr uint16_t kKnownFlags =
-    kSpanUnfinished | kSpanException | kSpanRerooted | kSpanHookFailed;
+inline constexpr uint16_t kKnownFlags = kSpanUnfinished | kSpanException |
+                                        kSpanRerooted | kSpanHookFailed |
+                                        kSpanOpenAtExit;
 
 // An X event's line, in order:
 //

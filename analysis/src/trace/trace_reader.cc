@@ -1579,9 +1579,10 @@ class TraceReader {
             flags |= bit;
             return absl::OkStatus();
           }
-          return json_.Error(ep, Cat("unknown flag ", Quote(name),
-                                     " (expected \"unfinished\", "
-                                     "\"exception\" or \"rerooted\")"));
+          return json_.Error(
+              ep, Cat("unknown flag ", Quote(name),
+                      " (expected \"unfinished\", \"exception\", "
+                      "\"rerooted\", \"hook_failed\" or \"open_at_exit\")"));
         });
   }
 

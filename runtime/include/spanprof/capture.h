@@ -54,6 +54,11 @@ enum SpanFlag : uint16_t {
   // A `complete` or `enrich` hook of the span threw (spanprof::Hooks); its
   // message is the span's string argument `hook_error`.
   kSpanHookFailed = 1u << 3,
+  // The span was still open when the program ended the session early: it
+  // called exit() (or returned from main) inside the session, or called
+  // `spanprof::FinishSession()`. `end_ns` is that moment. A normal end of a
+  // real program, unlike `kSpanUnfinished`: the capture stays complete.
+  kSpanOpenAtExit = 1u << 4,
 };
 
 // The longest string argument (`SPANPROF_ARG_STR`), in bytes: longer text is
@@ -287,8 +292,10 @@ struct Capture {
   // Spans not recorded because their `prepare` hook failed (threw or
   // returned false): the body ran without a span.
   uint64_t failed_prepares = 0;
-  // False when the session did not end normally (exit() inside the body, a
-  // signal, a crash, or a capture recovered from a stream).
+  // False when the session did not end normally (a signal, a crash, or a
+  // capture recovered from a stream). exit() inside the body and
+  // `spanprof::FinishSession()` are normal ends: the spans open then are
+  // flagged kSpanOpenAtExit.
   bool finished_normally = true;
   // How the session ended: "finished" (through the API), "exit" (exit()
   // inside the body), "signal:SIGTERM" (SIGINT, SIGTERM or SIGHUP ended it,

@@ -14,12 +14,12 @@
 // on stderr). When only writing an output fails, `Profile()` throws
 // `spanprof::OutputError` naming the path, after the body's result is
 // computed, and prints nothing itself: the caller reports `what()`. A session
-// finished by `exit()` prints its output errors on stderr (there is no caller
-// to throw to). Each failure is reported exactly once. Running out of memory
-// at session end (`std::bad_alloc` while collecting, analysing or writing) is
-// not thrown: one line on stderr says so, no file is left half-written (an
-// output written before is complete), and the body's result or exception
-// leaves `Profile()` as without a session.
+// finished by `exit()` or `FinishSession()` prints its output errors on
+// stderr (there is no caller to throw to). Each failure is reported exactly
+// once. Running out of memory at session end (`std::bad_alloc` while
+// collecting, analysing or writing) is not thrown: one line on stderr says so,
+// no file is left half-written (an output written before is complete), and the
+// body's result or exception leaves `Profile()` as without a session.
 //
 // Example:
 //
@@ -149,6 +149,23 @@ decltype(auto) ProfileFromEnvironment(const char* root, Fn&& fn) {
   if (!config.ok()) internal::ThrowConfigError(config.status());
   return Profile(*config, root, std::forward<Fn>(fn));
 }
+
+// `FinishSession()` ends this process's running session (`Profile()` or
+// `ProfileFromEnvironment()`) now, from any thread and any depth, e.g. just
+// before a program's own `exit()` path: it collects, writes the outputs and
+// prints the table once, as the session's end would. Spans still open then
+// (the root included) end at that moment and are flagged `open_at_exit`;
+// the capture is complete unless something else was lost, and its
+// `end_reason` is "finished". Later ends are no-ops: a second
+// `FinishSession()`, `Profile()` returning (it returns `fn`'s result as
+// usual) and `exit()`. Spans begun after it are not recorded. Output errors
+// are printed on stderr, not thrown. With no session running (`SPANPROF`
+// unset) it does nothing. Thread-safe; not for the hot path. Start no new
+// session before the `Profile()` call whose session it ended has returned.
+//
+// Without it, `exit()` (or a return from `main`) inside a session ends the
+// session the same way, with `end_reason` "exit".
+void FinishSession();
 
 }  // namespace spanprof
 

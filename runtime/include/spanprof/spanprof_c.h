@@ -186,7 +186,8 @@ int spanprof_is_recording(void);
  * stderr unless `SPANPROF_QUIET`. Errors: `SPANPROF_ERROR_CONFIG` (nothing
  * started; the message names the variable), `SPANPROF_ERROR_SESSION` (a
  * session is already active). At `exit()` a session still open is finished
- * with `complete: false`. */
+ * normally: the spans open then are flagged `open_at_exit`, the capture is
+ * complete and its `end_reason` is "exit". */
 spanprof_status spanprof_session_start_from_env(const char* root);
 
 /* `spanprof_session_stop()` ends the session: closes the root span, collects,

@@ -241,6 +241,18 @@ TEST(OtlpWriterTest, AnExceptionIsAnErrorStatus) {
             0u);
 }
 
+TEST(OtlpWriterTest, OpenAtExitIsAFlagWithoutAStatus) {
+  Capture capture = ThreeSpans();
+  capture.spans[IndexOf(capture, 3)].flags = kSpanOpenAtExit;
+  const std::vector<DecodedResource> out = Decode(ExportOne(capture).json);
+  const DecodedSpan& open = SpanNamed(out, "pool.task");
+  EXPECT_FALSE(open.has_status);
+  EXPECT_EQ(open.attributes.at("spanprof.open_at_exit").text, "true");
+  EXPECT_EQ(open.attributes.count("spanprof.unfinished"), 0u);
+  EXPECT_EQ(SpanNamed(out, "app.run").attributes.count("spanprof.open_at_exit"),
+            0u);
+}
+
 TEST(OtlpWriterTest, TagsArgumentsCountersAndThreadAreAttributes) {
   CaptureBuilder b;
   const uint32_t main = b.Thread(100, "main");

@@ -130,7 +130,7 @@ TEST(SummaryReaderTest, KeyFieldsAreWrittenWhenSetAndReadAsEmptyWhenMissing) {
   std::string v3 = std::regex_replace(
       Replace(json, "\"schema_version\": 5", "\"schema_version\": 3"),
       std::regex("\"(process_count|processes|failed_prepares|hook_failures|"
-                 "end_reason)\": "
+                 "end_reason|open_at_exit_events)\": "
                  "[^,]+,\\s*"),
       "");
   ExpectRejected(v3, "unknown field \"backend\"");
@@ -173,7 +173,7 @@ TEST(SummaryReaderTest, ReadsAFileAndAGzipFile) {
 }
 
 TEST(SummaryReaderTest, AcceptsIncompleteWithoutDrops) {
-  // A session ended by exit(): complete false, nothing else wrong.
+  // A session ended by a signal: complete false, nothing else wrong.
   Capture capture = RichCapture();
   capture.finished_normally = false;
   const Summary summary = Summarize(capture);
@@ -304,7 +304,8 @@ TEST(SummaryReaderRejectsTest, Version2HasNoSource) {
       v2,
       std::regex("\"(instrumentation_permille|host|pid|wall_clock_anchor_ns|"
                  "wall_clock_uncertainty_ns|process_count|processes|"
-                 "failed_prepares|hook_failures|end_reason)\": "
+                 "failed_prepares|hook_failures|end_reason|"
+                 "open_at_exit_events)\": "
                  "[^,]+,\\s*"),
       "");
   absl::StatusOr<Summary> parsed = ParseSummary(v2, kSource);

@@ -67,6 +67,7 @@ TEST(SummaryWriterTest, MatchesTheGoldenDocument) {
   "unfinished_events": 0,
   "complete": true,
   "end_reason": "finished",
+  "open_at_exit_events": 0,
   "overhead_ns_per_span": 7,
   "process_resources": {
     "user_cpu_ns": 1000,
@@ -197,6 +198,7 @@ TEST(SummaryWriterTest, FieldsAreInTheDesignOrder) {
                                                  "unfinished_events",
                                                  "complete",
                                                  "end_reason",
+                                                 "open_at_exit_events",
                                                  "overhead_ns_per_span",
                                                  "process_resources",
                                                  "validation_issues",

@@ -251,6 +251,33 @@ TEST(CApiTest, WithoutASessionSpansAreNoOps) {
   EXPECT_STREQ(spanprof_last_error(), "");
 }
 
+// A C program that leaves (exit(), or a return from main) with its session
+// still open ends it normally: the open spans end then, flagged
+// open_at_exit, and the capture is complete.
+TEST(CApiTest, ASessionStillOpenAtExitEndsNormally) {
+  TempDir dir;
+  SetEnvironment(dir);
+  EXPECT_EXIT(
+      {
+        if (spanprof_session_start_from_env("c.root") != SPANPROF_OK) {
+          std::exit(2);
+        }
+        spanprof_site* work = spanprof_site_get("c.work", NULL, NULL, NULL);
+        spanprof_end(spanprof_begin(work));
+        static_cast<void>(spanprof_begin(work));  // left open
+        std::exit(0);
+      },
+      ::testing::ExitedWithCode(0), "");
+  const absl::StatusOr<analysis::Summary> summary =
+      analysis::ReadSummary(dir.File("out/summary.json"));
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->event_count, 3u);
+  EXPECT_TRUE(summary->complete);
+  EXPECT_EQ(summary->end_reason, "exit");
+  EXPECT_EQ(summary->open_at_exit_events, 2u);
+  EXPECT_EQ(summary->unfinished_events, 0u);
+}
+
 TEST(CApiTest, SessionFromEnvironmentWritesTraceAndSummary) {
   TempDir dir;
   SetEnvironment(dir);

@@ -67,7 +67,9 @@ int RunInChild(Fn child) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-TEST(LifecycleTest, ExitInsideASessionWritesAnIncompleteCapture) {
+// exit() is how real programs end: the session ends normally at that
+// moment, the spans open then closed then and flagged open_at_exit.
+TEST(LifecycleTest, ExitInsideASessionIsANormalEnd) {
   TempDir dir;
   const Config config = QuietConfig(dir);
   const int status = RunInChild([&] {
@@ -80,21 +82,64 @@ TEST(LifecycleTest, ExitInsideASessionWritesAnIncompleteCapture) {
   ASSERT_EQ(status, 3);
   const auto summary = analysis::ReadSummary(config.summary_path);
   ASSERT_TRUE(summary.ok()) << summary.status();
-  EXPECT_FALSE(summary->complete);
-  EXPECT_EQ(summary->unfinished_events, 2u);
+  EXPECT_TRUE(summary->complete);
+  EXPECT_EQ(summary->end_reason, "exit");
+  EXPECT_EQ(summary->unfinished_events, 0u);
+  EXPECT_EQ(summary->open_at_exit_events, 2u);
   EXPECT_EQ(summary->dropped_events, 0u);
   ASSERT_NE(FindRow(*summary, "before.exit"), nullptr);
-  EXPECT_EQ(FindRow(*summary, "open.at.exit")->unfinished, 1u);
-  EXPECT_EQ(FindRow(*summary, "exit.root")->unfinished, 1u);
+  EXPECT_EQ(FindRow(*summary, "open.at.exit")->unfinished, 0u);
   const auto trace = analysis::ReadTrace(config.trace_path);
   ASSERT_TRUE(trace.ok()) << trace.status();
-  EXPECT_FALSE(trace->finished_normally);
+  EXPECT_TRUE(trace->finished_normally);
+  EXPECT_EQ(trace->end_reason, "exit");
   EXPECT_EQ(Find(*trace, "before.exit")->flags, 0u);
-  EXPECT_NE(Find(*trace, "open.at.exit")->flags & kSpanUnfinished, 0u);
-  // The summary on disk is exactly what the strict reader accepts; as text
-  // too, the run is marked incomplete.
+  EXPECT_EQ(Find(*trace, "open.at.exit")->flags, kSpanOpenAtExit);
+  EXPECT_EQ(Find(*trace, "exit.root")->flags, kSpanOpenAtExit);
+  // Both end at the exit.
+  EXPECT_EQ(Find(*trace, "open.at.exit")->end_ns,
+            Find(*trace, "exit.root")->end_ns);
+  ExpectValidCapture(*trace);
   const std::string text = testing::ReadText(config.summary_path);
-  EXPECT_NE(text.find("\"complete\": false"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"complete\": true"), std::string::npos) << text;
+}
+
+// FinishSession() ends the session from anywhere, once: the body goes on
+// unrecorded, Profile() returns its result, and later ends do nothing.
+TEST(LifecycleTest, FinishSessionEndsTheSessionOnce) {
+  TempDir dir;
+  const Config config = QuietConfig(dir);
+  const int result = Profile(config, "finish.root", [&] {
+    { SPANPROF_SCOPE("before.finish"); }
+    {
+      SPANPROF_SCOPE("open.at.finish");
+      std::thread([] { FinishSession(); }).join();
+    }
+    EXPECT_TRUE(std::filesystem::exists(config.summary_path));
+    std::filesystem::remove(config.summary_path);
+    SPANPROF_SCOPE("after.finish");
+    FinishSession();
+    return 5;
+  });
+  EXPECT_EQ(result, 5);
+  // Written once: Profile() returning and the second call wrote nothing.
+  EXPECT_FALSE(std::filesystem::exists(config.summary_path));
+  const auto trace = analysis::ReadTrace(config.trace_path);
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  EXPECT_TRUE(trace->finished_normally);
+  EXPECT_EQ(trace->end_reason, "finished");
+  EXPECT_EQ(trace->spans.size(), 3u);
+  EXPECT_EQ(Find(*trace, "after.finish"), nullptr);
+  EXPECT_EQ(Find(*trace, "before.finish")->flags, 0u);
+  EXPECT_EQ(Find(*trace, "open.at.finish")->flags, kSpanOpenAtExit);
+  EXPECT_EQ(Find(*trace, "finish.root")->flags, kSpanOpenAtExit);
+  EXPECT_TRUE(analysis::Summarize(*trace).complete);
+  ExpectValidCapture(*trace);
+  // With no session running it does nothing; a new session works.
+  FinishSession();
+  const int again = Profile(config, "finish.root", [] { return 6; });
+  EXPECT_EQ(again, 6);
+  EXPECT_TRUE(std::filesystem::exists(config.summary_path));
 }
 
 // exit() inside a session leaves no caller to throw to: the session's output
@@ -138,12 +183,13 @@ TEST(LifecycleTest, ExitFromAWorkerThreadFinishesTheSession) {
   ASSERT_EQ(status, 4);
   const auto trace = analysis::ReadTrace(config.trace_path);
   ASSERT_TRUE(trace.ok()) << trace.status();
-  EXPECT_FALSE(trace->finished_normally);
+  EXPECT_TRUE(trace->finished_normally);
   ASSERT_NE(Find(*trace, "worker.exits"), nullptr);
-  EXPECT_NE(Find(*trace, "exit.root")->flags & kSpanUnfinished, 0u);
+  EXPECT_EQ(Find(*trace, "worker.exits")->flags, kSpanOpenAtExit);
+  EXPECT_EQ(Find(*trace, "exit.root")->flags, kSpanOpenAtExit);
   const auto summary = analysis::ReadSummary(config.summary_path);
   ASSERT_TRUE(summary.ok()) << summary.status();
-  EXPECT_FALSE(summary->complete);
+  EXPECT_TRUE(summary->complete);
 }
 
 // The version a capture reports is the project's (CMake's PROJECT_VERSION),

@@ -31,14 +31,15 @@
 namespace spanprof::analysis {
 
 inline constexpr std::string_view kSummarySchema = "spanprof.summary";
-// The version the writer writes (version 5 added `end_reason`). A row
+// The version the writer writes (version 5 added `end_reason` and
+// `open_at_exit_events`). A row
 // `key`'s `backend`, `dtype` and `device` are written only when set and read
 // as "" when missing, so v4 summaries written before those key fields read
 // unchanged. The reader reads it, version 4 (which has no `end_reason`: read
-// as "finished"), version 3 (which also has no `process_count` and no row
-// `processes`: read as one process), version 2 (which also has no `source`:
-// read as "spanprof") and version 1 (which also has no tail shape, counters
-// or `dropped_args`).
+// as "finished", and no `open_at_exit_events`: read as 0), version 3 (which
+// also has no `process_count` and no row `processes`: read as one process),
+// version 2 (which also has no `source`: read as "spanprof") and version 1
+// (which also has no tail shape, counters or `dropped_args`).
 inline constexpr int64_t kSummarySchemaVersion = 5;
 
 // `RowKey` is the grouping key: a span name plus its tags (`spanprof::Tags`).
@@ -187,6 +188,11 @@ struct Summary {
   // loss of data: `complete` does not depend on it.
   uint64_t failed_prepares = 0;
   uint64_t unfinished_events = 0;
+  // Spans still open when the program ended the session early (exit(), a
+  // return from main, `spanprof::FinishSession()`), closed at that moment
+  // (`kSpanOpenAtExit`; 0 before version 5). A normal end: `complete` does
+  // not depend on it.
+  uint64_t open_at_exit_events = 0;
   bool complete = true;
   // How the session ended (`Capture::end_reason`): "finished", "exit",
   // "signal:SIGTERM", "crash:SIGSEGV", "crash:terminate" or "lost".
