@@ -480,6 +480,16 @@ absl::StatusOr<RecoveredCapture> RecoverStream(
                      read->end_reason != internal::kEndLost;
   out.capture.end_reason = known ? read->end_reason : "lost";
   out.capture.finished_normally = out.capture.end_reason == "finished";
+  if (out.capture.end_reason == internal::kEndExit) {
+    // A kept stream of a session that exit() ended: a normal end, as the
+    // session's own outputs say (spans open then closed at exit).
+    out.capture.finished_normally = true;
+    for (Span& span : out.capture.spans) {
+      if ((span.flags & kSpanUnfinished) == 0) continue;
+      span.flags = static_cast<uint16_t>((span.flags & ~kSpanUnfinished) |
+                                         kSpanOpenAtExit);
+    }
+  }
   return out;
 }
 
