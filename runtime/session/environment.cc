@@ -16,6 +16,7 @@
 #include "path_template.h"
 #include "report.h"
 #include "spanprof/context.h"
+#include "spanprof/internal/closest_name.h"
 #include "spanprof/internal/parse_int.h"
 #include "spanprof/recording.h"
 #include "spanprof/session.h"
@@ -129,25 +130,6 @@ constexpr KnownVariable kKnownVariables[] = {
     {"SPANPROF_ENABLED", false, "SPANPROF"},
 };
 
-// Edit distance with adjacent transpositions (QUITE -> QUIET is one edit).
-size_t EditDistance(std::string_view a, std::string_view b) {
-  std::vector<std::vector<size_t>> d(a.size() + 1,
-                                     std::vector<size_t>(b.size() + 1));
-  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t change = a[i - 1] == b[j - 1] ? 0 : 1;
-      d[i][j] = std::min(
-          {d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + change});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-      }
-    }
-  }
-  return d[a.size()][b.size()];
-}
-
 // The session variable closest to `name` (the first of equals in table
 // order), or the one a known wrong name stands for.
 std::string_view ClosestVariable(std::string_view name) {
@@ -156,7 +138,7 @@ std::string_view ClosestVariable(std::string_view name) {
   for (const KnownVariable& known : kKnownVariables) {
     if (known.name == name && !known.meant.empty()) return known.meant;
     if (!known.session) continue;
-    const size_t distance = EditDistance(name, known.name);
+    const size_t distance = internal::EditDistance(name, known.name);
     if (distance < best_distance) {
       best = known.name;
       best_distance = distance;

@@ -288,6 +288,14 @@ TEST(KillTest, RecoversEverySpanThatEndedBeforeTheLastDrain) {
   EXPECT_TRUE(summary->validation_issues.empty());
 }
 
+// Starts the service as a flight recorder (ring mode) of `cap` spans.
+pid_t StartFlightRecorder(const TempDir& dir, uint64_t cap) {
+  std::map<std::string, std::string> env = Env(dir);
+  env["SPANPROF_OVERFLOW"] = "ring";
+  env["SPANPROF_MAX_EVENTS"] = std::to_string(cap);
+  return StartService(dir, env);
+}
+
 // A flight recorder (ring mode) streams too, into at most two files of
 // about 40 bytes a span of its cap each (`<stream>.old` the full one):
 // flat disk however long it runs. `spanprof recover` on the running
@@ -296,10 +304,7 @@ TEST(KillTest, RecoversEverySpanThatEndedBeforeTheLastDrain) {
 TEST(FlightRecorderTest, KeepsItsNewestSpansOnBoundedDisk) {
   constexpr uint64_t kCap = 20000;
   TempDir dir;
-  std::map<std::string, std::string> env = Env(dir);
-  env["SPANPROF_OVERFLOW"] = "ring";
-  env["SPANPROF_MAX_EVENTS"] = std::to_string(kCap);
-  const pid_t pid = StartService(dir, env);
+  const pid_t pid = StartFlightRecorder(dir, kCap);
   ASSERT_GT(pid, 0);
   const ChildGuard guard(pid);
   // Each worker's requests (4 spans and an argument each) fill several
@@ -372,10 +377,7 @@ TEST(FlightRecorderTest, KeepsItsNewestSpansOnBoundedDisk) {
 // A flight recorder that ends normally removes both of its stream files.
 TEST(FlightRecorderTest, ANormalEndRemovesItsStreamFiles) {
   TempDir dir;
-  std::map<std::string, std::string> env = Env(dir);
-  env["SPANPROF_OVERFLOW"] = "ring";
-  env["SPANPROF_MAX_EVENTS"] = "20000";
-  const pid_t pid = StartService(dir, env);
+  const pid_t pid = StartFlightRecorder(dir, 20000);
   ASSERT_GT(pid, 0);
   const ChildGuard guard(pid);
   ASSERT_TRUE(WaitForProgress(pid, dir.File("progress"), 40000));

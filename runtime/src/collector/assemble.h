@@ -61,6 +61,13 @@ Capture CollectEndedSession(const SessionState& session,
                             const std::vector<ThreadRing*>& rings,
                             const ClockPair& stop);
 
+// What an ended session itself knows, beside its threads' records: the
+// process's sites and counter names (complete, unlike a stream's, which
+// lag by up to a drain), its exported points, the stop time and the failed
+// prepares.
+void AddSessionTables(const SessionState& session, const ClockPair& stop,
+                      CaptureInputs& in);
+
 // The description of the active (or just ended) session.
 SessionFacts FactsOf(const SessionState& session);
 

@@ -420,12 +420,17 @@ Capture CollectEndedSession(const SessionState& session,
                             const ClockPair& stop) {
   CaptureInputs in;
   in.snaps = SnapshotRings(rings, &in.drops_by_site);
+  AddSessionTables(session, stop, in);
+  return AssembleCapture(FactsOf(session), in);
+}
+
+void AddSessionTables(const SessionState& session, const ClockPair& stop,
+                      CaptureInputs& in) {
   in.sites = SnapshotSites();
   in.counter_names = SnapshotCounterNames();
   in.exports = session.exports;
   in.stop = stop;
   in.failed_prepares = session.failed_prepares.load(std::memory_order_relaxed);
-  return AssembleCapture(FactsOf(session), in);
 }
 
 }  // namespace internal

@@ -192,13 +192,7 @@ Capture CollectThroughStream(StreamWriter& writer, const SessionState& session,
                  "between them)\n",
                  writer.path().c_str(), static_cast<unsigned long long>(lost));
   }
-  // The process's own tables are complete (the stream's lag behind by up to
-  // one drain).
-  in.sites = SnapshotSites();
-  in.counter_names = SnapshotCounterNames();
-  in.exports = session.exports;
-  in.stop = stop;
-  in.failed_prepares = session.failed_prepares.load(std::memory_order_relaxed);
+  AddSessionTables(session, stop, in);
   return AssembleCapture(FactsOf(session), in);
 }
 
