@@ -19,7 +19,9 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <ctime>
+#include <string_view>
 
 #include "spanprof/tags.h"
 
@@ -212,6 +214,99 @@ inline void EndSpan(uint32_t begin_epoch) noexcept {
 // have static storage duration.
 SiteStatic* FindOrInternDynamicSite(const char* name,
                                     const Tags& tags) noexcept;
+
+// Run-time span names (`SPANPROF_SCOPE_DYNAMIC`, `spanprof::RunDynamic`) and
+// session root names are interned by content (name bytes + tag pointers)
+// into one process-wide open-addressing table: at most kMaxDynamicNames
+// distinct run-time names, each copied once and kept for the process's life.
+// A lookup of a name already interned reads the table without a lock,
+// allocates nothing and writes nothing shared; only a new name takes the
+// mutex. Past the bound, each call site records its new names under one
+// overflow name ("<file>:<line> (overflow)", or "dynamic (overflow)" for
+// `RunDynamic`), counted and reported once on stderr.
+inline constexpr uint32_t kMaxDynamicNames = 65536;
+// Slots of the table: a power of two, at least twice the bound (plus room
+// for root names), so probe sequences stay short.
+inline constexpr uint32_t kDynamicNameSlots = 4 * kMaxDynamicNames;
+
+// One interned name. Immutable once published, except `site.id`.
+struct DynamicName {
+  SiteStatic site;  // `site.name`: the owned, NUL-terminated copy
+  uint64_t hash;
+  uint32_t size;  // bytes of the name (it may hold a NUL)
+};
+
+// The static record of one run-time-name call site: its label for the
+// overflow name, and the overflow site once the table is full.
+struct DynamicSite {
+  const char* label;
+  std::atomic<SiteStatic*> overflow{nullptr};
+};
+
+extern std::atomic<DynamicName*> g_dynamic_names[kDynamicNameSlots];
+
+// The table's hash of `name` + `tags`: eight bytes a step. Tags are hashed
+// by address (they are literals), so constant tags fold away.
+inline uint64_t HashDynamicName(std::string_view name,
+                                const Tags& tags) noexcept {
+  constexpr uint64_t kMul = 0x9E3779B97F4A7C15ull;
+  const char* p = name.data();
+  size_t n = name.size();
+  uint64_t h = kMul ^ n;
+  for (; n >= 8; p += 8, n -= 8) {
+    uint64_t word;
+    std::memcpy(&word, p, 8);
+    h = (h ^ word) * 0xFF51AFD7ED558CCDull;
+    h ^= h >> 32;
+  }
+  uint64_t tail = 0;
+  for (size_t i = 0; i < n; ++i) {
+    tail |= static_cast<uint64_t>(static_cast<unsigned char>(p[i])) << (8 * i);
+  }
+  h = (h ^ tail) * kMul;
+  for (const char* tag : {tags.phase, tags.module, tags.activity, tags.backend,
+                          tags.dtype, tags.device}) {
+    h = (h ^ reinterpret_cast<uintptr_t>(tag)) * kMul;
+  }
+  return h ^ (h >> 29);
+}
+
+inline bool SameDynamicName(const DynamicName& entry, uint64_t hash,
+                            std::string_view name, const Tags& tags) noexcept {
+  const Tags& t = entry.site.tags;
+  return entry.hash == hash && entry.size == name.size() &&
+         t.phase == tags.phase && t.module == tags.module &&
+         t.activity == tags.activity && t.backend == tags.backend &&
+         t.dtype == tags.dtype && t.device == tags.device &&
+         std::memcmp(entry.site.name, name.data(), name.size()) == 0;
+}
+
+// The slow path of `FindDynamicName` (site_table.cc): probes the table,
+// and interns `name` when it is new. `site` null: a root name, not bounded.
+SiteStatic* InternDynamicName(DynamicSite* site, std::string_view name,
+                              const Tags& tags, uint64_t hash) noexcept;
+
+// The site of run-time name `name` + `tags` at call site `site`: one hash of
+// the name, one load and one compare when the name sits in its home slot.
+inline SiteStatic* FindDynamicName(DynamicSite& site, std::string_view name,
+                                   const Tags& tags) noexcept {
+  const uint64_t hash = HashDynamicName(name, tags);
+  DynamicName* entry = g_dynamic_names[hash & (kDynamicNameSlots - 1)].load(
+      std::memory_order_acquire);
+  if (SPANPROF_LIKELY(entry != nullptr &&
+                      SameDynamicName(*entry, hash, name, tags))) {
+    return &entry->site;
+  }
+  return InternDynamicName(&site, name, tags, hash);
+}
+
+// Begins a span named `name` at run-time-name call site `site`.
+inline uint32_t BeginDynamicSpan(DynamicSite& site, const Tags& tags,
+                                 std::string_view name) noexcept {
+  const uint32_t epoch = g_epoch.load(std::memory_order_relaxed);
+  if (SPANPROF_LIKELY(epoch == 0)) return 0;
+  return BeginSpanInEpoch(*FindDynamicName(site, name, tags), epoch);
+}
 
 void AddIntArg(SiteStatic& key, int64_t value) noexcept;
 void AddDoubleArg(SiteStatic& key, double value) noexcept;
