@@ -143,7 +143,7 @@ DynamicNameWriters& Writers() {
 DynamicName* ProbeDynamicName(std::string_view name, const Tags& tags,
                               uint64_t hash, uint32_t* slot) noexcept {
   for (uint32_t i = 0; i < kDynamicNameSlots; ++i) {
-    const uint32_t at = (hash + i) & (kDynamicNameSlots - 1);
+    const auto at = static_cast<uint32_t>((hash + i) & (kDynamicNameSlots - 1));
     DynamicName* entry = g_dynamic_names[at].load(std::memory_order_acquire);
     if (entry == nullptr) {
       *slot = at;

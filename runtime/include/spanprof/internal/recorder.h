@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <cstring>
 #include <ctime>
+#include <initializer_list>
 #include <string_view>
 
 #include "spanprof/tags.h"
@@ -251,19 +252,33 @@ inline uint64_t HashDynamicName(std::string_view name,
                                 const Tags& tags) noexcept {
   constexpr uint64_t kMul = 0x9E3779B97F4A7C15ull;
   const char* p = name.data();
-  size_t n = name.size();
-  uint64_t h = kMul ^ n;
-  for (; n >= 8; p += 8, n -= 8) {
-    uint64_t word;
-    std::memcpy(&word, p, 8);
+  const size_t size = name.size();
+  auto mix = [](uint64_t h, uint64_t word) {
     h = (h ^ word) * 0xFF51AFD7ED558CCDull;
-    h ^= h >> 32;
+    return h ^ (h >> 32);
+  };
+  uint64_t h = kMul ^ size;
+  uint64_t word = 0;
+  if (size >= 8) {
+    // Whole words, the last one overlapping the one before it.
+    for (size_t at = 0; at + 8 < size; at += 8) {
+      std::memcpy(&word, p + at, 8);
+      h = mix(h, word);
+    }
+    std::memcpy(&word, p + size - 8, 8);
+  } else if (size >= 4) {
+    uint32_t low = 0;
+    uint32_t high = 0;
+    std::memcpy(&low, p, 4);
+    std::memcpy(&high, p + size - 4, 4);
+    word = (static_cast<uint64_t>(high) << 32) | low;
+  } else {
+    for (size_t i = 0; i < size; ++i) {
+      word |= static_cast<uint64_t>(static_cast<unsigned char>(p[i]))
+              << (8 * i);
+    }
   }
-  uint64_t tail = 0;
-  for (size_t i = 0; i < n; ++i) {
-    tail |= static_cast<uint64_t>(static_cast<unsigned char>(p[i])) << (8 * i);
-  }
-  h = (h ^ tail) * kMul;
+  h = mix(h, word) * kMul;
   for (const char* tag : {tags.phase, tags.module, tags.activity, tags.backend,
                           tags.dtype, tags.device}) {
     h = (h ^ reinterpret_cast<uintptr_t>(tag)) * kMul;
@@ -278,7 +293,8 @@ inline bool SameDynamicName(const DynamicName& entry, uint64_t hash,
          t.phase == tags.phase && t.module == tags.module &&
          t.activity == tags.activity && t.backend == tags.backend &&
          t.dtype == tags.dtype && t.device == tags.device &&
-         std::memcmp(entry.site.name, name.data(), name.size()) == 0;
+         (name.empty() ||
+          std::memcmp(entry.site.name, name.data(), name.size()) == 0);
 }
 
 // The slow path of `FindDynamicName` (site_table.cc): probes the table,
