@@ -155,16 +155,17 @@ DynamicName* ProbeDynamicName(std::string_view name, const Tags& tags,
   return nullptr;
 }
 
-// Copies `name` into a new entry and publishes it at `slot`. Called with the
-// writers' mutex held.
+// Copies `name` into a new entry (its bytes right after it) and publishes it
+// at `slot`. Called with the writers' mutex held.
 DynamicName* PublishDynamicName(std::string_view name, const Tags& tags,
                                 uint64_t hash, uint32_t slot) {
   const UncountedAllocations uncounted;
-  char* copy = new char[name.size() + 1];
+  void* memory = ::operator new(sizeof(DynamicName) + name.size() + 1);
+  char* copy = static_cast<char*>(memory) + sizeof(DynamicName);
   if (!name.empty()) std::memcpy(copy, name.data(), name.size());
   copy[name.size()] = '\0';
-  auto* entry = new DynamicName{SiteStatic{copy, tags}, hash,
-                                static_cast<uint32_t>(name.size())};
+  auto* entry = new (memory) DynamicName{SiteStatic{copy, tags}, hash,
+                                         static_cast<uint32_t>(name.size())};
   g_dynamic_names[slot].store(entry, std::memory_order_release);
   ++Writers().used_slots;
   return entry;
@@ -176,8 +177,9 @@ SiteStatic* InternUnboundedLocked(std::string_view name, const Tags& tags) {
   uint32_t slot = 0;
   DynamicName* entry = ProbeDynamicName(name, tags, hash, &slot);
   if (entry != nullptr) return &entry->site;
-  // The table keeps a quarter free for root and overflow names, which a
-  // process makes a few of; it never fills in practice.
+  // Run-time names fill at most half the table; root and overflow names, a
+  // few per process, take from the other half, which never fills in
+  // practice.
   if (slot == kDynamicNameSlots ||
       Writers().used_slots + 1 >= kDynamicNameSlots) {
     static auto* full = new SiteStatic{"(name table full)", Tags{}};
@@ -220,7 +222,7 @@ SiteStatic* OverflowSiteLocked(DynamicSite& site, const Tags& tags) {
 }  // namespace
 
 SiteStatic* InternDynamicName(DynamicSite* site, std::string_view name,
-                              const Tags& tags, uint64_t hash) noexcept {
+                              Tags tags, uint64_t hash) noexcept {
   uint32_t slot = 0;
   // Lock-free first: a name interned earlier but not in its home slot.
   if (DynamicName* entry = ProbeDynamicName(name, tags, hash, &slot)) {

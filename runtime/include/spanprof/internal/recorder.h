@@ -28,6 +28,7 @@
 
 #define SPANPROF_LIKELY(x) __builtin_expect(!!(x), 1)
 #define SPANPROF_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define SPANPROF_ALWAYS_INLINE_ __attribute__((always_inline)) inline
 
 namespace spanprof {
 namespace internal {
@@ -226,13 +227,14 @@ SiteStatic* FindOrInternDynamicSite(const char* name,
 // overflow name ("<file>:<line> (overflow)", or "dynamic (overflow)" for
 // `RunDynamic`), counted and reported once on stderr.
 inline constexpr uint32_t kMaxDynamicNames = 65536;
-// Slots of the table: a power of two, at least twice the bound (plus room
-// for root names), so probe sequences stay short.
-inline constexpr uint32_t kDynamicNameSlots = 4 * kMaxDynamicNames;
+// Slots of the table: a power of two, twice the bound, so probe sequences
+// stay short (1 MiB of pointers, touched as names arrive).
+inline constexpr uint32_t kDynamicNameSlots = 2 * kMaxDynamicNames;
 
-// One interned name. Immutable once published, except `site.id`.
+// One interned name, its bytes stored right after it (NUL-terminated).
+// Immutable once published, except `site.id`.
 struct DynamicName {
-  SiteStatic site;  // `site.name`: the owned, NUL-terminated copy
+  SiteStatic site;  // `site.name` points at the bytes after this struct
   uint64_t hash;
   uint32_t size;  // bytes of the name (it may hold a NUL)
 };
@@ -246,66 +248,97 @@ struct DynamicSite {
 
 extern std::atomic<DynamicName*> g_dynamic_names[kDynamicNameSlots];
 
-// The table's hash of `name` + `tags`: eight bytes a step. Tags are hashed
-// by address (they are literals), so constant tags fold away.
-inline uint64_t HashDynamicName(std::string_view name,
-                                const Tags& tags) noexcept {
+SPANPROF_ALWAYS_INLINE_ uint64_t LoadWord(const char* p) noexcept {
+  uint64_t word;
+  std::memcpy(&word, p, 8);
+  return word;
+}
+SPANPROF_ALWAYS_INLINE_ uint32_t LoadHalfWord(const char* p) noexcept {
+  uint32_t word;
+  std::memcpy(&word, p, 4);
+  return word;
+}
+
+// The table's hash of `name` + `tags`: one multiply per eight bytes, then a
+// final mix. Tags are hashed by address (they are literals), so constant
+// tags fold away.
+SPANPROF_ALWAYS_INLINE_ uint64_t HashDynamicName(std::string_view name,
+                                                 const Tags& tags) noexcept {
   constexpr uint64_t kMul = 0x9E3779B97F4A7C15ull;
   const char* p = name.data();
   const size_t size = name.size();
-  auto mix = [](uint64_t h, uint64_t word) {
-    h = (h ^ word) * 0xFF51AFD7ED558CCDull;
-    return h ^ (h >> 32);
-  };
   uint64_t h = kMul ^ size;
-  uint64_t word = 0;
+  uint64_t last = 0;
   if (size >= 8) {
     // Whole words, the last one overlapping the one before it.
     for (size_t at = 0; at + 8 < size; at += 8) {
-      std::memcpy(&word, p + at, 8);
-      h = mix(h, word);
+      h = (h ^ LoadWord(p + at)) * kMul;
     }
-    std::memcpy(&word, p + size - 8, 8);
+    last = LoadWord(p + size - 8);
   } else if (size >= 4) {
-    uint32_t low = 0;
-    uint32_t high = 0;
-    std::memcpy(&low, p, 4);
-    std::memcpy(&high, p + size - 4, 4);
-    word = (static_cast<uint64_t>(high) << 32) | low;
+    last = (static_cast<uint64_t>(LoadHalfWord(p + size - 4)) << 32) |
+           LoadHalfWord(p);
   } else {
     for (size_t i = 0; i < size; ++i) {
-      word |= static_cast<uint64_t>(static_cast<unsigned char>(p[i]))
+      last |= static_cast<uint64_t>(static_cast<unsigned char>(p[i]))
               << (8 * i);
     }
   }
-  h = mix(h, word) * kMul;
-  for (const char* tag : {tags.phase, tags.module, tags.activity, tags.backend,
-                          tags.dtype, tags.device}) {
-    h = (h ^ reinterpret_cast<uintptr_t>(tag)) * kMul;
-  }
+  h = (h ^ last) * 0xFF51AFD7ED558CCDull;
+  const uint64_t tag_sum = reinterpret_cast<uintptr_t>(tags.phase) * 3 +
+                           reinterpret_cast<uintptr_t>(tags.module) * 5 +
+                           reinterpret_cast<uintptr_t>(tags.activity) * 7 +
+                           reinterpret_cast<uintptr_t>(tags.backend) * 11 +
+                           reinterpret_cast<uintptr_t>(tags.dtype) * 13 +
+                           reinterpret_cast<uintptr_t>(tags.device) * 17;
+  h = (h ^ (h >> 32) ^ tag_sum) * kMul;
   return h ^ (h >> 29);
 }
 
-inline bool SameDynamicName(const DynamicName& entry, uint64_t hash,
-                            std::string_view name, const Tags& tags) noexcept {
+// `size` bytes at `a` and `b` are equal (inline: names are short).
+SPANPROF_ALWAYS_INLINE_ bool SameBytes(const char* a, const char* b,
+                                       size_t size) noexcept {
+  if (size >= 8) {
+    for (size_t at = 0; at + 8 < size; at += 8) {
+      if (LoadWord(a + at) != LoadWord(b + at)) return false;
+    }
+    return LoadWord(a + size - 8) == LoadWord(b + size - 8);
+  }
+  if (size >= 4) {
+    return LoadHalfWord(a) == LoadHalfWord(b) &&
+           LoadHalfWord(a + size - 4) == LoadHalfWord(b + size - 4);
+  }
+  for (size_t i = 0; i < size; ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
+}
+
+SPANPROF_ALWAYS_INLINE_ bool SameDynamicName(const DynamicName& entry,
+                                             uint64_t hash,
+                                             std::string_view name,
+                                             const Tags& tags) noexcept {
   const Tags& t = entry.site.tags;
   return entry.hash == hash && entry.size == name.size() &&
          t.phase == tags.phase && t.module == tags.module &&
          t.activity == tags.activity && t.backend == tags.backend &&
          t.dtype == tags.dtype && t.device == tags.device &&
-         (name.empty() ||
-          std::memcmp(entry.site.name, name.data(), name.size()) == 0);
+         SameBytes(reinterpret_cast<const char*>(&entry + 1), name.data(),
+                   name.size());
 }
 
 // The slow path of `FindDynamicName` (site_table.cc): probes the table,
 // and interns `name` when it is new. `site` null: a root name, not bounded.
+// `tags` by value: the hot path's constant tags never have their address
+// taken, so the compiler folds them.
 SiteStatic* InternDynamicName(DynamicSite* site, std::string_view name,
-                              const Tags& tags, uint64_t hash) noexcept;
+                              Tags tags, uint64_t hash) noexcept;
 
 // The site of run-time name `name` + `tags` at call site `site`: one hash of
 // the name, one load and one compare when the name sits in its home slot.
-inline SiteStatic* FindDynamicName(DynamicSite& site, std::string_view name,
-                                   const Tags& tags) noexcept {
+SPANPROF_ALWAYS_INLINE_ SiteStatic* FindDynamicName(DynamicSite& site,
+                                                    std::string_view name,
+                                                    const Tags& tags) noexcept {
   const uint64_t hash = HashDynamicName(name, tags);
   DynamicName* entry = g_dynamic_names[hash & (kDynamicNameSlots - 1)].load(
       std::memory_order_acquire);
