@@ -371,6 +371,8 @@ DynamicNameCounts GetDynamicNameCounts() noexcept;
 // Lowers the bound of distinct run-time names (at most kMaxDynamicNames), so
 // a test can reach it without interning 65,536 names.
 void SetDynamicNameLimitForTesting(uint32_t limit) noexcept;
+// The run-time name table's writers' mutex (held around fork()).
+std::mutex& DynamicNamesMutex();
 
 // Binds the calling thread to the active session (slow path). Returns the
 // ring, or nullptr when not recording. Must be called with `epoch` read from

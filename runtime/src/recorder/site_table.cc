@@ -138,6 +138,12 @@ DynamicNameWriters& Writers() {
   return *writers;
 }
 
+}  // namespace
+
+std::mutex& DynamicNamesMutex() { return Writers().mu; }
+
+namespace {
+
 // The entry for `name` + `tags` (`hash`), or the empty slot where it would
 // go (`*slot`), probing linearly from its home slot.
 DynamicName* ProbeDynamicName(std::string_view name, const Tags& tags,

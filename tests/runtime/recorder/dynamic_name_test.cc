@@ -16,6 +16,7 @@
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/spanprof.h"
+#include "tests/testing/test_support.h"
 
 namespace spanprof {
 namespace {
@@ -149,6 +150,41 @@ TEST(DynamicNameTest, PastTheBoundNewNamesGoToTheSiteOverflowName) {
   EXPECT_EQ(counts.at(overflow), 3);
   EXPECT_EQ(after.names, before.names + 2);
   EXPECT_EQ(after.overflowed, before.overflowed + 3);
+}
+
+// A whole session through Profile(): the written summary and trace files
+// carry each run-time name as its own row and event name, also when the
+// name's buffer was overwritten before the session ended.
+TEST(DynamicNameTest, WrittenSummaryAndTraceCarryRunTimeNames) {
+  testing::TempDir dir;
+  Config config;
+  config.trace_path = dir.File("out/trace.json");
+  config.summary_path = dir.File("out/summary.json");
+  config.quiet = true;
+  std::string buffer;
+  Profile(config, "dynamic.root", [&] {
+    for (const char* rule : {"link", "cxx", "cxx"}) {
+      buffer = std::string("rule.") + rule;
+      SPANPROF_SCOPE_DYNAMIC(buffer, {.phase = "build"});
+    }
+    buffer.assign("overwritten");
+  });
+  absl::StatusOr<analysis::Summary> summary =
+      analysis::ReadSummary(dir.File("out/summary.json"));
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  std::map<std::string, uint64_t> calls;
+  for (const analysis::Row& row : summary->rows) {
+    if (row.key.phase == "build") calls[row.key.name] += row.calls;
+  }
+  EXPECT_EQ(calls, (std::map<std::string, uint64_t>{{"rule.cxx", 2},
+                                                    {"rule.link", 1}}));
+  absl::StatusOr<Capture> trace =
+      analysis::ReadTrace(dir.File("out/trace.json"));
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  const std::map<std::string, int> counts = CountByName(*trace);
+  EXPECT_EQ(counts.at("rule.cxx"), 2);
+  EXPECT_EQ(counts.at("rule.link"), 1);
+  EXPECT_EQ(counts.count("overwritten"), 0u);
 }
 
 TEST(DynamicNameTest, NoSessionRecordsNothingAndInternsNothing) {
