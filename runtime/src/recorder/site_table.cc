@@ -170,8 +170,11 @@ DynamicName* PublishDynamicName(std::string_view name, const Tags& tags,
   char* copy = static_cast<char*>(memory) + sizeof(DynamicName);
   if (!name.empty()) std::memcpy(copy, name.data(), name.size());
   copy[name.size()] = '\0';
-  auto* entry = new (memory) DynamicName{SiteStatic{copy, tags}, hash,
-                                         static_cast<uint32_t>(name.size())};
+  // An empty name is shown as "(unnamed)": outputs need a name. The key
+  // compared on lookup stays the bytes after the entry.
+  auto* entry = new (memory)
+      DynamicName{SiteStatic{name.empty() ? "(unnamed)" : copy, tags}, hash,
+                  static_cast<uint32_t>(name.size())};
   g_dynamic_names[slot].store(entry, std::memory_order_release);
   ++Writers().used_slots;
   return entry;

@@ -187,6 +187,18 @@ TEST(DynamicNameTest, WrittenSummaryAndTraceCarryRunTimeNames) {
   EXPECT_EQ(counts.count("overwritten"), 0u);
 }
 
+TEST(DynamicNameTest, AnEmptyOrNullNameIsUnnamedAndTheTraceReadsBack) {
+  ASSERT_TRUE(StartRecording({}).ok());
+  { SPANPROF_SCOPE_DYNAMIC(std::string_view()); }
+  { SPANPROF_SCOPE_DYNAMIC(static_cast<const char*>(nullptr)); }
+  const Capture capture = StopRecording();
+  EXPECT_EQ(CountByName(capture).at("(unnamed)"), 2);
+  absl::StatusOr<Capture> back =
+      analysis::ParseTrace(analysis::TraceToJson(capture), "unnamed.json");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(CountByName(*back).at("(unnamed)"), 2);
+}
+
 TEST(DynamicNameTest, NoSessionRecordsNothingAndInternsNothing) {
   const internal::DynamicNameCounts before = internal::GetDynamicNameCounts();
   BuildRule("never.interned");
