@@ -93,19 +93,20 @@ class ScopedSpan {
 
 // `SPANPROF_SCOPE_DYNAMIC(name[, tags])` is `SPANPROF_SCOPE` with a name
 // known only at run time (a rule, a target, a request type): any
-// `std::string_view` (or `std::string`, or C string; nullptr is ""). The
-// name is interned by content and copied, so the caller's buffer may die
-// right after the statement; each distinct name is its own row and trace
-// name, exactly like a literal. Tags are literals, as for `SPANPROF_SCOPE`.
-// Cost while recording: a hash of the name and a lock-free table lookup
-// (about 1.4x a literal span for a 26-byte name, growing with its length),
-// no lock, no allocation; a new name takes a process-wide mutex and two
-// allocations, about half a microsecond. At most 65,536 distinct names
-// per process (`internal::kMaxDynamicNames`); past that, new names of this
-// site are recorded as "<file>:<line> (overflow)", reported once on
-// stderr. The name expression is evaluated even with no session. For values
-// with many distinct levels (ids, sizes, paths of every file), prefer a
-// literal name and `SPANPROF_ARG_STR` / `SPANPROF_ARG`.
+// `std::string_view` (or `std::string`, or C string; "" and nullptr show as
+// "(unnamed)"). The name is interned by content and copied, so the caller's
+// buffer may die right after the statement; each distinct name is its own
+// row and trace name, exactly like a literal. Tags are literals, as for
+// `SPANPROF_SCOPE`. Cost while recording: a hash of the name and a
+// lock-free table lookup (about 1.4x a literal span for a 26-byte name,
+// growing with its length), no lock, no allocation; a new name takes a
+// process-wide mutex and two allocations, about half a microsecond. At
+// most 65,536 distinct names per process (`internal::kMaxDynamicNames`);
+// past that, new names of this site are recorded as "<file>:<line>
+// (overflow)", reported once on stderr. The name expression is evaluated
+// even with no session. For values with many distinct levels (ids, sizes,
+// paths of every file), prefer a literal name and `SPANPROF_ARG_STR` /
+// `SPANPROF_ARG`.
 #define SPANPROF_SCOPE_DYNAMIC(name, ...)                                  \
   static constinit ::spanprof::internal::DynamicSite SPANPROF_UNIQUE_(     \
       spanprof_dynamic_site_){__FILE__ ":" SPANPROF_STRINGIZE_(__LINE__)}; \
