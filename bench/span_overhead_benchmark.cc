@@ -16,7 +16,9 @@
 //   SPANPROF_ENABLED=0), BM_SpanWithTags, BM_RunCallable,
 //   BM_SpanWithHeartbeat, BM_SpanWithArg, BM_MeasureSpanOverhead (what a
 //   session records as overhead_ns_per_span), BM_CApiSpan (the C API's
-//   spanprof_begin/spanprof_end pair)
+//   spanprof_begin/spanprof_end pair), BM_SpanDynamicRepeated and
+//   BM_SpanDynamicNewName (SPANPROF_SCOPE_DYNAMIC: a repeated run-time name,
+//   a new one every span)
 // Session end:
 //   BM_CollectAndSummarize (spans/s), BM_TraceToJson (write MB/s),
 //   BM_TraceToPerfetto and BM_TraceToPerfettoPlain (the protobuf trace: write
@@ -35,6 +37,7 @@
 #include <deque>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "benchmark/benchmark.h"
 #include "spanprof/analysis/summary.h"
@@ -245,6 +248,58 @@ void BM_SpanWithArg(benchmark::State& state) {
   StopSession(state);
 }
 BENCHMARK(BM_SpanWithArg)->Iterations(kSpanIterations);
+
+// Run-time names (SPANPROF_SCOPE_DYNAMIC): 16 names of 24-27 bytes, held in
+// strings and cycled, each interned before the timed loop, so every span is
+// a repeated name: a hash of the name and a lock-free table lookup on top of
+// the plain span. Gated against BM_SpanEnabled (<= 2x).
+void BM_SpanDynamicRepeated(benchmark::State& state) {
+  std::vector<std::string> names;
+  for (int i = 0; i < 16; ++i) {
+    names.push_back("build.rule.cxx_compile." + std::to_string(100 + i));
+  }
+  StartSession(state, kSpanIterations + names.size());
+  for (const std::string& name : names) {
+    SPANPROF_SCOPE_DYNAMIC(name);
+  }
+  size_t i = 0;
+  for (auto _ : state) {
+    SPANPROF_SCOPE_DYNAMIC(names[i++ & 15]);
+    benchmark::ClobberMemory();
+  }
+  StopSession(state);
+}
+BENCHMARK(BM_SpanDynamicRepeated)->Iterations(kSpanIterations);
+
+// A new run-time name every span (interned, copied, and its site added to
+// the site table on its first begin): gated <= 1 us. Names are built before
+// the timed loop and are new in every repetition (kNewNameIterations a
+// repetition keeps 60 repetitions under the bound of 65,536 names; past it
+// the benchmark reports an error instead of timing the overflow path).
+constexpr int64_t kNewNameIterations = 1'000;
+void BM_SpanDynamicNewName(benchmark::State& state) {
+  static int repetition = 0;
+  const int run = repetition++;
+  std::vector<std::string> names;
+  for (int64_t i = 0; i < kNewNameIterations; ++i) {
+    names.push_back("target/obj/src/file_" + std::to_string(run) + "_" +
+                    std::to_string(i) + ".o");
+  }
+  StartSession(state, kNewNameIterations);
+  size_t i = 0;
+  for (auto _ : state) {
+    SPANPROF_SCOPE_DYNAMIC(names[i++]);
+    benchmark::ClobberMemory();
+  }
+  const spanprof::Capture capture = spanprof::StopRecording();
+  for (const spanprof::Site& site : capture.sites) {
+    if (site.name.find("(overflow)") != std::string::npos) {
+      state.SkipWithError("the run-time name table is full");
+      break;
+    }
+  }
+}
+BENCHMARK(BM_SpanDynamicNewName)->Iterations(kNewNameIterations);
 
 // Hooks cost nothing for spans that have none. `Hooks{}` (every
 // member NoHook) compiles to the plain `Run`.

@@ -353,11 +353,26 @@ std::vector<Site> SnapshotSites();
 // The id of a static site, interning it on first use (site_table.cc).
 uint32_t InternStatic(SiteStatic& site) noexcept;
 
-// The site of a session's root span named `name`, interned by content (not by
-// address, as spanprof::Run's sites are): `name` need only live for the call.
-// One entry per distinct root name, kept for the process's life. Takes a
-// mutex; session start only.
+// The site of a session's root span named `name`, interned by content in
+// the run-time name table (not by address, as spanprof::Run's sites are):
+// `name` need only live for the call. One entry per distinct root name, kept
+// for the process's life, not counted against kMaxDynamicNames. Takes a
+// mutex when the name is new.
 SiteStatic* InternRootSite(std::string_view name);
+
+// The run-time name table's counts: names interned against the bound, the
+// bound, and spans recorded under an overflow name (slow path only).
+struct DynamicNameCounts {
+  uint32_t names;
+  uint32_t limit;
+  uint64_t overflowed;
+};
+DynamicNameCounts GetDynamicNameCounts() noexcept;
+// Lowers the bound of distinct run-time names (at most kMaxDynamicNames), so
+// a test can reach it without interning 65,536 names.
+void SetDynamicNameLimitForTesting(uint32_t limit) noexcept;
+// The run-time name table's writers' mutex (held around fork()).
+std::mutex& DynamicNamesMutex();
 
 // Binds the calling thread to the active session (slow path). Returns the
 // ring, or nullptr when not recording. Must be called with `epoch` read from

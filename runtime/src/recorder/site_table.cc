@@ -1,6 +1,7 @@
 // The site table: call sites interned once per process (static sites by
-// their `SiteStatic`, run-time sites by their strings' addresses, root
-// sites by content). Ids index the table; id 0 means "not interned".
+// their `SiteStatic`, `Run` sites and argument keys by their strings'
+// addresses, run-time names and root names by content). Ids index the
+// table; id 0 means "not interned".
 #include <cxxabi.h>
 #include <pthread.h>
 #include <sys/mman.h>
@@ -9,6 +10,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -115,21 +117,157 @@ SiteStatic* InternArgKey(const char* key) noexcept {
   return FindOrInternDynamicSite(key, Tags{});
 }
 
-SiteStatic* InternRootSite(std::string_view name) {
-  // Keyed by content, unlike the sites above: the caller's string may be
-  // freed (or its address reused for another name) after the session starts.
-  // The map owns each name, so the site's pointer stays valid; it grows by
-  // one entry per distinct root name.
-  const UncountedAllocations uncounted;
-  static auto* mu = new std::mutex();
-  static auto* table = new std::unordered_map<std::string, SiteStatic*>();
-  std::lock_guard<std::mutex> lock(*mu);
-  auto it = table->find(std::string(name));
-  if (it == table->end()) {
-    it = table->emplace(std::string(name), nullptr).first;
-    it->second = new SiteStatic{it->first.c_str(), Tags{}};
+std::atomic<DynamicName*> g_dynamic_names[kDynamicNameSlots];
+
+namespace {
+
+// The writers' side of the run-time name table. Readers probe
+// `g_dynamic_names` without it; a writer publishes a complete entry with a
+// release store into an empty slot, and entries are never moved or freed.
+struct DynamicNameWriters {
+  std::mutex mu;
+  uint32_t names = 0;  // run-time names interned (root names not counted)
+  uint32_t limit = kMaxDynamicNames;
+  uint32_t used_slots = 0;
+  std::atomic<uint64_t> overflowed{0};  // spans recorded under an overflow
+  bool warned = false;
+};
+
+DynamicNameWriters& Writers() {
+  static auto* writers = new DynamicNameWriters();
+  return *writers;
+}
+
+}  // namespace
+
+std::mutex& DynamicNamesMutex() { return Writers().mu; }
+
+namespace {
+
+// The entry for `name` + `tags` (`hash`), or the empty slot where it would
+// go (`*slot`), probing linearly from its home slot.
+DynamicName* ProbeDynamicName(std::string_view name, const Tags& tags,
+                              uint64_t hash, uint32_t* slot) noexcept {
+  for (uint32_t i = 0; i < kDynamicNameSlots; ++i) {
+    const auto at = static_cast<uint32_t>((hash + i) & (kDynamicNameSlots - 1));
+    DynamicName* entry = g_dynamic_names[at].load(std::memory_order_acquire);
+    if (entry == nullptr) {
+      *slot = at;
+      return nullptr;
+    }
+    if (SameDynamicName(*entry, hash, name, tags)) return entry;
   }
-  return it->second;
+  *slot = kDynamicNameSlots;
+  return nullptr;
+}
+
+// Copies `name` into a new entry (its bytes right after it) and publishes it
+// at `slot`. Called with the writers' mutex held.
+DynamicName* PublishDynamicName(std::string_view name, const Tags& tags,
+                                uint64_t hash, uint32_t slot) {
+  const UncountedAllocations uncounted;
+  void* memory = ::operator new(sizeof(DynamicName) + name.size() + 1);
+  char* copy = static_cast<char*>(memory) + sizeof(DynamicName);
+  if (!name.empty()) std::memcpy(copy, name.data(), name.size());
+  copy[name.size()] = '\0';
+  // An empty name is shown as "(unnamed)": outputs need a name. The key
+  // compared on lookup stays the bytes after the entry.
+  auto* entry = new (memory)
+      DynamicName{SiteStatic{name.empty() ? "(unnamed)" : copy, tags}, hash,
+                  static_cast<uint32_t>(name.size())};
+  g_dynamic_names[slot].store(entry, std::memory_order_release);
+  ++Writers().used_slots;
+  return entry;
+}
+
+// Interns an unbounded (root or overflow) name; the writers' mutex held.
+SiteStatic* InternUnboundedLocked(std::string_view name, const Tags& tags) {
+  const uint64_t hash = HashDynamicName(name, tags);
+  uint32_t slot = 0;
+  DynamicName* entry = ProbeDynamicName(name, tags, hash, &slot);
+  if (entry != nullptr) return &entry->site;
+  // Run-time names fill at most half the table; root and overflow names, a
+  // few per process, take from the other half, which never fills in
+  // practice.
+  if (slot == kDynamicNameSlots ||
+      Writers().used_slots + 1 >= kDynamicNameSlots) {
+    static auto* full = new SiteStatic{"(name table full)", Tags{}};
+    return full;
+  }
+  return &PublishDynamicName(name, tags, hash, slot)->site;
+}
+
+// The overflow site of call site `site` for `tags`: "<file>:<line>
+// (overflow)", or "<label> (overflow)" for a label without a path. Called
+// with the writers' mutex held.
+SiteStatic* OverflowSiteLocked(DynamicSite& site, const Tags& tags) {
+  DynamicNameWriters& w = Writers();
+  if (!w.warned) {
+    w.warned = true;
+    std::fprintf(stderr,
+                 "spanprof: %u distinct run-time span names reached; new "
+                 "names are recorded under each site's \"(overflow)\" "
+                 "name\n",
+                 w.limit);
+  }
+  SiteStatic* cached = site.overflow.load(std::memory_order_acquire);
+  if (cached != nullptr && cached->tags.phase == tags.phase &&
+      cached->tags.module == tags.module &&
+      cached->tags.activity == tags.activity &&
+      cached->tags.backend == tags.backend &&
+      cached->tags.dtype == tags.dtype && cached->tags.device == tags.device) {
+    return cached;
+  }
+  std::string_view label = site.label != nullptr ? site.label : "dynamic";
+  const size_t slash = label.rfind('/');
+  if (slash != std::string_view::npos) label.remove_prefix(slash + 1);
+  const UncountedAllocations uncounted;
+  const std::string name = std::string(label) + " (overflow)";
+  SiteStatic* overflow = InternUnboundedLocked(name, tags);
+  site.overflow.store(overflow, std::memory_order_release);
+  return overflow;
+}
+
+}  // namespace
+
+SiteStatic* InternDynamicName(DynamicSite* site, std::string_view name,
+                              Tags tags, uint64_t hash) noexcept {
+  uint32_t slot = 0;
+  // Lock-free first: a name interned earlier but not in its home slot.
+  if (DynamicName* entry = ProbeDynamicName(name, tags, hash, &slot)) {
+    return &entry->site;
+  }
+  DynamicNameWriters& w = Writers();
+  std::lock_guard<std::mutex> lock(w.mu);
+  if (site == nullptr) return InternUnboundedLocked(name, tags);
+  DynamicName* entry = ProbeDynamicName(name, tags, hash, &slot);
+  if (entry != nullptr) return &entry->site;
+  if (w.names >= w.limit || slot == kDynamicNameSlots) {
+    w.overflowed.fetch_add(1, std::memory_order_relaxed);
+    return OverflowSiteLocked(*site, tags);
+  }
+  ++w.names;
+  return &PublishDynamicName(name, tags, hash, slot)->site;
+}
+
+SiteStatic* InternRootSite(std::string_view name) {
+  // By content, in the run-time name table: the caller's string may be
+  // freed (or its address reused for another name) after the session starts.
+  return InternDynamicName(nullptr, name, Tags{},
+                           HashDynamicName(name, Tags{}));
+}
+
+DynamicNameCounts GetDynamicNameCounts() noexcept {
+  DynamicNameWriters& w = Writers();
+  std::lock_guard<std::mutex> lock(w.mu);
+  return DynamicNameCounts{w.names, w.limit,
+                           w.overflowed.load(std::memory_order_relaxed)};
+}
+
+void SetDynamicNameLimitForTesting(uint32_t limit) noexcept {
+  DynamicNameWriters& w = Writers();
+  std::lock_guard<std::mutex> lock(w.mu);
+  w.limit = std::min(limit, kMaxDynamicNames);
 }
 
 }  // namespace spanprof::internal

@@ -137,9 +137,11 @@ void LockForFork() noexcept {
   Session().mu.lock();
   Sites().mu.lock();
   DynamicSitesMutex().lock();
+  DynamicNamesMutex().lock();
 }
 
 void UnlockAfterFork() noexcept {
+  DynamicNamesMutex().unlock();
   DynamicSitesMutex().unlock();
   Sites().mu.unlock();
   Session().mu.unlock();

@@ -4,6 +4,7 @@
 #define SPANPROF_ENABLED 0
 
 #include <cstdint>
+#include <string_view>
 
 #include "gtest/gtest.h"
 #include "spanprof/spanprof.h"
@@ -28,6 +29,9 @@ void RecordCompiledOut() {
   AddArg("compiled.out.add_arg", 2);
   Heartbeat(5);
   Run("compiled.out.run", [] { Heartbeat(7); });
+  SPANPROF_SCOPE_DYNAMIC(std::string_view("compiled.out.dynamic"));
+  RunDynamic(std::string_view("compiled.out.run_dynamic"), {.phase = "p"},
+             [] { Heartbeat(9); });
 }
 
 namespace {

@@ -19,12 +19,16 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <ctime>
+#include <initializer_list>
+#include <string_view>
 
 #include "spanprof/tags.h"
 
 #define SPANPROF_LIKELY(x) __builtin_expect(!!(x), 1)
 #define SPANPROF_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define SPANPROF_ALWAYS_INLINE_ __attribute__((always_inline)) inline
 
 namespace spanprof {
 namespace internal {
@@ -212,6 +216,146 @@ inline void EndSpan(uint32_t begin_epoch) noexcept {
 // have static storage duration.
 SiteStatic* FindOrInternDynamicSite(const char* name,
                                     const Tags& tags) noexcept;
+
+// Run-time span names (`SPANPROF_SCOPE_DYNAMIC`, `spanprof::RunDynamic`) and
+// session root names are interned by content (name bytes + tag pointers)
+// into one process-wide open-addressing table: at most kMaxDynamicNames
+// distinct run-time names, each copied once and kept for the process's life.
+// A lookup of a name already interned reads the table without a lock,
+// allocates nothing and writes nothing shared; only a new name takes the
+// mutex. Past the bound, each call site records its new names under one
+// overflow name ("<file>:<line> (overflow)", or "dynamic (overflow)" for
+// `RunDynamic`), counted and reported once on stderr.
+inline constexpr uint32_t kMaxDynamicNames = 65536;
+// Slots of the table: a power of two, twice the bound, so probe sequences
+// stay short (1 MiB of pointers, touched as names arrive).
+inline constexpr uint32_t kDynamicNameSlots = 2 * kMaxDynamicNames;
+
+// One interned name, its bytes stored right after it (NUL-terminated).
+// Immutable once published, except `site.id`.
+struct DynamicName {
+  SiteStatic site;  // `site.name` points at the bytes after this struct
+  uint64_t hash;
+  uint32_t size;  // bytes of the name (it may hold a NUL)
+};
+
+// The static record of one run-time-name call site: its label for the
+// overflow name, and the overflow site once the table is full.
+struct DynamicSite {
+  const char* label;
+  std::atomic<SiteStatic*> overflow{nullptr};
+};
+
+extern std::atomic<DynamicName*> g_dynamic_names[kDynamicNameSlots];
+
+SPANPROF_ALWAYS_INLINE_ uint64_t LoadWord(const char* p) noexcept {
+  uint64_t word;
+  std::memcpy(&word, p, 8);
+  return word;
+}
+SPANPROF_ALWAYS_INLINE_ uint32_t LoadHalfWord(const char* p) noexcept {
+  uint32_t word;
+  std::memcpy(&word, p, 4);
+  return word;
+}
+
+// The table's hash of `name` + `tags`: one multiply per eight bytes, then a
+// final mix. Tags are hashed by address (they are literals), so constant
+// tags fold away.
+SPANPROF_ALWAYS_INLINE_ uint64_t HashDynamicName(std::string_view name,
+                                                 const Tags& tags) noexcept {
+  constexpr uint64_t kMul = 0x9E3779B97F4A7C15ull;
+  const char* p = name.data();
+  const size_t size = name.size();
+  uint64_t h = kMul ^ size;
+  uint64_t last = 0;
+  if (size >= 8) {
+    // Whole words, the last one overlapping the one before it.
+    for (size_t at = 0; at + 8 < size; at += 8) {
+      h = (h ^ LoadWord(p + at)) * kMul;
+    }
+    last = LoadWord(p + size - 8);
+  } else if (size >= 4) {
+    last = (static_cast<uint64_t>(LoadHalfWord(p + size - 4)) << 32) |
+           LoadHalfWord(p);
+  } else {
+    for (size_t i = 0; i < size; ++i) {
+      last |= static_cast<uint64_t>(static_cast<unsigned char>(p[i]))
+              << (8 * i);
+    }
+  }
+  h = (h ^ last) * 0xFF51AFD7ED558CCDull;
+  const uint64_t tag_sum = reinterpret_cast<uintptr_t>(tags.phase) * 3 +
+                           reinterpret_cast<uintptr_t>(tags.module) * 5 +
+                           reinterpret_cast<uintptr_t>(tags.activity) * 7 +
+                           reinterpret_cast<uintptr_t>(tags.backend) * 11 +
+                           reinterpret_cast<uintptr_t>(tags.dtype) * 13 +
+                           reinterpret_cast<uintptr_t>(tags.device) * 17;
+  h = (h ^ (h >> 32) ^ tag_sum) * kMul;
+  return h ^ (h >> 29);
+}
+
+// `size` bytes at `a` and `b` are equal (inline: names are short).
+SPANPROF_ALWAYS_INLINE_ bool SameBytes(const char* a, const char* b,
+                                       size_t size) noexcept {
+  if (size >= 8) {
+    for (size_t at = 0; at + 8 < size; at += 8) {
+      if (LoadWord(a + at) != LoadWord(b + at)) return false;
+    }
+    return LoadWord(a + size - 8) == LoadWord(b + size - 8);
+  }
+  if (size >= 4) {
+    return LoadHalfWord(a) == LoadHalfWord(b) &&
+           LoadHalfWord(a + size - 4) == LoadHalfWord(b + size - 4);
+  }
+  for (size_t i = 0; i < size; ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
+}
+
+SPANPROF_ALWAYS_INLINE_ bool SameDynamicName(const DynamicName& entry,
+                                             uint64_t hash,
+                                             std::string_view name,
+                                             const Tags& tags) noexcept {
+  const Tags& t = entry.site.tags;
+  return entry.hash == hash && entry.size == name.size() &&
+         t.phase == tags.phase && t.module == tags.module &&
+         t.activity == tags.activity && t.backend == tags.backend &&
+         t.dtype == tags.dtype && t.device == tags.device &&
+         SameBytes(reinterpret_cast<const char*>(&entry + 1), name.data(),
+                   name.size());
+}
+
+// The slow path of `FindDynamicName` (site_table.cc): probes the table,
+// and interns `name` when it is new. `site` null: a root name, not bounded.
+// `tags` by value: the hot path's constant tags never have their address
+// taken, so the compiler folds them.
+SiteStatic* InternDynamicName(DynamicSite* site, std::string_view name,
+                              Tags tags, uint64_t hash) noexcept;
+
+// The site of run-time name `name` + `tags` at call site `site`: one hash of
+// the name, one load and one compare when the name sits in its home slot.
+SPANPROF_ALWAYS_INLINE_ SiteStatic* FindDynamicName(DynamicSite& site,
+                                                    std::string_view name,
+                                                    const Tags& tags) noexcept {
+  const uint64_t hash = HashDynamicName(name, tags);
+  DynamicName* entry = g_dynamic_names[hash & (kDynamicNameSlots - 1)].load(
+      std::memory_order_acquire);
+  if (SPANPROF_LIKELY(entry != nullptr &&
+                      SameDynamicName(*entry, hash, name, tags))) {
+    return &entry->site;
+  }
+  return InternDynamicName(&site, name, tags, hash);
+}
+
+// Begins a span named `name` at run-time-name call site `site`.
+inline uint32_t BeginDynamicSpan(DynamicSite& site, const Tags& tags,
+                                 std::string_view name) noexcept {
+  const uint32_t epoch = g_epoch.load(std::memory_order_relaxed);
+  if (SPANPROF_LIKELY(epoch == 0)) return 0;
+  return BeginSpanInEpoch(*FindDynamicName(site, name, tags), epoch);
+}
 
 void AddIntArg(SiteStatic& key, int64_t value) noexcept;
 void AddDoubleArg(SiteStatic& key, double value) noexcept;
