@@ -253,14 +253,21 @@ class SummaryReader {
     return absl::OkStatus();
   }
 
+  absl::Status ReadOverflowPolicy(value& v, const JsonPath& p, Summary& s) {
+    SPANPROF_ASSIGN_OR_RETURN(std::string_view text, json_.String(v, p));
+    if (text != "drop" && text != "ring") {
+      return json_.Error(
+          p, Cat("expected \"drop\" or \"ring\", got ", Quote(text)));
+    }
+    s.overflow_policy = std::string(text);
+    return absl::OkStatus();
+  }
+
   absl::Status ReadRootField(size_t field, value& v, const JsonPath& p,
                              Summary& s) {
     switch (static_cast<SummaryField>(field)) {
-      case kRootSchema: {
-        SPANPROF_ASSIGN_OR_RETURN(std::string_view text, json_.String(v, p));
-        s.schema = std::string(text);
-        return absl::OkStatus();
-      }
+      case kRootSchema:
+        return ReadText(v, p, s.schema);
       case kRootSchemaVersion: {
         SPANPROF_ASSIGN_OR_RETURN(s.schema_version,
                                   json_.Int(v, p, INT64_MIN, INT64_MAX));
@@ -301,15 +308,8 @@ class SummaryReader {
         return Assign(json_.Unsigned(v, p), s.recorded_heartbeats);
       case kRootEventLimit:
         return Assign(json_.Unsigned(v, p), s.event_limit);
-      case kRootOverflowPolicy: {
-        SPANPROF_ASSIGN_OR_RETURN(std::string_view text, json_.String(v, p));
-        if (text != "drop" && text != "ring") {
-          return json_.Error(
-              p, Cat("expected \"drop\" or \"ring\", got ", Quote(text)));
-        }
-        s.overflow_policy = std::string(text);
-        return absl::OkStatus();
-      }
+      case kRootOverflowPolicy:
+        return ReadOverflowPolicy(v, p, s);
       case kRootDroppedEvents:
         return Assign(json_.Unsigned(v, p), s.dropped_events);
       case kRootDroppedArgs:

@@ -345,6 +345,17 @@ bool RunHook(H& h, const char* what) noexcept {
   return false;
 }
 
+// Runs `fn` inside the span that a begin returned `epoch` for, ending it
+// when `fn` returns or throws (Run's and RunDynamic's common tail).
+template <typename Fn>
+decltype(auto) InvokeInSpan(uint32_t epoch, Fn&& fn) {
+  struct End {
+    uint32_t epoch;
+    ~End() { EndSpan(epoch); }
+  } end{epoch};
+  return std::invoke(std::forward<Fn>(fn));
+}
+
 }  // namespace internal
 
 // `HookedScope` records a span over its lifetime with hooks (see `Hooks`);
@@ -447,11 +458,7 @@ decltype(auto) Run(const char* name, const Tags& tags, Fn&& fn) {
             tags.dtype, tags.device),
         epoch);
   }
-  struct End {
-    uint32_t epoch;
-    ~End() { internal::EndSpan(epoch); }
-  } end{epoch};
-  return std::invoke(std::forward<Fn>(fn));
+  return internal::InvokeInSpan(epoch, std::forward<Fn>(fn));
 #else
   static_cast<void>(name);
   static_cast<void>(tags);
@@ -480,11 +487,7 @@ decltype(auto) RunDynamic(std::string_view name, const Tags& tags, Fn&& fn) {
     epoch = internal::BeginSpanInEpoch(
         *internal::FindDynamicName(site, name, tags), epoch);
   }
-  struct End {
-    uint32_t epoch;
-    ~End() { internal::EndSpan(epoch); }
-  } end{epoch};
-  return std::invoke(std::forward<Fn>(fn));
+  return internal::InvokeInSpan(epoch, std::forward<Fn>(fn));
 #else
   static_cast<void>(name);
   static_cast<void>(tags);
