@@ -15,6 +15,8 @@
 #include <new>
 #include <string>
 #include <string_view>
+#include <system_error>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -99,14 +101,61 @@ struct FinishStep {
   const char* path = "";
 };
 
-// Writes the trace and the summary; an empty path (`off`) writes nothing.
-// Both are attempted; the error names every output that failed, and the
-// path of a failed output is cleared, so that the table names only files
-// that were written.
-absl::Status WriteOutputs(const Capture& capture,
-                          const analysis::Summary& summary,
-                          std::string& trace_path, std::string& summary_path,
-                          FinishStep& step) {
+// Summarize(capture) on a thread of its own while the caller writes the
+// trace: both only read the capture, so on a machine with two cores the
+// session end takes the longer of the two instead of their sum. When no
+// thread can be started, the summary is made in Take(), on the caller's.
+// An exception (std::bad_alloc) leaves Take() as it would have left
+// Summarize().
+class BackgroundSummary {
+ public:
+  BackgroundSummary(const Capture& capture, bool start_thread)
+      : capture_(capture) {
+    if (!start_thread) return;
+    try {
+      thread_ = std::thread([this] { Run(); });
+    } catch (const std::system_error&) {
+      // No thread: Take() summarizes.
+    }
+  }
+  BackgroundSummary(const BackgroundSummary&) = delete;
+  BackgroundSummary& operator=(const BackgroundSummary&) = delete;
+  ~BackgroundSummary() {
+    if (thread_.joinable()) thread_.join();
+  }
+
+  analysis::Summary Take() {
+    if (thread_.joinable()) {
+      thread_.join();
+    } else {
+      Run();
+    }
+    if (error_ != nullptr) std::rethrow_exception(error_);
+    return std::move(summary_);
+  }
+
+ private:
+  void Run() {
+    try {
+      summary_ = analysis::Summarize(capture_);
+    } catch (...) {
+      error_ = std::current_exception();
+    }
+  }
+
+  const Capture& capture_;
+  analysis::Summary summary_;
+  std::exception_ptr error_;
+  std::thread thread_;
+};
+
+// Writes the trace while the summary is made (BackgroundSummary), then the
+// summary; an empty path (`off`) writes nothing. Both are attempted; the
+// error names every output that failed, and the path of a failed output is
+// cleared, so that the table names only files that were written.
+absl::Status WriteOutputs(const Capture& capture, BackgroundSummary& background,
+                          analysis::Summary& summary, std::string& trace_path,
+                          std::string& summary_path, FinishStep& step) {
   std::string errors;
   const auto note = [&errors](const absl::Status& s, std::string& path) {
     if (s.ok()) return;
@@ -118,6 +167,8 @@ absl::Status WriteOutputs(const Capture& capture,
     step = {"writing the trace", trace_path.c_str()};
     note(analysis::WriteTrace(capture, trace_path), trace_path);
   }
+  step = {"summarizing the capture", ""};
+  summary = background.Take();
   if (!summary_path.empty()) {
     step = {"writing the summary", summary_path.c_str()};
     note(analysis::WriteSummary(summary, summary_path), summary_path);
@@ -151,8 +202,6 @@ absl::Status CollectAndWrite(const RunningSession& running,
   capture.end_reason = end_reason;
   capture.process_resources = ResourcesSince(running.start_usage);
   capture.overhead_ns_per_span = running.overhead_ns;
-  step.what = "summarizing the capture";
-  const analysis::Summary summary = analysis::Summarize(capture);
   // The paths' fields (%p %h %n %t) from the capture itself: its pid, host,
   // process name and session start.
   const PathFields fields{.pid = capture.pid,
@@ -165,8 +214,11 @@ absl::Status CollectAndWrite(const RunningSession& running,
   };
   std::string trace_path = expand(running.config.trace_path);
   std::string summary_path = expand(running.config.summary_path);
-  absl::Status written =
-      WriteOutputs(capture, summary, trace_path, summary_path, step);
+  BackgroundSummary background(capture,
+                               /*start_thread=*/!trace_path.empty());
+  analysis::Summary summary;
+  absl::Status written = WriteOutputs(capture, background, summary, trace_path,
+                                      summary_path, step);
   if (!ReportIsOff(running.config)) {
     step = {"printing the table", ""};
     const std::string table =

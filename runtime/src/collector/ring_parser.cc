@@ -139,7 +139,7 @@ ThreadStreams& Collector::StartThread(const RingSnapshot& snap) {
 bool Collector::ParseChunk(ThreadParse& p, const Chunk& chunk) {
   const Record* const records = chunk.records;
   for (uint64_t i = 0; i < chunk.used; ++i) {
-    const Record& rec = records[i];
+    const Record rec = LoadRecord(records, i);
     const uint64_t position = chunk.base_position + i;
     const uint32_t kind = rec.word >> kKindShift;
     if (SPANPROF_UNLIKELY(kind == kAllocRecord)) {

@@ -2,6 +2,7 @@
 #include "collector/ring_snapshot.h"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -93,8 +94,30 @@ OwnedRecords::OwnedRecords(uint64_t count) {
   count_ = count;
 }
 
+OwnedRecords OwnedRecords::InMapping(const char* bytes, uint64_t count) {
+  OwnedRecords view;
+  // Only pointed at, never written through: the mapping is read-only.
+  view.data_ = reinterpret_cast<Record*>(const_cast<char*>(bytes));
+  view.count_ = count;
+  view.mapped_ = true;
+  return view;
+}
+
 void OwnedRecords::Release() noexcept {
-  if (data_ != nullptr) munmap(data_, count_ * sizeof(Record));
+  if (data_ != nullptr && mapped_) {
+    // The pages wholly inside the records go (the file stays in the page
+    // cache); a page shared with the next chunk stays until the mapping
+    // goes.
+    const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+    const auto begin = reinterpret_cast<uintptr_t>(data_);
+    const uintptr_t first = (begin + page - 1) / page * page;
+    const uintptr_t last = (begin + count_ * sizeof(Record)) / page * page;
+    if (last > first) {
+      madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+    }
+  } else if (data_ != nullptr) {
+    munmap(data_, count_ * sizeof(Record));
+  }
   data_ = nullptr;
   count_ = 0;
 }
@@ -165,7 +188,8 @@ uint64_t CountBegins(const std::vector<RingSnapshot>& snaps) {
   for (const RingSnapshot& snap : snaps) {
     for (const Chunk& chunk : snap.chunks) {
       for (uint64_t i = 0; i < chunk.used; ++i) {
-        begins += (chunk.records[i].word >> kKindShift) == kBeginRecord;
+        begins +=
+            (LoadRecord(chunk.records, i).word >> kKindShift) == kBeginRecord;
       }
     }
   }

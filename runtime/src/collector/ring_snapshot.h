@@ -5,6 +5,7 @@
 #define SPANPROF_RUNTIME_SRC_COLLECTOR_RING_SNAPSHOT_H_
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -21,9 +22,15 @@ class OwnedRecords {
   OwnedRecords() = default;
   // Room for `count` records (none when out of memory: data() is null).
   explicit OwnedRecords(uint64_t count);
+  // The `count` records at `bytes` in a read-only file mapping that outlives
+  // this object (a stream read back at its session's end), read where they
+  // lie, not copied: Release() gives the mapping's pages back instead of
+  // freeing. `bytes` need not be aligned for Record: readers of a chunk's
+  // records load each one with LoadRecord().
+  static OwnedRecords InMapping(const char* bytes, uint64_t count);
   ~OwnedRecords() { Release(); }
   OwnedRecords(OwnedRecords&& other) noexcept
-      : data_(other.data_), count_(other.count_) {
+      : data_(other.data_), count_(other.count_), mapped_(other.mapped_) {
     other.data_ = nullptr;
     other.count_ = 0;
   }
@@ -32,6 +39,7 @@ class OwnedRecords {
       Release();
       data_ = other.data_;
       count_ = other.count_;
+      mapped_ = other.mapped_;
       other.data_ = nullptr;
       other.count_ = 0;
     }
@@ -47,7 +55,18 @@ class OwnedRecords {
  private:
   Record* data_ = nullptr;
   uint64_t count_ = 0;
+  bool mapped_ = false;  // InMapping(): a view, not memory of its own
 };
+
+// Record `i` of `records`, which may lie unaligned in a mapped stream file
+// (OwnedRecords::InMapping): a copy, loaded byte-wise (one unaligned load on
+// x86).
+inline Record LoadRecord(const Record* records, uint64_t i) {
+  Record r;
+  std::memcpy(&r, reinterpret_cast<const char*>(records) + i * sizeof(Record),
+              sizeof(Record));
+  return r;
+}
 
 // One thread's consistent snapshot, taken under its mutex after stop.
 struct RingSnapshot {

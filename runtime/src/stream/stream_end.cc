@@ -148,9 +148,9 @@ uint64_t JoinRings(const std::vector<ThreadRing*>& rings, CaptureInputs& in) {
 }
 
 // What the stream file holds, as the collector takes it; empty inputs (and
-// a line on stderr) when it cannot be read.
-CaptureInputs ReadBack(const std::string& path) {
-  const MappedFile file(path);
+// a line on stderr) when it cannot be read. The inputs' records lie in
+// `file`'s mapping: the caller keeps it until they are parsed.
+CaptureInputs ReadBack(const MappedFile& file, const std::string& path) {
   if (!file.ok()) {
     std::fprintf(stderr, "spanprof: cannot read back the stream %s: %s\n",
                  path.c_str(), file.error().c_str());
@@ -183,7 +183,8 @@ Capture CollectThroughStream(StreamWriter& writer, const SessionState& session,
   }
   // The stream holds everything: the rings' memory goes back first.
   if (written && give_back) GiveBack(rings);
-  CaptureInputs in = ReadBack(writer.path());
+  const MappedFile file(writer.path());
+  CaptureInputs in = ReadBack(file, writer.path());
   if (!written) {
     const uint64_t lost = JoinRings(rings, in);
     std::fprintf(stderr,

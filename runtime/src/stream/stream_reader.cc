@@ -159,8 +159,8 @@ class StreamScanner {
   }
 
   // Drops the mapped pages wholly before `at` every few MiB: they were
-  // read, and the records they held were copied (the file stays in the page
-  // cache; only this process's share of it goes).
+  // checked, and the parser reads their records again later (the file stays
+  // in the page cache; only this process's share of it goes meanwhile).
   void ReleaseScanned(size_t at) {
     constexpr size_t kReleaseBytes = size_t{8} << 20;
     const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
@@ -332,6 +332,14 @@ class StreamScanner {
       return true;
     }
     if (n == 0) return true;
+    if (own_session_) {
+      // The session's own mapping outlives the parse: its records are read
+      // where they lie (the pages scanned come back from the page cache).
+      t.records.push_back(
+          internal::OwnedRecords::InMapping(d.Rest().data(), n));
+      t.record_count += n;
+      return true;
+    }
     internal::OwnedRecords& piece = t.records.emplace_back(n);
     if (piece.data() == nullptr) throw std::bad_alloc();
     std::memcpy(piece.data(), d.Rest().data(), n * sizeof(Record));

@@ -32,8 +32,10 @@ struct StreamContents {
 // torn chunks are skipped and counted; a file that is not a stream is an
 // error naming it. `own_session`: `bytes` is a read-only mapping of this
 // process's own stream, read back at its session's end: the inputs' stop
-// is left to the caller (the session knows it), and pages already scanned
-// are given back (madvise) as the scan goes.
+// is left to the caller (the session knows it), pages already scanned
+// are given back (madvise) as the scan goes, and the records stay where
+// they lie in the mapping (OwnedRecords::InMapping), which must outlive
+// the inputs' parse.
 absl::StatusOr<StreamContents> ReadStream(std::string_view bytes,
                                           std::string_view name,
                                           bool own_session);
