@@ -12,6 +12,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "spanprof/analysis/summary.h"
+#include "tests/testing/cli_runner.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof {
@@ -19,6 +20,7 @@ namespace {
 
 using ::spanprof::testing::ProcessResult;
 using ::spanprof::testing::ReadText;
+using ::spanprof::testing::Spanprof;
 using ::spanprof::testing::TempDir;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -44,22 +46,14 @@ class AbCliTest : public ::testing::Test {
   // --role cand ...`, both logging to one file.
   ProcessResult Ab(int runs, const std::vector<std::string>& base_extra = {},
                    const std::vector<std::string>& cand_extra = {}) {
-    std::vector<std::string> args = {SPANPROF_TEST_BIN_DIR "/spanprof",
-                                     "ab",
-                                     "--runs",
-                                     std::to_string(runs),
-                                     "--out",
-                                     Out(),
-                                     "--",
-                                     kProbe,
-                                     "--role",
-                                     "base",
-                                     "--log",
-                                     Log()};
+    std::vector<std::string> args = {"ab",    "--runs", std::to_string(runs),
+                                     "--out", Out(),    "--",
+                                     kProbe,  "--role", "base",
+                                     "--log", Log()};
     args.insert(args.end(), base_extra.begin(), base_extra.end());
     args.insert(args.end(), {"--", kProbe, "--role", "cand", "--log", Log()});
     args.insert(args.end(), cand_extra.begin(), cand_extra.end());
-    return testing::RunProcess(args);
+    return Spanprof(args);
   }
   std::string Out() const { return dir_.File("ab"); }
   std::string Out(const std::string& name) const {

@@ -13,6 +13,7 @@
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/summary.h"
 #include "tests/analysis/captures.h"
+#include "tests/testing/cli_runner.h"
 #include "tests/testing/test_support.h"
 #include "tests/testing/xml_check.h"
 
@@ -22,16 +23,12 @@ namespace {
 using ::spanprof::testing::ParseXml;
 using ::spanprof::testing::ProcessResult;
 using ::spanprof::testing::RichCapture;
+using ::spanprof::testing::Spanprof;
 using ::spanprof::testing::TempDir;
 using ::spanprof::testing::XmlElement;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::StartsWith;
-
-ProcessResult Spanprof(std::vector<std::string> args) {
-  args.insert(args.begin(), SPANPROF_TEST_BIN_DIR "/spanprof");
-  return testing::RunProcess(args);
-}
 
 // The lines of `text` that start with `prefix`.
 std::vector<std::string> LinesStartingWith(const std::string& text,

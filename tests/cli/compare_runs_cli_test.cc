@@ -9,6 +9,7 @@
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/summary.h"
 #include "tests/analysis/captures.h"
+#include "tests/testing/cli_runner.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof {
@@ -16,13 +17,9 @@ namespace {
 
 using ::spanprof::testing::ProcessResult;
 using ::spanprof::testing::RichCapture;
+using ::spanprof::testing::Spanprof;
 using ::spanprof::testing::TempDir;
 using ::testing::HasSubstr;
-
-ProcessResult Spanprof(std::vector<std::string> args) {
-  args.insert(args.begin(), SPANPROF_TEST_BIN_DIR "/spanprof");
-  return testing::RunProcess(args);
-}
 
 class CompareRunsCliTest : public ::testing::Test {
  protected:

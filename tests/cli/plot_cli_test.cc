@@ -14,6 +14,7 @@
 #include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
 #include "tests/analysis/capture_builder.h"
+#include "tests/testing/cli_runner.h"
 #include "tests/testing/test_support.h"
 #include "tests/testing/xml_check.h"
 
@@ -24,17 +25,13 @@ using ::spanprof::testing::CaptureBuilder;
 using ::spanprof::testing::ParseXml;
 using ::spanprof::testing::ProcessResult;
 using ::spanprof::testing::ReadText;
+using ::spanprof::testing::Spanprof;
 using ::spanprof::testing::TempDir;
 using ::spanprof::testing::WriteText;
 using ::spanprof::testing::XmlElement;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::StartsWith;
-
-ProcessResult Spanprof(std::vector<std::string> args) {
-  args.insert(args.begin(), SPANPROF_TEST_BIN_DIR "/spanprof");
-  return testing::RunProcess(args);
-}
 
 // A two-thread capture with phases and a cross-thread child.
 Capture SampleCapture(int64_t parse_ns) {

@@ -13,6 +13,7 @@
 #include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
 #include "tests/analysis/capture_builder.h"
+#include "tests/testing/cli_runner.h"
 #include "tests/testing/test_support.h"
 #include "tests/testing/xml_check.h"
 
@@ -23,15 +24,11 @@ using ::spanprof::testing::CaptureBuilder;
 using ::spanprof::testing::ParseXml;
 using ::spanprof::testing::ProcessResult;
 using ::spanprof::testing::ReadText;
+using ::spanprof::testing::Spanprof;
 using ::spanprof::testing::TempDir;
 using ::spanprof::testing::WriteText;
 using ::spanprof::testing::XmlElement;
 using ::testing::HasSubstr;
-
-ProcessResult Spanprof(std::vector<std::string> args) {
-  args.insert(args.begin(), SPANPROF_TEST_BIN_DIR "/spanprof");
-  return testing::RunProcess(args);
-}
 
 // main runs app.run, which reads on main and parses on a pool thread.
 Capture Sample(int64_t parse_ns, int64_t pid) {

@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
+#include "tests/testing/cli_runner.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof {
@@ -22,6 +23,7 @@ namespace {
 
 using ::spanprof::testing::ProcessResult;
 using ::spanprof::testing::ReadText;
+using ::spanprof::testing::Spanprof;
 using ::spanprof::testing::TempDir;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -43,11 +45,6 @@ std::vector<std::string> Lines(const std::string& path) {
 
 class RunCliTest : public ::testing::Test {
  protected:
-  ProcessResult Spanprof(std::vector<std::string> args,
-                         const std::map<std::string, std::string>& env = {}) {
-    args.insert(args.begin(), SPANPROF_TEST_BIN_DIR "/spanprof");
-    return testing::RunProcess(args, env);
-  }
   // `spanprof run --runs N --out DIR <extra...> -- run_probe --log LOG
   // <probe...>`.
   ProcessResult RunProbe(int runs, const std::vector<std::string>& extra = {},

@@ -9,6 +9,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "spanprof/analysis/summary.h"
+#include "tests/testing/cli_runner.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof {
@@ -16,6 +17,7 @@ namespace {
 
 using ::spanprof::testing::ProcessResult;
 using ::spanprof::testing::ReadText;
+using ::spanprof::testing::Spanprof;
 using ::spanprof::testing::TempDir;
 using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
@@ -34,10 +36,6 @@ size_t Count(const std::string& text, const std::string& word) {
 
 class RunOptionsTest : public ::testing::Test {
  protected:
-  ProcessResult Spanprof(std::vector<std::string> args) {
-    args.insert(args.begin(), SPANPROF_TEST_BIN_DIR "/spanprof");
-    return testing::RunProcess(args);
-  }
   // `spanprof run --runs N --out DIR <extra...> -- run_probe --log LOG`.
   ProcessResult Run(int runs, const std::vector<std::string>& extra) {
     std::vector<std::string> args = {"run", "--runs", std::to_string(runs),
