@@ -12,6 +12,7 @@
 #include "spanprof/analysis/summary.h"
 #include "spanprof/capture.h"
 #include "tests/analysis/capture_builder.h"
+#include "tests/testing/lookup.h"
 
 namespace spanprof::analysis {
 namespace {
@@ -19,6 +20,7 @@ namespace {
 using ::spanprof::testing::CaptureBuilder;
 using ::spanprof::testing::CounterArg;
 using ::spanprof::testing::IntArg;
+using ::spanprof::testing::RowNamed;
 using ::testing::HasSubstr;
 
 constexpr std::string_view kSource = "s.json";
@@ -75,14 +77,6 @@ std::string Mutated(Mutate&& mutate) {
   Summary summary = Summarize(Counted());
   mutate(summary);
   return SummaryToJson(summary);
-}
-
-Row& RowNamed(Summary& summary, std::string_view name) {
-  for (Row& row : summary.rows) {
-    if (row.key.name == name) return row;
-  }
-  ADD_FAILURE() << "no row " << name;
-  return summary.rows.front();
 }
 
 TEST(SummaryV2Test, WritesVersion2WithTheNewFields) {

@@ -20,12 +20,14 @@
 #include "spanprof/internal/ring_memory.h"
 #include "spanprof/spanprof.h"
 #include "tests/runtime/capture_checks.h"
+#include "tests/testing/lookup.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof {
 namespace {
 
 using testing::ExpectValidCapture;
+using testing::FindRow;
 using testing::NameOf;
 using testing::TempDir;
 
@@ -40,14 +42,6 @@ Config QuietConfig(const TempDir& dir, const std::string& prefix = "") {
 const Span* Find(const Capture& c, const std::string& name) {
   for (const Span& s : c.spans) {
     if (NameOf(c, s) == name) return &s;
-  }
-  return nullptr;
-}
-
-const analysis::Row* FindRow(const analysis::Summary& s,
-                             const std::string& name) {
-  for (const analysis::Row& row : s.rows) {
-    if (row.key.name == name) return &row;
   }
   return nullptr;
 }

@@ -19,11 +19,13 @@
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/spanprof.h"
+#include "tests/testing/lookup.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof {
 namespace {
 
+using spanprof::testing::FindRow;
 using spanprof::testing::TempDir;
 using ::testing::HasSubstr;
 
@@ -250,14 +252,6 @@ Config QuietConfig(const TempDir& dir) {
 void Step(uint64_t step) {
   SPANPROF_SCOPE("step", {.phase = "train"});
   SPANPROF_ARG("step", step);
-}
-
-const analysis::Row* FindRow(const analysis::Summary& s,
-                             const std::string& name) {
-  for (const analysis::Row& row : s.rows) {
-    if (row.key.name == name) return &row;
-  }
-  return nullptr;
 }
 
 // The `step` arguments of the `step` spans in a trace, and the root's args.
