@@ -12,6 +12,7 @@
 
 #include "gtest/gtest.h"
 #include "spanprof/analysis/summary.h"
+#include "spanprof/capture.h"
 
 namespace spanprof::testing {
 
@@ -47,6 +48,14 @@ inline analysis::Row& RowNamed(analysis::Summary& summary,
 inline const analysis::Row& RowNamed(const analysis::Summary& summary,
                                      std::string_view name) {
   return RowNamed(const_cast<analysis::Summary&>(summary), name);
+}
+
+// The first span of `capture` whose site is named `name`, or nullptr.
+inline const Span* FindSpan(const Capture& capture, std::string_view name) {
+  for (const Span& span : capture.spans) {
+    if (capture.sites[span.site].name == name) return &span;
+  }
+  return nullptr;
 }
 
 }  // namespace spanprof::testing

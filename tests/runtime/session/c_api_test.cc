@@ -12,20 +12,15 @@
 #include "spanprof/analysis/summary.h"
 #include "spanprof/spanprof.h"
 #include "spanprof/spanprof_c.h"
+#include "tests/testing/lookup.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof {
 namespace {
 
+using spanprof::testing::FindSpan;
 using spanprof::testing::ReadText;
 using spanprof::testing::TempDir;
-
-const Span* FindSpan(const Capture& c, const std::string& name) {
-  for (const Span& s : c.spans) {
-    if (c.sites[s.site].name == name) return &s;
-  }
-  return nullptr;
-}
 
 // Sets the SPANPROF* variables of one test (each test runs in its own
 // process, so nothing leaks into another).
