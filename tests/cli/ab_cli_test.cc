@@ -14,11 +14,13 @@
 #include "spanprof/analysis/summary.h"
 #include "tests/testing/cli_runner.h"
 #include "tests/testing/test_support.h"
+#include "tests/testing/text.h"
 
 namespace spanprof {
 namespace {
 
 using ::spanprof::testing::ProcessResult;
+using ::spanprof::testing::ReadLines;
 using ::spanprof::testing::ReadText;
 using ::spanprof::testing::Spanprof;
 using ::spanprof::testing::TempDir;
@@ -27,18 +29,6 @@ using ::testing::Not;
 using ::testing::StartsWith;
 
 constexpr char kProbe[] = SPANPROF_TEST_BIN_DIR "/run_probe";
-
-std::vector<std::string> Lines(const std::string& path) {
-  std::vector<std::string> lines;
-  const std::string text = ReadText(path);
-  for (size_t start = 0; start < text.size();) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    lines.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return lines;
-}
 
 class AbCliTest : public ::testing::Test {
  protected:
@@ -67,7 +57,7 @@ class AbCliTest : public ::testing::Test {
 TEST_F(AbCliTest, InterleavesTheSidesAndWritesOneSeriesEach) {
   const ProcessResult result = Ab(3);
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  const std::vector<std::string> lines = Lines(Log());
+  const std::vector<std::string> lines = ReadLines(Log());
   ASSERT_EQ(lines.size(), 6u);
   for (size_t i = 0; i < lines.size(); ++i) {
     const std::string side = i % 2 == 0 ? "base" : "cand";
@@ -97,7 +87,7 @@ TEST_F(AbCliTest, InterleavesTheSidesAndWritesOneSeriesEach) {
 TEST_F(AbCliTest, TheCandidateMayContainFurtherSeparators) {
   const ProcessResult result = Ab(1, {}, {"--", "extra"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_EQ(Lines(Log()).size(), 2u);
+  EXPECT_EQ(ReadLines(Log()).size(), 2u);
 }
 
 TEST_F(AbCliTest, AFailingCandidateStopsEverythingAndIsNamed) {
@@ -109,7 +99,7 @@ TEST_F(AbCliTest, AFailingCandidateStopsEverythingAndIsNamed) {
   EXPECT_THAT(result.err, HasSubstr("exited with status 3"));
   EXPECT_THAT(result.err, HasSubstr("probe: failing on purpose at call 4"));
   EXPECT_THAT(result.err, HasSubstr(Out("cand/logs/run-002.stderr")));
-  EXPECT_EQ(Lines(Log()).size(), 4u);
+  EXPECT_EQ(ReadLines(Log()).size(), 4u);
   EXPECT_TRUE(std::filesystem::exists(Out("base/run-002.summary.json")));
   EXPECT_FALSE(std::filesystem::exists(Out("base/run-003.summary.json")));
 }
@@ -136,7 +126,7 @@ TEST_F(AbCliTest, SigintStopsBothSidesKeepingTheirCompletedRuns) {
   ASSERT_GT(grandchild, 0);
   EXPECT_TRUE(testing::ProcessEnded(probe));
   EXPECT_TRUE(testing::WaitForProcessEnd(grandchild));
-  EXPECT_EQ(Lines(Log()).size(), 3u);
+  EXPECT_EQ(ReadLines(Log()).size(), 3u);
   EXPECT_TRUE(analysis::ReadSummary(Out("base/run-001.summary.json")).ok());
   EXPECT_TRUE(analysis::ReadSummary(Out("cand/run-001.summary.json")).ok());
   EXPECT_FALSE(std::filesystem::exists(Out("base/run-002.summary.json")));

@@ -11,10 +11,12 @@
 #include "spanprof/analysis/summary.h"
 #include "tests/testing/cli_runner.h"
 #include "tests/testing/test_support.h"
+#include "tests/testing/text.h"
 
 namespace spanprof {
 namespace {
 
+using ::spanprof::testing::CountOccurrences;
 using ::spanprof::testing::ProcessResult;
 using ::spanprof::testing::ReadText;
 using ::spanprof::testing::Spanprof;
@@ -24,15 +26,6 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 constexpr char kProbe[] = SPANPROF_TEST_BIN_DIR "/run_probe";
-
-size_t Count(const std::string& text, const std::string& word) {
-  size_t n = 0;
-  for (size_t at = text.find(word); at != std::string::npos;
-       at = text.find(word, at + word.size())) {
-    ++n;
-  }
-  return n;
-}
 
 class RunOptionsTest : public ::testing::Test {
  protected:
@@ -62,7 +55,7 @@ class RunOptionsTest : public ::testing::Test {
 TEST_F(RunOptionsTest, WithoutKeepTracesNoTraceIsWritten) {
   const ProcessResult r = Run(2, {});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(Count(ReadText(Log()), " SPANPROF_OUT=off\n"), 2u);
+  EXPECT_EQ(CountOccurrences(ReadText(Log()), " SPANPROF_OUT=off\n"), 2u);
   EXPECT_FALSE(std::filesystem::exists(Out("traces")));
 }
 
@@ -84,7 +77,7 @@ TEST_F(RunOptionsTest, WarmupRunsFirstAndIsNotCounted) {
   const ProcessResult r = Run(1, {"--warmup", "2"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string log = ReadText(Log());
-  EXPECT_EQ(Count(log, "probe SPANPROF=1 "), 3u) << log;
+  EXPECT_EQ(CountOccurrences(log, "probe SPANPROF=1 "), 3u) << log;
   // The last call is the counted run, writing into DIR.
   EXPECT_THAT(log, ContainsRegex("SPANPROF_SUMMARY_OUT=[^\n]*"
                                  "warmup.summary.json[^\n]*\n[^\n]*"

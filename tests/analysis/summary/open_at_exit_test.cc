@@ -14,6 +14,7 @@
 #include "spanprof/capture.h"
 #include "tests/analysis/capture_builder.h"
 #include "tests/testing/test_support.h"
+#include "tests/testing/text.h"
 
 namespace spanprof::analysis {
 namespace {

@@ -13,6 +13,7 @@
 #include "spanprof/capture.h"
 #include "tests/analysis/capture_builder.h"
 #include "tests/testing/lookup.h"
+#include "tests/testing/text.h"
 
 namespace spanprof::analysis {
 namespace {
@@ -20,6 +21,7 @@ namespace {
 using ::spanprof::testing::CaptureBuilder;
 using ::spanprof::testing::CounterArg;
 using ::spanprof::testing::IntArg;
+using ::spanprof::testing::Replace;
 using ::spanprof::testing::RowNamed;
 using ::testing::HasSubstr;
 
@@ -54,15 +56,6 @@ std::string PlainJson() {
   CaptureBuilder b;
   b.Add(1, 0, b.Site("a"), b.Thread(1), 0, 10);
   return SummaryToJson(Summarize(b.Build()));
-}
-
-// Replaces the first occurrence of `from` (which must exist).
-std::string Replace(std::string text, std::string_view from,
-                    std::string_view to) {
-  const size_t at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << "test bug: no \"" << from << "\"";
-  if (at == std::string::npos) return text;
-  return text.replace(at, from.size(), to);
 }
 
 void ExpectRejected(std::string_view json, std::string_view expected) {
