@@ -14,7 +14,7 @@
 #include "spanprof/analysis/folded.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
-#include "tests/analysis/captures.h"
+#include "tests/testing/captures.h"
 #include "tests/testing/cli_runner.h"
 #include "tests/testing/test_support.h"
 

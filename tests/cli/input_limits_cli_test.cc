@@ -12,8 +12,8 @@
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
-#include "tests/analysis/capture_builder.h"
 #include "tests/analysis/perfetto/decoded_trace.h"
+#include "tests/testing/capture_builder.h"
 #include "tests/testing/cli_runner.h"
 #include "tests/testing/test_support.h"
 

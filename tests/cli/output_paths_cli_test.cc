@@ -19,7 +19,7 @@
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
-#include "tests/analysis/captures.h"
+#include "tests/testing/captures.h"
 #include "tests/testing/cli_runner.h"
 #include "tests/testing/test_support.h"
 

@@ -12,7 +12,7 @@
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
-#include "tests/analysis/capture_builder.h"
+#include "tests/testing/capture_builder.h"
 #include "tests/testing/cli_runner.h"
 #include "tests/testing/test_support.h"
 #include "tests/testing/xml_check.h"

@@ -11,8 +11,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "spanprof/analysis/trace.h"
-#include "tests/analysis/capture_builder.h"
 #include "tests/analysis/scaling/sized_captures.h"
+#include "tests/testing/capture_builder.h"
 #include "tests/testing/cli_runner.h"
 #include "tests/testing/test_support.h"
 

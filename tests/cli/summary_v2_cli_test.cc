@@ -13,7 +13,7 @@
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/capture.h"
-#include "tests/analysis/capture_builder.h"
+#include "tests/testing/capture_builder.h"
 #include "tests/testing/cli_runner.h"
 #include "tests/testing/test_support.h"
 

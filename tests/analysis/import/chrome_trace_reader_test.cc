@@ -15,7 +15,7 @@
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
-#include "tests/analysis/captures.h"
+#include "tests/testing/captures.h"
 #include "tests/testing/lookup.h"
 #include "tests/testing/test_support.h"
 

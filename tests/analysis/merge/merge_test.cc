@@ -14,7 +14,7 @@
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
-#include "tests/analysis/capture_builder.h"
+#include "tests/testing/capture_builder.h"
 #include "tests/testing/text.h"
 
 namespace spanprof::analysis {

@@ -19,9 +19,9 @@
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
-#include "tests/analysis/capture_builder.h"
-#include "tests/analysis/captures.h"
 #include "tests/analysis/perfetto/decoded_trace.h"
+#include "tests/testing/capture_builder.h"
+#include "tests/testing/captures.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof::analysis {

@@ -13,8 +13,8 @@
 #include "gtest/gtest.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
-#include "tests/analysis/capture_builder.h"
 #include "tests/analysis/perfetto/decoded_trace.h"
+#include "tests/testing/capture_builder.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof::analysis {

@@ -7,7 +7,7 @@
 #include "gtest/gtest.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/table.h"
-#include "tests/analysis/capture_builder.h"
+#include "tests/testing/capture_builder.h"
 #include "tests/testing/lookup.h"
 #include "tests/testing/test_support.h"
 

@@ -11,7 +11,7 @@
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/capture.h"
-#include "tests/analysis/capture_builder.h"
+#include "tests/testing/capture_builder.h"
 #include "tests/testing/lookup.h"
 #include "tests/testing/text.h"
 

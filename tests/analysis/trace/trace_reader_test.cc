@@ -20,7 +20,7 @@
 #include "gtest/gtest.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
-#include "tests/analysis/captures.h"
+#include "tests/testing/captures.h"
 #include "tests/testing/test_support.h"
 #include "tests/testing/text.h"
 
