@@ -18,7 +18,6 @@ namespace {
 namespace fs = std::filesystem;
 using ::spanprof::testing::ProcessResult;
 using ::spanprof::testing::ReadText;
-using ::spanprof::testing::RunProcess;
 using ::spanprof::testing::Spanprof;
 using ::spanprof::testing::TempDir;
 using ::spanprof::testing::WriteText;

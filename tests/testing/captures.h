@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "spanprof/capture.h"
@@ -178,6 +179,38 @@ inline Capture RandomCapture(std::mt19937_64& rng, int spans_per_thread = 20) {
       cursor = end;
     }
   }
+  return b.Build();
+}
+
+struct HandOffOptions {
+  // A user argument named "heartbeats" (negative) on span 6, beside the
+  // span's own heartbeat count: a reader must keep the two apart.
+  bool heartbeats_arg = false;
+};
+
+// Three threads (one unnamed); span 3 is a cross-thread child of 1 and the
+// cross-thread parent of 4 (a hand-off chain), 6 (unfinished) a second
+// cross-thread child of 1; spans 2 and 6 carry arguments.
+inline Capture HandOffCapture(const HandOffOptions& o = {}) {
+  CaptureBuilder b;
+  const uint32_t main = b.Thread(100, "main");
+  const uint32_t worker = b.Thread(101, "worker");
+  const uint32_t async = b.Thread(102);
+  const uint32_t root = b.Site("app.run");
+  const uint32_t parse = b.Site("file.parse", "parse");
+  const uint32_t hand = b.Site("hand.off", "", "pool", "queue");
+  const uint32_t leaf = b.Site("leaf", "parse");
+  b.Add(1, 0, root, main, 0, 1000);
+  b.Add(2, 1, parse, main, 10, 100).heartbeats = 5;
+  b.Add(3, 1, hand, worker, 20, 500);
+  b.Add(4, 3, leaf, async, 30, 200);
+  b.Add(5, 3, leaf, worker, 40, 60);
+  b.Add(6, 1, leaf, async, 300, 400).flags = kSpanUnfinished;
+  b.Add(7, 2, leaf, main, 50, 50);
+  b.Args(2, {IntArg("size", 4096), CounterArg("bytes", 7)});
+  std::vector<SpanArg> args6 = {DoubleArg("ratio", 0.5)};
+  if (o.heartbeats_arg) args6.push_back(IntArg("heartbeats", -2));
+  b.Args(6, std::move(args6));
   return b.Build();
 }
 

@@ -21,6 +21,7 @@
 #include "spanprof/spanprof.h"
 #include "tests/runtime/capture_checks.h"
 #include "tests/testing/lookup.h"
+#include "tests/testing/session_config.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof {
@@ -30,15 +31,8 @@ using testing::ExpectValidCapture;
 using testing::FindRow;
 using testing::FindSpan;
 using testing::NameOf;
+using testing::QuietConfig;
 using testing::TempDir;
-
-Config QuietConfig(const TempDir& dir, const std::string& prefix = "") {
-  Config config;
-  config.trace_path = dir.File(prefix + "out/trace.json");
-  config.summary_path = dir.File(prefix + "out/summary.json");
-  config.quiet = true;
-  return config;
-}
 
 // Runs `child` in a forked process and returns its exit status (-1 when it
 // did not exit normally).
@@ -208,7 +202,7 @@ TEST(LifecycleTest, NormalEndIsComplete) {
 TEST(LifecycleTest, AForkedChildDoesNotRecordIntoTheParentsCapture) {
   TempDir dir;
   const Config config = QuietConfig(dir);
-  const Config child_config = QuietConfig(dir, "child-");
+  const Config child_config = QuietConfig(dir, "child-out/");
   int child_status = -1;
   Profile(config, "parent.root", [&] {
     { SPANPROF_SCOPE("parent.before.fork"); }

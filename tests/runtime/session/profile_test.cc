@@ -7,6 +7,7 @@
 #include "gtest/gtest.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/spanprof.h"
+#include "tests/testing/session_config.h"
 #include "tests/testing/test_support.h"
 #include "tests/testing/text.h"
 
@@ -14,16 +15,9 @@ namespace spanprof {
 namespace {
 
 using spanprof::testing::CountOccurrences;
+using spanprof::testing::QuietConfig;
 using spanprof::testing::ReadText;
 using spanprof::testing::TempDir;
-
-Config QuietConfig(const TempDir& dir) {
-  Config config;
-  config.trace_path = dir.File("out/trace.json");
-  config.summary_path = dir.File("out/summary.json");
-  config.quiet = true;
-  return config;
-}
 
 TEST(ProfileTest, WritesTraceAndSummaryAndReturnsTheResult) {
   TempDir dir;

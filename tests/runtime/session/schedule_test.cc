@@ -20,12 +20,14 @@
 #include "spanprof/analysis/trace.h"
 #include "spanprof/spanprof.h"
 #include "tests/testing/lookup.h"
+#include "tests/testing/session_config.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof {
 namespace {
 
 using spanprof::testing::FindRow;
+using spanprof::testing::QuietConfig;
 using spanprof::testing::TempDir;
 using ::testing::HasSubstr;
 
@@ -239,14 +241,6 @@ TEST(ScheduleTest, CyclePathInsertsTheSuffixBeforeTheExtension) {
 }
 
 // ---- RunScheduled with real sessions ----
-
-Config QuietConfig(const TempDir& dir) {
-  Config config;
-  config.trace_path = dir.File("out/trace.json");
-  config.summary_path = dir.File("out/summary.json");
-  config.quiet = true;
-  return config;
-}
 
 // One step of the workload: a `step` span with the step number as argument.
 void Step(uint64_t step) {
