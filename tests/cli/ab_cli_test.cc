@@ -19,19 +19,19 @@
 namespace spanprof {
 namespace {
 
+using ::spanprof::testing::ProbeRunTest;
 using ::spanprof::testing::ProcessResult;
 using ::spanprof::testing::ReadLines;
 using ::spanprof::testing::ReadText;
 using ::spanprof::testing::Spanprof;
-using ::spanprof::testing::TempDir;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::StartsWith;
 
-constexpr char kProbe[] = SPANPROF_TEST_BIN_DIR "/run_probe";
-
-class AbCliTest : public ::testing::Test {
+class AbCliTest : public ProbeRunTest {
  protected:
+  AbCliTest() : ProbeRunTest("ab") {}
+
   // `spanprof ab --runs N --out DIR -- run_probe --role base ... -- run_probe
   // --role cand ...`, both logging to one file.
   ProcessResult Ab(int runs, const std::vector<std::string>& base_extra = {},
@@ -45,13 +45,6 @@ class AbCliTest : public ::testing::Test {
     args.insert(args.end(), cand_extra.begin(), cand_extra.end());
     return Spanprof(args);
   }
-  std::string Out() const { return dir_.File("ab"); }
-  std::string Out(const std::string& name) const {
-    return dir_.File("ab/" + name);
-  }
-  std::string Log() const { return dir_.File("probe.log"); }
-
-  TempDir dir_;
 };
 
 TEST_F(AbCliTest, InterleavesTheSidesAndWritesOneSeriesEach) {

@@ -22,37 +22,15 @@
 namespace spanprof {
 namespace {
 
+using ::spanprof::testing::ProbeRunTest;
 using ::spanprof::testing::ProcessResult;
 using ::spanprof::testing::ReadLines;
 using ::spanprof::testing::ReadText;
 using ::spanprof::testing::Spanprof;
-using ::spanprof::testing::TempDir;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-constexpr char kProbe[] = SPANPROF_TEST_BIN_DIR "/run_probe";
-
-class RunCliTest : public ::testing::Test {
- protected:
-  // `spanprof run --runs N --out DIR <extra...> -- run_probe --log LOG
-  // <probe...>`.
-  ProcessResult RunProbe(int runs, const std::vector<std::string>& extra = {},
-                         const std::vector<std::string>& probe = {}) {
-    std::vector<std::string> args = {"run", "--runs", std::to_string(runs),
-                                     "--out", Out()};
-    args.insert(args.end(), extra.begin(), extra.end());
-    args.insert(args.end(), {"--", kProbe, "--log", Log()});
-    args.insert(args.end(), probe.begin(), probe.end());
-    return Spanprof(args);
-  }
-  std::string Out() const { return dir_.File("runs"); }
-  std::string Out(const std::string& name) const {
-    return dir_.File("runs/" + name);
-  }
-  std::string Log() const { return dir_.File("probe.log"); }
-
-  TempDir dir_;
-};
+class RunCliTest : public ProbeRunTest {};
 
 TEST_F(RunCliTest, WritesOneValidSummaryPerRun) {
   const ProcessResult result = RunProbe(3);

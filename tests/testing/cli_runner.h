@@ -10,8 +10,10 @@
 
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "gtest/gtest.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof::testing {
@@ -26,6 +28,40 @@ inline ProcessResult Spanprof(
   args.insert(args.begin(), SPANPROF_TEST_BIN_DIR "/spanprof");
   return RunProcess(args, env, cwd);
 }
+
+// A fixture for the tests of `spanprof run` and `spanprof ab`: they run
+// run_probe (tests/cli/run_probe.cc), a tiny profiled program that logs each
+// call to `Log()`, and write their runs under `Out()`, a folder of a scratch
+// directory.
+class ProbeRunTest : public ::testing::Test {
+ protected:
+  static constexpr char kProbe[] = SPANPROF_TEST_BIN_DIR "/run_probe";
+
+  explicit ProbeRunTest(std::string out_name = "runs")
+      : out_name_(std::move(out_name)) {}
+
+  // `spanprof run --runs N --out DIR <extra...> -- run_probe --log LOG
+  // <probe...>`.
+  ProcessResult RunProbe(int runs, const std::vector<std::string>& extra = {},
+                         const std::vector<std::string>& probe = {}) {
+    std::vector<std::string> args = {"run", "--runs", std::to_string(runs),
+                                     "--out", Out()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.insert(args.end(), {"--", kProbe, "--log", Log()});
+    args.insert(args.end(), probe.begin(), probe.end());
+    return Spanprof(args);
+  }
+  std::string Out() const { return dir_.File(out_name_); }
+  std::string Out(const std::string& name) const {
+    return dir_.File(out_name_ + "/" + name);
+  }
+  std::string Log() const { return dir_.File("probe.log"); }
+
+  TempDir dir_;
+
+ private:
+  std::string out_name_;
+};
 
 }  // namespace spanprof::testing
 
