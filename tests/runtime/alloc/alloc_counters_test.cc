@@ -15,12 +15,14 @@
 #include "spanprof/analysis/trace.h"
 #include "spanprof/spanprof.h"
 #include "tests/testing/lookup.h"
+#include "tests/testing/session_config.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof {
 namespace {
 
 using ::spanprof::testing::FindSpan;
+using ::spanprof::testing::QuietConfig;
 
 // The allocation deltas of the first span named `name` (zeros when none).
 SpanAllocs AllocsNamed(const Capture& c, const std::string& name) {
@@ -191,10 +193,7 @@ TEST(AllocCountersTest, RingModeKeepsEachSpansAllocationsWithIt) {
 
 TEST(AllocCountersTest, SummaryRowsReportAllocations) {
   testing::TempDir dir;
-  Config config;
-  config.trace_path = dir.File("trace.json");
-  config.summary_path = dir.File("summary.json");
-  config.quiet = true;
+  Config config = QuietConfig(dir, "");
   Profile(config, "root", [] {
     for (int i = 0; i < 4; ++i) {
       SPANPROF_SCOPE("allocating.row");

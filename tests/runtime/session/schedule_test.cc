@@ -187,10 +187,7 @@ TEST(ScheduleTest, ActiveZeroIsAnErrorNamingTheField) {
   EXPECT_FALSE(CyclesSaved(s, 10).ok());
 
   TempDir dir;
-  Config config;
-  config.trace_path = dir.File("trace.json");
-  config.summary_path = dir.File("summary.json");
-  config.quiet = true;
+  Config config = QuietConfig(dir, "");
   int ran = 0;
   try {
     RunScheduled(config, s, "test.run", 5, [&](uint64_t) { ++ran; });
