@@ -24,6 +24,7 @@ namespace {
 using ::spanprof::testing::CaptureBuilder;
 using ::spanprof::testing::ParseXml;
 using ::spanprof::testing::ProcessResult;
+using ::spanprof::testing::ReadSvg;
 using ::spanprof::testing::ReadText;
 using ::spanprof::testing::Spanprof;
 using ::spanprof::testing::TempDir;
@@ -64,15 +65,6 @@ class PlotCliTest : public ::testing::Test {
         analysis::WriteSummary(analysis::Summarize(base), base_summary_).ok());
     ASSERT_TRUE(
         analysis::WriteSummary(analysis::Summarize(cand), cand_summary_).ok());
-  }
-
-  // Reads `path`, checks it is a well-formed SVG, returns its text.
-  static std::string ReadSvg(const std::string& path) {
-    const std::string svg = ReadText(path);
-    absl::StatusOr<XmlElement> root = ParseXml(svg);
-    EXPECT_TRUE(root.ok()) << path << ": " << root.status();
-    if (root.ok()) EXPECT_EQ(root->name, "svg");
-    return svg;
   }
 
   TempDir dir_;

@@ -21,13 +21,12 @@ namespace spanprof {
 namespace {
 
 using ::spanprof::testing::CaptureBuilder;
-using ::spanprof::testing::ParseXml;
 using ::spanprof::testing::ProcessResult;
+using ::spanprof::testing::ReadSvg;
 using ::spanprof::testing::ReadText;
 using ::spanprof::testing::Spanprof;
 using ::spanprof::testing::TempDir;
 using ::spanprof::testing::WriteText;
-using ::spanprof::testing::XmlElement;
 using ::testing::HasSubstr;
 
 // main runs app.run, which reads on main and parses on a pool thread.
@@ -57,14 +56,6 @@ class PlotFlameCliTest : public ::testing::Test {
         std::filesystem::path(path).parent_path());
     EXPECT_TRUE(analysis::WriteTrace(Sample(parse_ns, pid), path).ok());
     return path;
-  }
-
-  static std::string ReadSvg(const std::string& path) {
-    const std::string svg = ReadText(path);
-    absl::StatusOr<XmlElement> root = ParseXml(svg);
-    EXPECT_TRUE(root.ok()) << path << ": " << root.status();
-    if (root.ok()) EXPECT_EQ(root->name, "svg");
-    return svg;
   }
 
   TempDir dir_;
