@@ -13,7 +13,7 @@
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
-#include "tests/testing/capture_builder.h"
+#include "tests/testing/captures.h"
 #include "tests/testing/cli_runner.h"
 #include "tests/testing/test_support.h"
 #include "tests/testing/xml_check.h"
@@ -21,9 +21,9 @@
 namespace spanprof {
 namespace {
 
-using ::spanprof::testing::CaptureBuilder;
 using ::spanprof::testing::ParseXml;
 using ::spanprof::testing::ProcessResult;
+using ::spanprof::testing::ReadParseCapture;
 using ::spanprof::testing::ReadSvg;
 using ::spanprof::testing::ReadText;
 using ::spanprof::testing::Spanprof;
@@ -36,18 +36,10 @@ using ::testing::StartsWith;
 
 // A two-thread capture with phases and a cross-thread child.
 Capture SampleCapture(int64_t parse_ns) {
-  CaptureBuilder b;
-  b.capture().process_name = "plot-cli";
-  b.capture().window_ns = 10'000'000;
-  const uint32_t main = b.Thread(7001, "main");
-  const uint32_t pool = b.Thread(7002, "pool-0");
-  const uint32_t run = b.Site("app.run");
-  const uint32_t read = b.Site("file.read", "read");
-  const uint32_t parse = b.Site("file.parse", "parse");
-  b.Add(1, 0, run, main, 0, 9'000'000);
-  b.Add(2, 1, read, main, 100'000, 2'000'000);
-  b.Add(3, 1, parse, pool, 2'100'000, 2'100'000 + parse_ns);
-  return b.Build();
+  Capture capture = ReadParseCapture(parse_ns, /*phases=*/true);
+  capture.process_name = "plot-cli";
+  capture.window_ns = 10'000'000;
+  return capture;
 }
 
 class PlotCliTest : public ::testing::Test {

@@ -12,7 +12,7 @@
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
-#include "tests/testing/capture_builder.h"
+#include "tests/testing/captures.h"
 #include "tests/testing/cli_runner.h"
 #include "tests/testing/test_support.h"
 #include "tests/testing/xml_check.h"
@@ -20,8 +20,8 @@
 namespace spanprof {
 namespace {
 
-using ::spanprof::testing::CaptureBuilder;
 using ::spanprof::testing::ProcessResult;
+using ::spanprof::testing::ReadParseCapture;
 using ::spanprof::testing::ReadSvg;
 using ::spanprof::testing::ReadText;
 using ::spanprof::testing::Spanprof;
@@ -31,18 +31,10 @@ using ::testing::HasSubstr;
 
 // main runs app.run, which reads on main and parses on a pool thread.
 Capture Sample(int64_t parse_ns, int64_t pid) {
-  CaptureBuilder b;
-  b.capture().process_name = "flame-cli";
-  b.capture().pid = pid;
-  const uint32_t main = b.Thread(7001, "main");
-  const uint32_t pool = b.Thread(7002, "pool-0");
-  const uint32_t run = b.Site("app.run");
-  const uint32_t read = b.Site("file.read");
-  const uint32_t parse = b.Site("file.parse");
-  b.Add(1, 0, run, main, 0, 9'000'000);
-  b.Add(2, 1, read, main, 100'000, 2'000'000);
-  b.Add(3, 1, parse, pool, 2'100'000, 2'100'000 + parse_ns);
-  return b.Build();
+  Capture capture = ReadParseCapture(parse_ns);
+  capture.process_name = "flame-cli";
+  capture.pid = pid;
+  return capture;
 }
 
 class PlotFlameCliTest : public ::testing::Test {

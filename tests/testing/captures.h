@@ -214,6 +214,23 @@ inline Capture HandOffCapture(const HandOffOptions& o = {}) {
   return b.Build();
 }
 
+// main runs app.run (9 ms), which reads a file on main (file.read, 1.9 ms)
+// and parses it on a pool thread (file.parse, `parse_ns` long): a
+// cross-thread child. With `phases`, file.read and file.parse are in the
+// phases "read" and "parse".
+inline Capture ReadParseCapture(int64_t parse_ns, bool phases = false) {
+  CaptureBuilder b;
+  const uint32_t main = b.Thread(7001, "main");
+  const uint32_t pool = b.Thread(7002, "pool-0");
+  const uint32_t run = b.Site("app.run");
+  const uint32_t read = b.Site("file.read", phases ? "read" : "");
+  const uint32_t parse = b.Site("file.parse", phases ? "parse" : "");
+  b.Add(1, 0, run, main, 0, 9'000'000);
+  b.Add(2, 1, read, main, 100'000, 2'000'000);
+  b.Add(3, 1, parse, pool, 2'100'000, 2'100'000 + parse_ns);
+  return b.Build();
+}
+
 }  // namespace spanprof::testing
 
 #endif  // SPANPROF_TESTS_TESTING_CAPTURES_H_
