@@ -1,5 +1,5 @@
-// The test captures moved to tests/testing/capture_builder.h, the home of the helpers
-// that the analysis, CLI, runtime and e2e tests share. This header only
+// The test captures moved to tests/testing/capture_builder.h, the home of the
+// helpers that the analysis, CLI, runtime and e2e tests share. This header only
 // forwards there, so that a test written against the old path still builds;
 // include the new path.
 #include "tests/testing/capture_builder.h"  // IWYU pragma: export
