@@ -12,68 +12,45 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "spanprof/analysis/summary.h"
+#include "tests/testing/cli_runner.h"
 #include "tests/testing/test_support.h"
+#include "tests/testing/text.h"
 
 namespace spanprof {
 namespace {
 
+using ::spanprof::testing::ProbeRunTest;
 using ::spanprof::testing::ProcessResult;
+using ::spanprof::testing::ReadLines;
 using ::spanprof::testing::ReadText;
-using ::spanprof::testing::TempDir;
+using ::spanprof::testing::Spanprof;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::StartsWith;
 
-constexpr char kProbe[] = SPANPROF_TEST_BIN_DIR "/run_probe";
-
-std::vector<std::string> Lines(const std::string& path) {
-  std::vector<std::string> lines;
-  const std::string text = ReadText(path);
-  for (size_t start = 0; start < text.size();) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    lines.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return lines;
-}
-
-class AbCliTest : public ::testing::Test {
+class AbCliTest : public ProbeRunTest {
  protected:
+  AbCliTest() : ProbeRunTest("ab") {}
+
   // `spanprof ab --runs N --out DIR -- run_probe --role base ... -- run_probe
   // --role cand ...`, both logging to one file.
   ProcessResult Ab(int runs, const std::vector<std::string>& base_extra = {},
                    const std::vector<std::string>& cand_extra = {}) {
-    std::vector<std::string> args = {SPANPROF_TEST_BIN_DIR "/spanprof",
-                                     "ab",
-                                     "--runs",
-                                     std::to_string(runs),
-                                     "--out",
-                                     Out(),
-                                     "--",
-                                     kProbe,
-                                     "--role",
-                                     "base",
-                                     "--log",
-                                     Log()};
+    std::vector<std::string> args = {"ab",    "--runs", std::to_string(runs),
+                                     "--out", Out(),    "--",
+                                     kProbe,  "--role", "base",
+                                     "--log", Log()};
     args.insert(args.end(), base_extra.begin(), base_extra.end());
     args.insert(args.end(), {"--", kProbe, "--role", "cand", "--log", Log()});
     args.insert(args.end(), cand_extra.begin(), cand_extra.end());
-    return testing::RunProcess(args);
+    return Spanprof(args);
   }
-  std::string Out() const { return dir_.File("ab"); }
-  std::string Out(const std::string& name) const {
-    return dir_.File("ab/" + name);
-  }
-  std::string Log() const { return dir_.File("probe.log"); }
-
-  TempDir dir_;
 };
 
 TEST_F(AbCliTest, InterleavesTheSidesAndWritesOneSeriesEach) {
   const ProcessResult result = Ab(3);
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  const std::vector<std::string> lines = Lines(Log());
+  const std::vector<std::string> lines = ReadLines(Log());
   ASSERT_EQ(lines.size(), 6u);
   for (size_t i = 0; i < lines.size(); ++i) {
     const std::string side = i % 2 == 0 ? "base" : "cand";
@@ -103,7 +80,7 @@ TEST_F(AbCliTest, InterleavesTheSidesAndWritesOneSeriesEach) {
 TEST_F(AbCliTest, TheCandidateMayContainFurtherSeparators) {
   const ProcessResult result = Ab(1, {}, {"--", "extra"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_EQ(Lines(Log()).size(), 2u);
+  EXPECT_EQ(ReadLines(Log()).size(), 2u);
 }
 
 TEST_F(AbCliTest, AFailingCandidateStopsEverythingAndIsNamed) {
@@ -115,7 +92,7 @@ TEST_F(AbCliTest, AFailingCandidateStopsEverythingAndIsNamed) {
   EXPECT_THAT(result.err, HasSubstr("exited with status 3"));
   EXPECT_THAT(result.err, HasSubstr("probe: failing on purpose at call 4"));
   EXPECT_THAT(result.err, HasSubstr(Out("cand/logs/run-002.stderr")));
-  EXPECT_EQ(Lines(Log()).size(), 4u);
+  EXPECT_EQ(ReadLines(Log()).size(), 4u);
   EXPECT_TRUE(std::filesystem::exists(Out("base/run-002.summary.json")));
   EXPECT_FALSE(std::filesystem::exists(Out("base/run-003.summary.json")));
 }
@@ -142,7 +119,7 @@ TEST_F(AbCliTest, SigintStopsBothSidesKeepingTheirCompletedRuns) {
   ASSERT_GT(grandchild, 0);
   EXPECT_TRUE(testing::ProcessEnded(probe));
   EXPECT_TRUE(testing::WaitForProcessEnd(grandchild));
-  EXPECT_EQ(Lines(Log()).size(), 3u);
+  EXPECT_EQ(ReadLines(Log()).size(), 3u);
   EXPECT_TRUE(analysis::ReadSummary(Out("base/run-001.summary.json")).ok());
   EXPECT_TRUE(analysis::ReadSummary(Out("cand/run-001.summary.json")).ok());
   EXPECT_FALSE(std::filesystem::exists(Out("base/run-002.summary.json")));

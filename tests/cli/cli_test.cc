@@ -14,7 +14,8 @@
 #include "spanprof/analysis/folded.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
-#include "tests/analysis/captures.h"
+#include "tests/testing/captures.h"
+#include "tests/testing/cli_runner.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof {
@@ -23,15 +24,11 @@ namespace {
 using ::spanprof::testing::ProcessResult;
 using ::spanprof::testing::RichCapture;
 using ::spanprof::testing::RichOptions;
+using ::spanprof::testing::Spanprof;
 using ::spanprof::testing::TempDir;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::StartsWith;
-
-ProcessResult Spanprof(std::vector<std::string> args) {
-  args.insert(args.begin(), SPANPROF_TEST_BIN_DIR "/spanprof");
-  return testing::RunProcess(args);
-}
 
 class CliTest : public ::testing::Test {
  protected:

@@ -12,7 +12,8 @@
 #include "gtest/gtest.h"
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/summary.h"
-#include "tests/analysis/captures.h"
+#include "tests/testing/cli_runner.h"
+#include "tests/testing/summary_runs.h"
 #include "tests/testing/test_support.h"
 #include "tests/testing/xml_check.h"
 
@@ -21,17 +22,13 @@ namespace {
 
 using ::spanprof::testing::ParseXml;
 using ::spanprof::testing::ProcessResult;
-using ::spanprof::testing::RichCapture;
+using ::spanprof::testing::Spanprof;
 using ::spanprof::testing::TempDir;
+using ::spanprof::testing::WriteRichRuns;
 using ::spanprof::testing::XmlElement;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::StartsWith;
-
-ProcessResult Spanprof(std::vector<std::string> args) {
-  args.insert(args.begin(), SPANPROF_TEST_BIN_DIR "/spanprof");
-  return testing::RunProcess(args);
-}
 
 // The lines of `text` that start with `prefix`.
 std::vector<std::string> LinesStartingWith(const std::string& text,
@@ -46,28 +43,14 @@ std::vector<std::string> LinesStartingWith(const std::string& text,
 
 class CompareCiCliTest : public ::testing::Test {
  protected:
-  // `runs` summaries of RichCapture with model.forward at `forward_ns`,
-  // jittered by a few percent from run to run.
-  void WriteRuns(const std::string& side, int runs, int64_t forward_ns) {
-    for (int i = 0; i < runs; ++i) {
-      const int64_t jitter = forward_ns * ((i * 7) % 5 - 2) / 100;
-      analysis::Summary summary = analysis::Summarize(
-          RichCapture({.scale = 1000, .forward_ns = forward_ns + jitter}));
-      summary.pid = i + 1;
-      ASSERT_TRUE(analysis::WriteSummary(
-                      summary, Path(side + "/run-" + std::to_string(i) +
-                                    ".summary.json"))
-                      .ok());
-    }
-  }
   std::string Path(const std::string& name) const { return dir_.File(name); }
 
   TempDir dir_;
 };
 
 TEST_F(CompareCiCliTest, JunitHasOneCasePerRowAndFailsTheRegressedOnes) {
-  WriteRuns("base", 10, 4000);
-  WriteRuns("cand", 10, 4800);  // +20%
+  WriteRichRuns(Path("base"), 10, 4000);
+  WriteRichRuns(Path("cand"), 10, 4800);  // +20%
   const ProcessResult table =
       Spanprof({"compare", Path("base"), Path("cand"), "--metric", "max_ns"});
   ASSERT_EQ(table.exit_code, 1) << table.out << table.err;
@@ -119,8 +102,8 @@ TEST_F(CompareCiCliTest, JunitHasOneCasePerRowAndFailsTheRegressedOnes) {
 }
 
 TEST_F(CompareCiCliTest, UnknownRowsAreWarnings) {
-  WriteRuns("base", 2, 4000);
-  WriteRuns("cand", 2, 4800);
+  WriteRichRuns(Path("base"), 2, 4000);
+  WriteRichRuns(Path("cand"), 2, 4800);
   const ProcessResult table =
       Spanprof({"compare", Path("base"), Path("cand"), "--metric", "max_ns"});
   ASSERT_EQ(table.exit_code, 0) << table.out << table.err;
@@ -138,7 +121,7 @@ TEST_F(CompareCiCliTest, UnknownRowsAreWarnings) {
 }
 
 TEST_F(CompareCiCliTest, BadFormatAndJunitPathsExitTwo) {
-  WriteRuns("base", 1, 4000);
+  WriteRichRuns(Path("base"), 1, 4000);
   const std::string one = Path("base/run-0.summary.json");
   ProcessResult r = Spanprof({"compare", one, one, "--format", "xml"});
   EXPECT_EQ(r.exit_code, 2);

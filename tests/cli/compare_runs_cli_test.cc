@@ -8,46 +8,29 @@
 #include "gtest/gtest.h"
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/summary.h"
-#include "tests/analysis/captures.h"
+#include "tests/testing/cli_runner.h"
+#include "tests/testing/summary_runs.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof {
 namespace {
 
 using ::spanprof::testing::ProcessResult;
-using ::spanprof::testing::RichCapture;
+using ::spanprof::testing::Spanprof;
 using ::spanprof::testing::TempDir;
+using ::spanprof::testing::WriteRichRuns;
 using ::testing::HasSubstr;
-
-ProcessResult Spanprof(std::vector<std::string> args) {
-  args.insert(args.begin(), SPANPROF_TEST_BIN_DIR "/spanprof");
-  return testing::RunProcess(args);
-}
 
 class CompareRunsCliTest : public ::testing::Test {
  protected:
-  // `runs` summaries in `side`: model.forward at `forward_ns` (scaled by
-  // 1000), jittered by a few percent from run to run.
-  void WriteRuns(const std::string& side, int runs, int64_t forward_ns) {
-    for (int i = 0; i < runs; ++i) {
-      const int64_t jitter = forward_ns * ((i * 7) % 5 - 2) / 100;
-      analysis::Summary summary = analysis::Summarize(
-          RichCapture({.scale = 1000, .forward_ns = forward_ns + jitter}));
-      summary.pid = i + 1;  // each run its own process
-      ASSERT_TRUE(analysis::WriteSummary(
-                      summary, Path(side + "/run-" + std::to_string(i) +
-                                    ".summary.json"))
-                      .ok());
-    }
-  }
   std::string Path(const std::string& name) const { return dir_.File(name); }
 
   TempDir dir_;
 };
 
 TEST_F(CompareRunsCliTest, TenRunsASideFindTheSlowerPhase) {
-  WriteRuns("base", 10, 4000);
-  WriteRuns("cand", 10, 4800);  // +20%
+  WriteRichRuns(Path("base"), 10, 4000);
+  WriteRichRuns(Path("cand"), 10, 4800);  // +20%
   testing::WriteText(Path("base/stdout.log"), "not a summary");
   const ProcessResult r =
       Spanprof({"compare", Path("base"), Path("cand"), "--metric", "max_ns",
@@ -62,8 +45,8 @@ TEST_F(CompareRunsCliTest, TenRunsASideFindTheSlowerPhase) {
 }
 
 TEST_F(CompareRunsCliTest, TwoRunsASideCannotDecideAndSayHowManyWould) {
-  WriteRuns("base", 2, 4000);
-  WriteRuns("cand", 2, 4800);
+  WriteRichRuns(Path("base"), 2, 4000);
+  WriteRichRuns(Path("cand"), 2, 4800);
   const ProcessResult r =
       Spanprof({"compare", Path("base"), Path("cand"), "--metric", "max_ns"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
@@ -77,7 +60,7 @@ TEST_F(CompareRunsCliTest, TwoRunsASideCannotDecideAndSayHowManyWould) {
 }
 
 TEST_F(CompareRunsCliTest, AFileAgainstADirectoryIsOneRunAgainstMany) {
-  WriteRuns("cand", 4, 4000);
+  WriteRichRuns(Path("cand"), 4, 4000);
   const ProcessResult r =
       Spanprof({"compare", Path("cand/run-0.summary.json"), Path("cand")});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
@@ -86,7 +69,7 @@ TEST_F(CompareRunsCliTest, AFileAgainstADirectoryIsOneRunAgainstMany) {
 
 TEST_F(CompareRunsCliTest, BadDirectoriesAndFlagsExitTwoNamingThem) {
   std::filesystem::create_directories(Path("empty"));
-  WriteRuns("base", 3, 4000);
+  WriteRichRuns(Path("base"), 3, 4000);
   ProcessResult r = Spanprof({"compare", Path("base"), Path("empty")});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("empty: no spanprof summary"));

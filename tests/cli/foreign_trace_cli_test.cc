@@ -9,33 +9,24 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "spanprof/analysis/summary.h"
+#include "tests/testing/cli_runner.h"
+#include "tests/testing/lookup.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof {
 namespace {
 
+using ::spanprof::testing::FindRow;
 using ::spanprof::testing::ProcessResult;
+using ::spanprof::testing::Spanprof;
 using ::spanprof::testing::TempDir;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;
 using ::testing::StartsWith;
 
-ProcessResult Spanprof(std::vector<std::string> args) {
-  args.insert(args.begin(), SPANPROF_TEST_BIN_DIR "/spanprof");
-  return testing::RunProcess(args);
-}
-
 std::string Data(const std::string& name) {
   return SPANPROF_TEST_SOURCE_DIR "/tests/data/foreign/" + name;
-}
-
-const analysis::Row* RowNamed(const analysis::Summary& summary,
-                              const std::string& name) {
-  for (const analysis::Row& row : summary.rows) {
-    if (row.key.name == name) return &row;
-  }
-  return nullptr;
 }
 
 TEST(ForeignTraceCliTest, ReportShowsTheCompilerPhasesOfAClangTrace) {
@@ -62,8 +53,8 @@ TEST(ForeignTraceCliTest, SummarizeWritesAChromeTraceSummary) {
   EXPECT_EQ(summary->source, "chrome-trace");
   EXPECT_EQ(summary->clock, "unknown");
   EXPECT_TRUE(summary->complete);
-  EXPECT_NE(RowNamed(*summary, "Frontend"), nullptr);
-  EXPECT_NE(RowNamed(*summary, "Source"), nullptr);
+  EXPECT_NE(FindRow(*summary, "Frontend"), nullptr);
+  EXPECT_NE(FindRow(*summary, "Source"), nullptr);
   // The summary reports like any other, with its source.
   const ProcessResult report = Spanprof({"report", out});
   ASSERT_EQ(report.exit_code, 0) << report.err;
@@ -79,10 +70,10 @@ TEST(ForeignTraceCliTest, GroupByArgGivesARowPerFile) {
       analysis::ParseSummary(r.out, "stdout");
   ASSERT_TRUE(summary.ok()) << summary.status();
   EXPECT_NE(
-      RowNamed(*summary, "Source [detail=analysis/src/summary/tail_shape.h]"),
+      FindRow(*summary, "Source [detail=analysis/src/summary/tail_shape.h]"),
       nullptr);
-  EXPECT_EQ(RowNamed(*summary, "Source"), nullptr);
-  EXPECT_NE(RowNamed(*summary, "Frontend"), nullptr);
+  EXPECT_EQ(FindRow(*summary, "Source"), nullptr);
+  EXPECT_NE(FindRow(*summary, "Frontend"), nullptr);
 
   const ProcessResult report = Spanprof(
       {"report", Data("clang-tail_shape-O0.json"), "--group-by-arg=nope"});

@@ -13,12 +13,14 @@
 #include "cli/src/commands.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/cli_runner.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof::cli::internal {
 namespace {
 
 using ::spanprof::testing::ProcessResult;
+using ::spanprof::testing::Spanprof;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;
@@ -98,11 +100,6 @@ TEST(HelpFlagsTest, EveryDocumentedFlagIsAccepted) {
           << " but the command does not accept it";
     }
   }
-}
-
-ProcessResult Spanprof(std::vector<std::string> args) {
-  args.insert(args.begin(), SPANPROF_TEST_BIN_DIR "/spanprof");
-  return testing::RunProcess(args);
 }
 
 // The VERSION of the top-level CMakeLists.txt's project() call.

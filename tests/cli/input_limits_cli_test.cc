@@ -12,8 +12,9 @@
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
-#include "tests/analysis/capture_builder.h"
 #include "tests/analysis/perfetto/decoded_trace.h"
+#include "tests/testing/capture_builder.h"
+#include "tests/testing/cli_runner.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof {
@@ -21,15 +22,11 @@ namespace {
 
 using ::spanprof::testing::CaptureBuilder;
 using ::spanprof::testing::ProcessResult;
+using ::spanprof::testing::Spanprof;
 using ::spanprof::testing::TempDir;
 using ::spanprof::testing::WriteText;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-ProcessResult Spanprof(std::vector<std::string> args) {
-  args.insert(args.begin(), SPANPROF_TEST_BIN_DIR "/spanprof");
-  return testing::RunProcess(args);
-}
 
 Capture TwoThreadCapture() {
   CaptureBuilder b;

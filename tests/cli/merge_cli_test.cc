@@ -18,8 +18,9 @@
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
-#include "tests/analysis/capture_builder.h"
 #include "tests/analysis/perfetto/decoded_trace.h"
+#include "tests/testing/capture_builder.h"
+#include "tests/testing/cli_runner.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof {
@@ -27,15 +28,11 @@ namespace {
 
 using ::spanprof::testing::CaptureBuilder;
 using ::spanprof::testing::ProcessResult;
+using ::spanprof::testing::Spanprof;
 using ::spanprof::testing::TempDir;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::SizeIs;
-
-ProcessResult Spanprof(std::vector<std::string> args) {
-  args.insert(args.begin(), SPANPROF_TEST_BIN_DIR "/spanprof");
-  return testing::RunProcess(args);
-}
 
 bool Exists(const std::string& path) { return access(path.c_str(), F_OK) == 0; }
 

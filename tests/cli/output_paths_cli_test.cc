@@ -19,7 +19,8 @@
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
-#include "tests/analysis/captures.h"
+#include "tests/testing/captures.h"
+#include "tests/testing/cli_runner.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof {
@@ -28,15 +29,10 @@ namespace {
 namespace fs = std::filesystem;
 using ::spanprof::testing::ProcessResult;
 using ::spanprof::testing::ReadText;
+using ::spanprof::testing::Spanprof;
 using ::spanprof::testing::TempDir;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-ProcessResult Spanprof(std::vector<std::string> args,
-                       const std::string& cwd = "") {
-  args.insert(args.begin(), SPANPROF_TEST_BIN_DIR "/spanprof");
-  return testing::RunProcess(args, {}, cwd);
-}
 
 // A trace of one process (`pid`), written to `dir`/`name`.
 std::string WriteTraceOf(const TempDir& dir, const std::string& name,
@@ -63,14 +59,14 @@ std::string WriteSummaryOf(const TempDir& dir, const std::string& name) {
 TEST(OutputPathsCliTest, DashIsStandardOutput) {
   TempDir dir;
   const std::string trace = WriteTraceOf(dir, "t.json", 1);
-  ProcessResult r = Spanprof({"summarize", trace, "-o", "-"}, dir.File(""));
+  ProcessResult r = Spanprof({"summarize", trace, "-o", "-"}, {}, dir.File(""));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(analysis::ParseSummary(r.out, "stdout").ok()) << r.out;
   EXPECT_FALSE(fs::exists(dir.path() / "-"));
 
   const std::string other = WriteTraceOf(dir, "u.json", 2);
   r = Spanprof(
-      {"merge", trace, other, "-o", "-", "--summary", dir.File("s.json")},
+      {"merge", trace, other, "-o", "-", "--summary", dir.File("s.json")}, {},
       dir.File(""));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   absl::StatusOr<Capture> merged = analysis::ParseTrace(r.out, "stdout");
@@ -78,7 +74,7 @@ TEST(OutputPathsCliTest, DashIsStandardOutput) {
   EXPECT_THAT(r.err, HasSubstr("Merged 2 captures"));  // not on stdout
   EXPECT_FALSE(fs::exists(dir.path() / "-"));
 
-  r = Spanprof({"export", "otlp", trace, "-o", "-"}, dir.File(""));
+  r = Spanprof({"export", "otlp", trace, "-o", "-"}, {}, dir.File(""));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("\"resourceSpans\""));
   EXPECT_THAT(r.out, Not(HasSubstr("OTLP/JSON:")));
@@ -90,7 +86,7 @@ TEST(OutputPathsCliTest, CompareJsonDashPutsTheTableOnStderr) {
   const std::string base = WriteSummaryOf(dir, "base.json");
   const std::string cand = WriteSummaryOf(dir, "cand.json");
   const ProcessResult r =
-      Spanprof({"compare", base, cand, "--json", "-"}, dir.File(""));
+      Spanprof({"compare", base, cand, "--json", "-"}, {}, dir.File(""));
   ASSERT_LE(r.exit_code, 1) << r.err;
   ASSERT_FALSE(r.out.empty());
   EXPECT_EQ(r.out.front(), '{') << r.out;

@@ -13,17 +13,20 @@
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
-#include "tests/analysis/capture_builder.h"
+#include "tests/testing/captures.h"
+#include "tests/testing/cli_runner.h"
 #include "tests/testing/test_support.h"
 #include "tests/testing/xml_check.h"
 
 namespace spanprof {
 namespace {
 
-using ::spanprof::testing::CaptureBuilder;
 using ::spanprof::testing::ParseXml;
 using ::spanprof::testing::ProcessResult;
+using ::spanprof::testing::ReadParseCapture;
+using ::spanprof::testing::ReadSvg;
 using ::spanprof::testing::ReadText;
+using ::spanprof::testing::Spanprof;
 using ::spanprof::testing::TempDir;
 using ::spanprof::testing::WriteText;
 using ::spanprof::testing::XmlElement;
@@ -31,25 +34,12 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::StartsWith;
 
-ProcessResult Spanprof(std::vector<std::string> args) {
-  args.insert(args.begin(), SPANPROF_TEST_BIN_DIR "/spanprof");
-  return testing::RunProcess(args);
-}
-
 // A two-thread capture with phases and a cross-thread child.
 Capture SampleCapture(int64_t parse_ns) {
-  CaptureBuilder b;
-  b.capture().process_name = "plot-cli";
-  b.capture().window_ns = 10'000'000;
-  const uint32_t main = b.Thread(7001, "main");
-  const uint32_t pool = b.Thread(7002, "pool-0");
-  const uint32_t run = b.Site("app.run");
-  const uint32_t read = b.Site("file.read", "read");
-  const uint32_t parse = b.Site("file.parse", "parse");
-  b.Add(1, 0, run, main, 0, 9'000'000);
-  b.Add(2, 1, read, main, 100'000, 2'000'000);
-  b.Add(3, 1, parse, pool, 2'100'000, 2'100'000 + parse_ns);
-  return b.Build();
+  Capture capture = ReadParseCapture(parse_ns, /*phases=*/true);
+  capture.process_name = "plot-cli";
+  capture.window_ns = 10'000'000;
+  return capture;
 }
 
 class PlotCliTest : public ::testing::Test {
@@ -67,15 +57,6 @@ class PlotCliTest : public ::testing::Test {
         analysis::WriteSummary(analysis::Summarize(base), base_summary_).ok());
     ASSERT_TRUE(
         analysis::WriteSummary(analysis::Summarize(cand), cand_summary_).ok());
-  }
-
-  // Reads `path`, checks it is a well-formed SVG, returns its text.
-  static std::string ReadSvg(const std::string& path) {
-    const std::string svg = ReadText(path);
-    absl::StatusOr<XmlElement> root = ParseXml(svg);
-    EXPECT_TRUE(root.ok()) << path << ": " << root.status();
-    if (root.ok()) EXPECT_EQ(root->name, "svg");
-    return svg;
   }
 
   TempDir dir_;

@@ -12,41 +12,29 @@
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
-#include "tests/analysis/capture_builder.h"
+#include "tests/testing/captures.h"
+#include "tests/testing/cli_runner.h"
 #include "tests/testing/test_support.h"
 #include "tests/testing/xml_check.h"
 
 namespace spanprof {
 namespace {
 
-using ::spanprof::testing::CaptureBuilder;
-using ::spanprof::testing::ParseXml;
 using ::spanprof::testing::ProcessResult;
+using ::spanprof::testing::ReadParseCapture;
+using ::spanprof::testing::ReadSvg;
 using ::spanprof::testing::ReadText;
+using ::spanprof::testing::Spanprof;
 using ::spanprof::testing::TempDir;
 using ::spanprof::testing::WriteText;
-using ::spanprof::testing::XmlElement;
 using ::testing::HasSubstr;
-
-ProcessResult Spanprof(std::vector<std::string> args) {
-  args.insert(args.begin(), SPANPROF_TEST_BIN_DIR "/spanprof");
-  return testing::RunProcess(args);
-}
 
 // main runs app.run, which reads on main and parses on a pool thread.
 Capture Sample(int64_t parse_ns, int64_t pid) {
-  CaptureBuilder b;
-  b.capture().process_name = "flame-cli";
-  b.capture().pid = pid;
-  const uint32_t main = b.Thread(7001, "main");
-  const uint32_t pool = b.Thread(7002, "pool-0");
-  const uint32_t run = b.Site("app.run");
-  const uint32_t read = b.Site("file.read");
-  const uint32_t parse = b.Site("file.parse");
-  b.Add(1, 0, run, main, 0, 9'000'000);
-  b.Add(2, 1, read, main, 100'000, 2'000'000);
-  b.Add(3, 1, parse, pool, 2'100'000, 2'100'000 + parse_ns);
-  return b.Build();
+  Capture capture = ReadParseCapture(parse_ns);
+  capture.process_name = "flame-cli";
+  capture.pid = pid;
+  return capture;
 }
 
 class PlotFlameCliTest : public ::testing::Test {
@@ -60,14 +48,6 @@ class PlotFlameCliTest : public ::testing::Test {
         std::filesystem::path(path).parent_path());
     EXPECT_TRUE(analysis::WriteTrace(Sample(parse_ns, pid), path).ok());
     return path;
-  }
-
-  static std::string ReadSvg(const std::string& path) {
-    const std::string svg = ReadText(path);
-    absl::StatusOr<XmlElement> root = ParseXml(svg);
-    EXPECT_TRUE(root.ok()) << path << ": " << root.status();
-    if (root.ok()) EXPECT_EQ(root->name, "svg");
-    return svg;
   }
 
   TempDir dir_;

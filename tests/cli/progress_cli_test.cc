@@ -17,7 +17,7 @@
 #include "gtest/gtest.h"
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/summary.h"
-#include "tests/analysis/captures.h"
+#include "tests/testing/captures.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof {

@@ -8,6 +8,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "spanprof/analysis/trace.h"
+#include "tests/testing/cli_runner.h"
 #include "tests/testing/csv.h"
 #include "tests/testing/test_support.h"
 
@@ -16,14 +17,10 @@ namespace {
 
 using ::spanprof::testing::ParseCsv;
 using ::spanprof::testing::ProcessResult;
+using ::spanprof::testing::Spanprof;
 using ::spanprof::testing::TempDir;
 using ::testing::HasSubstr;
 using Table = std::vector<std::vector<std::string>>;
-
-ProcessResult Spanprof(std::vector<std::string> args) {
-  args.insert(args.begin(), SPANPROF_TEST_BIN_DIR "/spanprof");
-  return testing::RunProcess(args);
-}
 
 class QueryCliTest : public ::testing::Test {
  protected:

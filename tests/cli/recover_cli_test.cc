@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
+#include "tests/testing/cli_runner.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof {
@@ -17,19 +18,13 @@ namespace {
 namespace fs = std::filesystem;
 using ::spanprof::testing::ProcessResult;
 using ::spanprof::testing::ReadText;
-using ::spanprof::testing::RunProcess;
+using ::spanprof::testing::Spanprof;
 using ::spanprof::testing::TempDir;
 using ::spanprof::testing::WriteText;
 using ::testing::HasSubstr;
 
 constexpr char kCorpus[] =
     SPANPROF_TEST_SOURCE_DIR "/tests/fuzz/corpus/stream_reader_fuzzer/";
-
-ProcessResult Spanprof(std::vector<std::string> args,
-                       const std::string& cwd = "") {
-  args.insert(args.begin(), SPANPROF_TEST_BIN_DIR "/spanprof");
-  return RunProcess(args, {}, cwd);
-}
 
 TEST(RecoverCliTest, WritesATraceAndASummaryThatValidate) {
   TempDir dir;
@@ -55,7 +50,7 @@ TEST(RecoverCliTest, WritesWhereTheSessionWouldHave) {
   TempDir dir;
   const ProcessResult r =
       Spanprof({"recover", std::string(kCorpus) + "service-finished.stream"},
-               dir.path().string());
+               {}, dir.path().string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(fs::exists(dir.File("t.json")));
   EXPECT_TRUE(fs::exists(dir.File("s.json")));

@@ -15,58 +15,22 @@
 #include "gtest/gtest.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
+#include "tests/testing/cli_runner.h"
 #include "tests/testing/test_support.h"
+#include "tests/testing/text.h"
 
 namespace spanprof {
 namespace {
 
+using ::spanprof::testing::ProbeRunTest;
 using ::spanprof::testing::ProcessResult;
+using ::spanprof::testing::ReadLines;
 using ::spanprof::testing::ReadText;
-using ::spanprof::testing::TempDir;
+using ::spanprof::testing::Spanprof;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-constexpr char kProbe[] = SPANPROF_TEST_BIN_DIR "/run_probe";
-
-std::vector<std::string> Lines(const std::string& path) {
-  std::vector<std::string> lines;
-  std::string text = ReadText(path);
-  size_t start = 0;
-  while (start < text.size()) {
-    const size_t end = text.find('\n', start);
-    lines.push_back(text.substr(start, end - start));
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
-  return lines;
-}
-
-class RunCliTest : public ::testing::Test {
- protected:
-  ProcessResult Spanprof(std::vector<std::string> args,
-                         const std::map<std::string, std::string>& env = {}) {
-    args.insert(args.begin(), SPANPROF_TEST_BIN_DIR "/spanprof");
-    return testing::RunProcess(args, env);
-  }
-  // `spanprof run --runs N --out DIR <extra...> -- run_probe --log LOG
-  // <probe...>`.
-  ProcessResult RunProbe(int runs, const std::vector<std::string>& extra = {},
-                         const std::vector<std::string>& probe = {}) {
-    std::vector<std::string> args = {"run", "--runs", std::to_string(runs),
-                                     "--out", Out()};
-    args.insert(args.end(), extra.begin(), extra.end());
-    args.insert(args.end(), {"--", kProbe, "--log", Log()});
-    args.insert(args.end(), probe.begin(), probe.end());
-    return Spanprof(args);
-  }
-  std::string Out() const { return dir_.File("runs"); }
-  std::string Out(const std::string& name) const {
-    return dir_.File("runs/" + name);
-  }
-  std::string Log() const { return dir_.File("probe.log"); }
-
-  TempDir dir_;
-};
+class RunCliTest : public ProbeRunTest {};
 
 TEST_F(RunCliTest, WritesOneValidSummaryPerRun) {
   const ProcessResult result = RunProbe(3);
@@ -97,7 +61,7 @@ TEST_F(RunCliTest, EachRunGetsItsOwnPathsOverridingInheritedOnes) {
       {"run", "--runs", "2", "--out", Out(), "--", kProbe, "--log", Log()},
       {{"SPANPROF", "0"}, {"SPANPROF_SUMMARY_OUT", elsewhere}});
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  const std::vector<std::string> lines = Lines(Log());
+  const std::vector<std::string> lines = ReadLines(Log());
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_THAT(lines[0], HasSubstr("SPANPROF=1 SPANPROF_SUMMARY_OUT=" +
                                   Out("run-001.summary.json")));
@@ -146,7 +110,7 @@ TEST_F(RunCliTest, AFailingRunStopsEverythingAndIsNamed) {
   EXPECT_THAT(result.err, HasSubstr("exited with status 3"));
   EXPECT_THAT(result.err, HasSubstr("probe: failing on purpose at call 2"));
   EXPECT_THAT(result.err, HasSubstr(Out("logs/run-002.stderr")));
-  EXPECT_EQ(Lines(Log()).size(), 2u);  // runs 3 and 4 never started
+  EXPECT_EQ(ReadLines(Log()).size(), 2u);  // runs 3 and 4 never started
   EXPECT_TRUE(std::filesystem::exists(Out("run-001.summary.json")));
   EXPECT_FALSE(std::filesystem::exists(Out("run-002.summary.json")));
 }
@@ -156,7 +120,7 @@ TEST_F(RunCliTest, AKilledRunNamesTheSignal) {
   EXPECT_EQ(result.exit_code, 1);
   EXPECT_THAT(result.err, HasSubstr("run 1/3 failed"));
   EXPECT_THAT(result.err, HasSubstr("was killed by signal 6 (SIGABRT"));
-  EXPECT_EQ(Lines(Log()).size(), 1u);
+  EXPECT_EQ(ReadLines(Log()).size(), 1u);
 }
 
 TEST_F(RunCliTest, CtrlCStopsTheSeriesWithStatus130) {
@@ -167,7 +131,7 @@ TEST_F(RunCliTest, CtrlCStopsTheSeriesWithStatus130) {
   EXPECT_EQ(result.exit_code, 130) << result.err;
   EXPECT_THAT(result.err, HasSubstr("spanprof run: stopped by SIGINT"));
   EXPECT_THAT(result.err, HasSubstr("run: 1 completed run kept in " + Out()));
-  EXPECT_EQ(Lines(Log()).size(), 2u);
+  EXPECT_EQ(ReadLines(Log()).size(), 2u);
   EXPECT_TRUE(analysis::ReadSummary(Out("run-001.summary.json")).ok());
   EXPECT_TRUE(analysis::ReadTrace(Out("traces/run-001.trace.json")).ok());
   EXPECT_FALSE(std::filesystem::exists(Out("run-002.summary.json")));
@@ -216,7 +180,7 @@ TEST_F(RunCliTest, SigtermKillsTheRunsProcessGroupAndKeepsCompletedRuns) {
   EXPECT_TRUE(testing::ProcessEnded(pids.probe));  // killed and reaped
   EXPECT_TRUE(testing::WaitForProcessEnd(pids.grandchild))
       << "the run's grandchild " << pids.grandchild << " outlived spanprof";
-  const std::vector<std::string> lines = Lines(Log());
+  const std::vector<std::string> lines = ReadLines(Log());
   ASSERT_EQ(lines.size(), 3u);
   const std::string scratch = StreamDirOf(lines[2]);
   EXPECT_THAT(scratch, HasSubstr("spanprof-run-"));
@@ -281,7 +245,7 @@ TEST_F(RunCliTest, HelpAfterTheSeparatorBelongsToTheProgram) {
   EXPECT_THAT(help.out, HasSubstr("DIR/run-001.summary.json"));
   const ProcessResult result = RunProbe(1, {}, {"--help"});
   EXPECT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_EQ(Lines(Log()).size(), 1u);
+  EXPECT_EQ(ReadLines(Log()).size(), 1u);
 }
 
 TEST_F(RunCliTest, EarlierRunsAreRefusedUnlessForced) {
@@ -294,7 +258,7 @@ TEST_F(RunCliTest, EarlierRunsAreRefusedUnlessForced) {
                                      "runs (run-001.summary.json"));
   EXPECT_THAT(refused.err, HasSubstr("--force"));
   EXPECT_EQ(ReadText(Out("run-001.summary.json")), first);
-  EXPECT_EQ(Lines(Log()).size(), 3u);
+  EXPECT_EQ(ReadLines(Log()).size(), 3u);
 
   // --force replaces the series: no stale run-003 is left to be pooled.
   const ProcessResult forced = RunProbe(2, {"--force"});

@@ -9,67 +9,41 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "spanprof/analysis/summary.h"
+#include "tests/testing/cli_runner.h"
 #include "tests/testing/test_support.h"
+#include "tests/testing/text.h"
 
 namespace spanprof {
 namespace {
 
+using ::spanprof::testing::CountOccurrences;
+using ::spanprof::testing::ProbeRunTest;
 using ::spanprof::testing::ProcessResult;
 using ::spanprof::testing::ReadText;
-using ::spanprof::testing::TempDir;
+using ::spanprof::testing::Spanprof;
 using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-constexpr char kProbe[] = SPANPROF_TEST_BIN_DIR "/run_probe";
-
-size_t Count(const std::string& text, const std::string& word) {
-  size_t n = 0;
-  for (size_t at = text.find(word); at != std::string::npos;
-       at = text.find(word, at + word.size())) {
-    ++n;
-  }
-  return n;
-}
-
-class RunOptionsTest : public ::testing::Test {
+class RunOptionsTest : public ProbeRunTest {
  protected:
-  ProcessResult Spanprof(std::vector<std::string> args) {
-    args.insert(args.begin(), SPANPROF_TEST_BIN_DIR "/spanprof");
-    return testing::RunProcess(args);
-  }
-  // `spanprof run --runs N --out DIR <extra...> -- run_probe --log LOG`.
-  ProcessResult Run(int runs, const std::vector<std::string>& extra) {
-    std::vector<std::string> args = {"run", "--runs", std::to_string(runs),
-                                     "--out", Out()};
-    args.insert(args.end(), extra.begin(), extra.end());
-    args.insert(args.end(), {"--", kProbe, "--log", Log()});
-    return Spanprof(args);
-  }
   // `spanprof ab` of run_probe with `base_work` and `cand_work` rounds.
   ProcessResult Ab(int runs, long base_work, long cand_work) {
     return Spanprof({"ab", "--runs", std::to_string(runs), "--out", Out(), "--",
                      kProbe, "--work", std::to_string(base_work), "--", kProbe,
                      "--work", std::to_string(cand_work)});
   }
-  std::string Out() const { return dir_.File("runs"); }
-  std::string Out(const std::string& name) const {
-    return dir_.File("runs/" + name);
-  }
-  std::string Log() const { return dir_.File("probe.log"); }
-
-  TempDir dir_;
 };
 
 TEST_F(RunOptionsTest, WithoutKeepTracesNoTraceIsWritten) {
-  const ProcessResult r = Run(2, {});
+  const ProcessResult r = RunProbe(2, {});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(Count(ReadText(Log()), " SPANPROF_OUT=off\n"), 2u);
+  EXPECT_EQ(CountOccurrences(ReadText(Log()), " SPANPROF_OUT=off\n"), 2u);
   EXPECT_FALSE(std::filesystem::exists(Out("traces")));
 }
 
 TEST_F(RunOptionsTest, KeepTracesKeepsAPerfettoTracePerRun) {
-  const ProcessResult r = Run(2, {"--keep-traces"});
+  const ProcessResult r = RunProbe(2, {"--keep-traces"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const char* name : {"run-001", "run-002"}) {
     const std::string trace =
@@ -77,16 +51,17 @@ TEST_F(RunOptionsTest, KeepTracesKeepsAPerfettoTracePerRun) {
     const ProcessResult valid = Spanprof({"validate", trace});
     EXPECT_EQ(valid.exit_code, 0) << trace << ": " << valid.out << valid.err;
   }
-  const ProcessResult both = Run(1, {"--keep-traces", "--trace", "--force"});
+  const ProcessResult both =
+      RunProbe(1, {"--keep-traces", "--trace", "--force"});
   EXPECT_EQ(both.exit_code, 2);
   EXPECT_THAT(both.err, HasSubstr("exclude each other"));
 }
 
 TEST_F(RunOptionsTest, WarmupRunsFirstAndIsNotCounted) {
-  const ProcessResult r = Run(1, {"--warmup", "2"});
+  const ProcessResult r = RunProbe(1, {"--warmup", "2"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string log = ReadText(Log());
-  EXPECT_EQ(Count(log, "probe SPANPROF=1 "), 3u) << log;
+  EXPECT_EQ(CountOccurrences(log, "probe SPANPROF=1 "), 3u) << log;
   // The last call is the counted run, writing into DIR.
   EXPECT_THAT(log, ContainsRegex("SPANPROF_SUMMARY_OUT=[^\n]*"
                                  "warmup.summary.json[^\n]*\n[^\n]*"
@@ -100,14 +75,14 @@ TEST_F(RunOptionsTest, WarmupRunsFirstAndIsNotCounted) {
   EXPECT_TRUE(std::filesystem::exists(Out("run-001.summary.json")));
   EXPECT_FALSE(std::filesystem::exists(Out("run-002.summary.json")));
   EXPECT_TRUE(std::filesystem::exists(Out("logs/warmup-002.stdout")));
-  const ProcessResult bad = Run(1, {"--warmup", "-1", "--force"});
+  const ProcessResult bad = RunProbe(1, {"--warmup", "-1", "--force"});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_THAT(bad.err, HasSubstr("--warmup: expected a non-negative integer"));
 }
 
 TEST_F(RunOptionsTest, PrepareRunsBeforeEveryRun) {
   const std::string prepare = "echo prepared >> '" + Log() + "'";
-  const ProcessResult r = Run(2, {"--warmup", "1", "--prepare", prepare});
+  const ProcessResult r = RunProbe(2, {"--warmup", "1", "--prepare", prepare});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string log = ReadText(Log());
   // prepare, warm-up, prepare, run 1, prepare, run 2.
@@ -118,7 +93,7 @@ TEST_F(RunOptionsTest, PrepareRunsBeforeEveryRun) {
 
 TEST_F(RunOptionsTest, AFailingPrepareStopsEverythingAndIsNamed) {
   const ProcessResult r =
-      Run(2, {"--prepare", "echo cannot reset >&2; exit 7"});
+      RunProbe(2, {"--prepare", "echo cannot reset >&2; exit 7"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("spanprof run: --prepare before run 1/2 "
                                "failed: /bin/sh -c "));

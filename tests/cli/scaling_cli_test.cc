@@ -11,22 +11,19 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "spanprof/analysis/trace.h"
-#include "tests/analysis/capture_builder.h"
 #include "tests/analysis/scaling/sized_captures.h"
+#include "tests/testing/capture_builder.h"
+#include "tests/testing/cli_runner.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof {
 namespace {
 
 using ::spanprof::testing::ProcessResult;
+using ::spanprof::testing::Spanprof;
 using ::spanprof::testing::TempDir;
 using ::spanprof::testing::TokenizeCapture;
 using ::testing::HasSubstr;
-
-ProcessResult Spanprof(std::vector<std::string> args) {
-  args.insert(args.begin(), SPANPROF_TEST_BIN_DIR "/spanprof");
-  return testing::RunProcess(args);
-}
 
 class ScalingCliTest : public ::testing::Test {
  protected:

@@ -13,7 +13,8 @@
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/capture.h"
-#include "tests/analysis/capture_builder.h"
+#include "tests/testing/capture_builder.h"
+#include "tests/testing/cli_runner.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof {
@@ -22,13 +23,9 @@ namespace {
 using ::spanprof::testing::CaptureBuilder;
 using ::spanprof::testing::CounterArg;
 using ::spanprof::testing::ProcessResult;
+using ::spanprof::testing::Spanprof;
 using ::spanprof::testing::TempDir;
 using ::testing::HasSubstr;
-
-ProcessResult Spanprof(std::vector<std::string> args) {
-  args.insert(args.begin(), SPANPROF_TEST_BIN_DIR "/spanprof");
-  return testing::RunProcess(args);
-}
 
 // run > 40 x item (half 1 us, half 1 ms: a heavy tail), each item counting
 // `bytes_per_item` bytes; run counts one alloc.

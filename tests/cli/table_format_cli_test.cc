@@ -17,8 +17,9 @@
 #include "spanprof/analysis/scaling.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
-#include "tests/analysis/capture_builder.h"
 #include "tests/analysis/scaling/sized_captures.h"
+#include "tests/testing/capture_builder.h"
+#include "tests/testing/cli_runner.h"
 #include "tests/testing/csv.h"
 #include "tests/testing/test_support.h"
 
@@ -28,15 +29,11 @@ namespace {
 using ::spanprof::testing::ParseCsv;
 using ::spanprof::testing::ParseTsv;
 using ::spanprof::testing::ProcessResult;
+using ::spanprof::testing::Spanprof;
 using ::spanprof::testing::TempDir;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 using Table = std::vector<std::vector<std::string>>;
-
-ProcessResult Spanprof(std::vector<std::string> args) {
-  args.insert(args.begin(), SPANPROF_TEST_BIN_DIR "/spanprof");
-  return testing::RunProcess(args);
-}
 
 std::string S(int64_t v) { return std::to_string(v); }
 

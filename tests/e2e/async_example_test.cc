@@ -10,22 +10,16 @@
 #include "gtest/gtest.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
+#include "tests/testing/lookup.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof {
 namespace {
 
+using spanprof::testing::FindRow;
 using spanprof::testing::ReadText;
 using spanprof::testing::RunProcess;
 using spanprof::testing::TempDir;
-
-const analysis::Row* FindRow(const analysis::Summary& s,
-                             const std::string& name) {
-  for (const analysis::Row& row : s.rows) {
-    if (row.key.name == name) return &row;
-  }
-  return nullptr;
-}
 
 class AsyncExampleTest : public ::testing::Test {
  protected:

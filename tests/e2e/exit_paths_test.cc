@@ -8,6 +8,7 @@
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
+#include "tests/testing/cli_runner.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof {
@@ -15,6 +16,7 @@ namespace {
 
 using spanprof::testing::ProcessResult;
 using spanprof::testing::RunProcess;
+using spanprof::testing::Spanprof;
 using spanprof::testing::TempDir;
 
 // Runs nested_example with `flag`, its outputs under `dir`/`name`.
@@ -76,11 +78,6 @@ void ExpectClosedAtExit(const TempDir& dir, const std::string& name,
   for (const Span* load : SpansNamed(*trace, "input.load")) {
     EXPECT_EQ(load->flags, 0u);
   }
-}
-
-ProcessResult Spanprof(std::vector<std::string> args) {
-  args.insert(args.begin(), SPANPROF_TEST_BIN_DIR "/spanprof");
-  return RunProcess(args);
 }
 
 TEST(ExitPathsTest, ExitInsideASpanIsANormalEndThatTheGateAccepts) {

@@ -16,11 +16,13 @@
 #include "spanprof/analysis/scaling.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
+#include "tests/testing/lookup.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof {
 namespace {
 
+using spanprof::testing::FindRow;
 using spanprof::testing::ProcessResult;
 using spanprof::testing::ReadText;
 using spanprof::testing::RunProcess;
@@ -57,14 +59,6 @@ IndexerRun RunIndexer(const TempDir& dir, const std::string& name,
                             {"SPANPROF_SUMMARY_OUT", run.summary}},
                            dir.path().string());
   return run;
-}
-
-const analysis::Row* FindRow(const analysis::Summary& s,
-                             const std::string& name) {
-  for (const analysis::Row& row : s.rows) {
-    if (row.key.name == name) return &row;
-  }
-  return nullptr;
 }
 
 // "indexer: 24 files, B bytes, T tokens, ..." -> {files, bytes, tokens}.

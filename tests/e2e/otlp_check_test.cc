@@ -20,7 +20,7 @@
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/otlp.h"
 #include "spanprof/capture.h"
-#include "tests/analysis/capture_builder.h"
+#include "tests/testing/capture_builder.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof {

@@ -7,6 +7,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "spanprof/analysis/summary.h"
+#include "tests/testing/cli_runner.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof {
@@ -14,6 +15,7 @@ namespace {
 
 using ::spanprof::testing::ProcessResult;
 using ::spanprof::testing::RunProcess;
+using ::spanprof::testing::Spanprof;
 using ::spanprof::testing::TempDir;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -24,11 +26,6 @@ const std::vector<std::string> kGate = {"--metric",
                                         "500000",
                                         "--relative-tolerance-bps",
                                         "1000"};
-
-ProcessResult Spanprof(std::vector<std::string> args) {
-  args.insert(args.begin(), SPANPROF_TEST_BIN_DIR "/spanprof");
-  return RunProcess(args);
-}
 
 TEST(RegressionExampleTest, TheGateCatchesTheSlowerPhase) {
   TempDir dir;

@@ -9,22 +9,16 @@
 #include "gtest/gtest.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
+#include "tests/testing/lookup.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof {
 namespace {
 
+using spanprof::testing::FindRow;
 using spanprof::testing::RunProcess;
 using spanprof::testing::TempDir;
 using ::testing::HasSubstr;
-
-const analysis::Row* FindRow(const analysis::Summary& s,
-                             const std::string& name) {
-  for (const analysis::Row& row : s.rows) {
-    if (row.key.name == name) return &row;
-  }
-  return nullptr;
-}
 
 // The `step` arguments of the train.step spans in a trace.
 std::vector<int64_t> RecordedSteps(const std::string& trace_path) {

@@ -21,7 +21,6 @@
 #include <optional>
 #include <sstream>
 #include <string>
-#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -97,15 +96,6 @@ class OpenFifo {
  private:
   int fd_;
 };
-
-// `text` with the first occurrence of `from` replaced by `to`; `text`
-// unchanged when there is none (check for it where that matters).
-inline std::string ReplaceFirst(std::string text, std::string_view from,
-                                std::string_view to) {
-  const size_t at = text.find(from);
-  if (at == std::string::npos) return text;
-  return text.replace(at, from.size(), to);
-}
 
 struct ProcessResult {
   int exit_code = -1;   // -1 when killed by a signal

@@ -27,6 +27,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "gtest/gtest.h"
+#include "tests/testing/test_support.h"
 
 namespace spanprof::testing {
 
@@ -346,6 +348,16 @@ class Parser {
 // its root element; the error says what is wrong and at which byte.
 inline absl::StatusOr<XmlElement> ParseXml(std::string_view text) {
   return xml_internal::Parser(text).Document();
+}
+
+// The text of the figure at `path`, with a test failure unless it is a
+// well-formed XML document whose root element is <svg>.
+inline std::string ReadSvg(const std::string& path) {
+  const std::string svg = ReadText(path);
+  absl::StatusOr<XmlElement> root = ParseXml(svg);
+  EXPECT_TRUE(root.ok()) << path << ": " << root.status();
+  if (root.ok()) EXPECT_EQ(root->name, "svg");
+  return svg;
 }
 
 }  // namespace spanprof::testing

@@ -16,7 +16,7 @@
 #include "spanprof/analysis/compare.h"
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/summary.h"
-#include "tests/analysis/captures.h"
+#include "tests/testing/captures.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof::analysis {

@@ -15,7 +15,7 @@
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/plot.h"
 #include "spanprof/analysis/summary.h"
-#include "tests/analysis/captures.h"
+#include "tests/testing/captures.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof::analysis {

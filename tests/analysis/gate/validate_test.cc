@@ -10,24 +10,18 @@
 #include "gtest/gtest.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
-#include "tests/analysis/captures.h"
+#include "tests/testing/captures.h"
+#include "tests/testing/text.h"
 
 namespace spanprof::analysis {
 namespace {
 
 using ::spanprof::testing::CaptureBuilder;
+using ::spanprof::testing::Replace;
 using ::spanprof::testing::RichCapture;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
-
-std::string Replace(std::string text, std::string_view from,
-                    std::string_view to) {
-  const size_t at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << "test bug: no \"" << from << "\"";
-  if (at == std::string::npos) return text;
-  return text.replace(at, from.size(), to);
-}
 
 std::string AllProblems(const ValidationReport& report) {
   std::string out;

@@ -15,12 +15,14 @@
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
-#include "tests/analysis/captures.h"
+#include "tests/testing/captures.h"
+#include "tests/testing/lookup.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof::analysis {
 namespace {
 
+using ::spanprof::testing::FindRow;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
@@ -42,13 +44,6 @@ const Span* SpanNamed(const Capture& capture, std::string_view name) {
     if (capture.sites[span.site].name == name) return &span;
   }
   ADD_FAILURE() << "no span named " << name;
-  return nullptr;
-}
-
-const Row* RowNamed(const Summary& summary, std::string_view name) {
-  for (const Row& row : summary.rows) {
-    if (row.key.name == name) return &row;
-  }
   return nullptr;
 }
 
@@ -149,10 +144,10 @@ TEST(ChromeTraceReaderTest, ReadsAClangTimeTrace) {
   EXPECT_THAT(summary.validation_issues, IsEmpty());
   for (std::string_view name :
        {"Source", "Frontend", "Backend", "ExecuteCompiler", "Total Frontend"}) {
-    EXPECT_NE(RowNamed(summary, name), nullptr) << name;
+    EXPECT_NE(FindRow(summary, name), nullptr) << name;
   }
   // Self time subtracts the nested phases.
-  const Row* execute = RowNamed(summary, "ExecuteCompiler");
+  const Row* execute = FindRow(summary, "ExecuteCompiler");
   ASSERT_NE(execute, nullptr);
   EXPECT_LT(execute->self_ns, execute->total_ns / 10);
   // Numeric args become span arguments: clang's "Total" events carry count.
@@ -174,11 +169,11 @@ TEST(ChromeTraceReaderTest, GroupsByAStringArgument) {
   EXPECT_THAT(notes, IsEmpty());
   const Summary summary = Summarize(capture);
   EXPECT_NE(
-      RowNamed(summary, "Source [detail=analysis/src/summary/tail_shape.h]"),
+      FindRow(summary, "Source [detail=analysis/src/summary/tail_shape.h]"),
       nullptr);
   // Events without the argument keep their name.
-  EXPECT_NE(RowNamed(summary, "Frontend"), nullptr);
-  EXPECT_EQ(RowNamed(summary, "Source"), nullptr);
+  EXPECT_NE(FindRow(summary, "Frontend"), nullptr);
+  EXPECT_EQ(FindRow(summary, "Source"), nullptr);
 
   notes.clear();
   Read("clang-tail_shape-O0.json", {.group_by_arg = "nope", .notes = &notes});
@@ -212,7 +207,7 @@ TEST(ChromeTraceReaderTest, ReadsABareArray) {
   EXPECT_EQ(outer->id, 1u);
   EXPECT_EQ(inner->id, 2u);
   const Summary summary = Summarize(capture);
-  EXPECT_EQ(RowNamed(summary, "outer")->self_ns, 7'000);
+  EXPECT_EQ(FindRow(summary, "outer")->self_ns, 7'000);
   EXPECT_EQ(summary.window_ns, 10'000);
   EXPECT_TRUE(summary.complete);
 }

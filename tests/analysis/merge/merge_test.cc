@@ -14,7 +14,8 @@
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
-#include "tests/analysis/capture_builder.h"
+#include "tests/testing/capture_builder.h"
+#include "tests/testing/text.h"
 
 namespace spanprof::analysis {
 namespace {
@@ -22,6 +23,7 @@ namespace {
 using spanprof::testing::CaptureBuilder;
 using spanprof::testing::CounterArg;
 using spanprof::testing::IntArg;
+using spanprof::testing::Replace;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
@@ -486,14 +488,6 @@ TEST(MergeRulesTest, TotalsAddUp) {
 }
 
 // --- the merged trace's strict reader ---------------------------------------
-
-std::string Replace(std::string text, const std::string& from,
-                    const std::string& to) {
-  const size_t at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) text.replace(at, from.size(), to);
-  return text;
-}
 
 void ExpectRejected(const std::string& json, const std::string& message) {
   const absl::StatusOr<Capture> read = ParseTrace(json, "m.json");

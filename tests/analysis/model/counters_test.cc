@@ -11,7 +11,7 @@
 
 #include "spanprof/analysis/forest.h"
 #include "spanprof/capture.h"
-#include "tests/analysis/capture_builder.h"
+#include "tests/testing/capture_builder.h"
 
 namespace spanprof::analysis::internal {
 namespace {

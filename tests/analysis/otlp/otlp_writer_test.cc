@@ -13,7 +13,7 @@
 #include "spanprof/analysis/merge.h"
 #include "spanprof/analysis/otlp.h"
 #include "spanprof/capture.h"
-#include "tests/analysis/capture_builder.h"
+#include "tests/testing/capture_builder.h"
 
 namespace spanprof::analysis {
 namespace {

@@ -19,9 +19,9 @@
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
-#include "tests/analysis/capture_builder.h"
-#include "tests/analysis/captures.h"
 #include "tests/analysis/perfetto/decoded_trace.h"
+#include "tests/testing/capture_builder.h"
+#include "tests/testing/captures.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof::analysis {
@@ -30,36 +30,11 @@ namespace {
 namespace pf = internal::perfetto;
 using internal::ProtoEncoder;
 using spanprof::testing::CaptureBuilder;
-using spanprof::testing::CounterArg;
-using spanprof::testing::DoubleArg;
-using spanprof::testing::IntArg;
+using spanprof::testing::HandOffCapture;
 using spanprof::testing::LastPacketOffset;
 using spanprof::testing::RichCapture;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
-
-// Three threads (one unnamed); span 3 is a cross-thread child of 1 and the
-// cross-thread parent of 4, 6 a second cross-thread child of 1.
-Capture HandOffCapture() {
-  CaptureBuilder b;
-  const uint32_t main = b.Thread(100, "main");
-  const uint32_t worker = b.Thread(101, "worker");
-  const uint32_t async = b.Thread(102);
-  const uint32_t root = b.Site("app.run");
-  const uint32_t parse = b.Site("file.parse", "parse");
-  const uint32_t hand = b.Site("hand.off", "", "pool", "queue");
-  const uint32_t leaf = b.Site("leaf", "parse");
-  b.Add(1, 0, root, main, 0, 1000);
-  b.Add(2, 1, parse, main, 10, 100).heartbeats = 5;
-  b.Add(3, 1, hand, worker, 20, 500);
-  b.Add(4, 3, leaf, async, 30, 200);
-  b.Add(5, 3, leaf, worker, 40, 60);
-  b.Add(6, 1, leaf, async, 300, 400).flags = kSpanUnfinished;
-  b.Add(7, 2, leaf, main, 50, 50);
-  b.Args(2, {IntArg("size", 4096), CounterArg("bytes", 7)});
-  b.Args(6, {DoubleArg("ratio", 0.5), IntArg("heartbeats", -2)});
-  return b.Build();
-}
 
 // What a capture reads back as from each format.
 void ExpectSameAsJson(const Capture& capture) {
@@ -74,7 +49,7 @@ void ExpectSameAsJson(const Capture& capture) {
 }
 
 TEST(PerfettoReaderTest, RoundTripsLikeTheJsonTrace) {
-  ExpectSameAsJson(HandOffCapture());
+  ExpectSameAsJson(HandOffCapture({.heartbeats_arg = true}));
   ExpectSameAsJson(RichCapture());
   ExpectSameAsJson(RichCapture(
       {.alloc = true, .drops = true, .unfinished = true, .counters = true}));
@@ -123,7 +98,7 @@ TEST(PerfettoReaderTest, ReadsBackTheExactCapture) {
 // epoch and a reversed (unsorted) capture: the annotations that carry what
 // the reader cannot derive.
 TEST(PerfettoReaderTest, CarriesWhatItCannotDerive) {
-  Capture capture = HandOffCapture();
+  Capture capture = HandOffCapture({.heartbeats_arg = true});
   capture.spans[0].id = 100;  // span 1: 2..7's parents follow
   for (Span& s : capture.spans) {
     if (s.parent_id == 1) s.parent_id = 100;
@@ -140,7 +115,7 @@ TEST(PerfettoReaderTest, CarriesWhatItCannotDerive) {
 
 TEST(PerfettoReaderTest, ReadTraceReadsGzip) {
   spanprof::testing::TempDir dir;
-  const Capture capture = HandOffCapture();
+  const Capture capture = HandOffCapture({.heartbeats_arg = true});
   const std::string path = dir.File("t.pftrace.gz");
   ASSERT_TRUE(WriteTrace(capture, path).ok());
   const absl::StatusOr<Capture> back = ReadTrace(path);
@@ -449,7 +424,8 @@ void ExpectEveryCutIsTruncated(const std::string& trace) {
 
 TEST(PerfettoCompletenessTest, EveryCutOfARealTraceIsTruncated) {
   ExpectEveryCutIsTruncated(WholeSmallTrace());
-  ExpectEveryCutIsTruncated(CaptureToPerfetto(HandOffCapture()));
+  ExpectEveryCutIsTruncated(
+      CaptureToPerfetto(HandOffCapture({.heartbeats_arg = true})));
   ExpectEveryCutIsTruncated(CaptureToPerfetto(RichCapture(
       {.alloc = true, .drops = true, .unfinished = true, .counters = true})));
 }
@@ -517,7 +493,7 @@ TEST(PerfettoCompletenessTest, NothingAfterTheEndPacket) {
 
 // The writer's end packet is its last, and states what precedes it.
 TEST(PerfettoCompletenessTest, WriterEndsWithTheCounts) {
-  const Capture capture = HandOffCapture();
+  const Capture capture = HandOffCapture({.heartbeats_arg = true});
   const std::string trace = CaptureToPerfetto(capture);
   std::string expected = trace.substr(0, LastPacketOffset(trace));
   AppendEndPacket(&expected, capture.spans.size());

@@ -13,44 +13,20 @@
 #include "gtest/gtest.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
-#include "tests/analysis/capture_builder.h"
 #include "tests/analysis/perfetto/decoded_trace.h"
+#include "tests/testing/capture_builder.h"
+#include "tests/testing/captures.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof::analysis {
 namespace {
 
 using spanprof::testing::CaptureBuilder;
-using spanprof::testing::CounterArg;
 using spanprof::testing::DecodedSlice;
 using spanprof::testing::DecodedTrace;
-using spanprof::testing::DoubleArg;
-using spanprof::testing::IntArg;
+using spanprof::testing::HandOffCapture;
 
 constexpr int64_t kAnchor = 1'700'000'000'000'000'000;
-
-// Three threads; span 3 is a cross-thread child of 1 and the cross-thread
-// parent of 4 (a hand-off chain), 6 is a second cross-thread child of 1.
-Capture HandOffCapture() {
-  CaptureBuilder b;
-  const uint32_t main = b.Thread(100, "main");
-  const uint32_t worker = b.Thread(101, "worker");
-  const uint32_t async = b.Thread(102);
-  const uint32_t root = b.Site("app.run");
-  const uint32_t parse = b.Site("file.parse", "parse");
-  const uint32_t hand = b.Site("hand.off", "", "pool", "queue");
-  const uint32_t leaf = b.Site("leaf", "parse");
-  b.Add(1, 0, root, main, 0, 1000);
-  b.Add(2, 1, parse, main, 10, 100).heartbeats = 5;
-  b.Add(3, 1, hand, worker, 20, 500);
-  b.Add(4, 3, leaf, async, 30, 200);
-  b.Add(5, 3, leaf, worker, 40, 60);
-  b.Add(6, 1, leaf, async, 300, 400).flags = kSpanUnfinished;
-  b.Add(7, 2, leaf, main, 50, 50);
-  b.Args(2, {IntArg("size", 4096), CounterArg("bytes", 7)});
-  b.Args(6, {DoubleArg("ratio", 0.5)});
-  return b.Build();
-}
 
 class PerfettoWriterTest : public ::testing::Test {
  protected:

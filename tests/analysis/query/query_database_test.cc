@@ -10,7 +10,7 @@
 #include "spanprof/analysis/query.h"
 #include "spanprof/analysis/table_output.h"
 #include "spanprof/analysis/timing.h"
-#include "tests/analysis/capture_builder.h"
+#include "tests/testing/capture_builder.h"
 
 namespace spanprof::analysis {
 namespace {

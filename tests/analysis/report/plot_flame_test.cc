@@ -13,7 +13,7 @@
 #include "absl/status/statusor.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/analysis/capture_builder.h"
+#include "tests/testing/capture_builder.h"
 
 namespace spanprof::analysis {
 namespace {

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "tests/analysis/capture_builder.h"
 #include "tests/analysis/scaling/sized_captures.h"
+#include "tests/testing/capture_builder.h"
 
 namespace spanprof::analysis {
 namespace {

@@ -9,7 +9,7 @@
 #include <random>
 
 #include "spanprof/capture.h"
-#include "tests/analysis/capture_builder.h"
+#include "tests/testing/capture_builder.h"
 
 namespace spanprof::testing {
 

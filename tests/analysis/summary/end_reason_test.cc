@@ -8,21 +8,16 @@
 #include "gtest/gtest.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
-#include "tests/analysis/captures.h"
+#include "tests/testing/captures.h"
 #include "tests/testing/test_support.h"
+#include "tests/testing/text.h"
 
 namespace spanprof::analysis {
 namespace {
 
+using ::spanprof::testing::Replace;
 using ::spanprof::testing::RichCapture;
 using ::testing::HasSubstr;
-
-// Replaces the first `from` (which must be there).
-std::string Replace(const std::string& text, std::string_view from,
-                    std::string_view to) {
-  EXPECT_NE(text.find(from), std::string::npos) << "no \"" << from << "\"";
-  return testing::ReplaceFirst(text, from, to);
-}
 
 Capture EndedBy(std::string_view reason) {
   Capture capture = RichCapture();

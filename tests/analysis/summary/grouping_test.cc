@@ -7,19 +7,14 @@
 
 #include "spanprof/analysis/summary.h"
 #include "spanprof/capture.h"
-#include "tests/analysis/capture_builder.h"
+#include "tests/testing/capture_builder.h"
+#include "tests/testing/lookup.h"
 
 namespace spanprof::analysis {
 namespace {
 
 using ::spanprof::testing::CaptureBuilder;
-
-const Row* FindRow(const Summary& summary, const std::string& label) {
-  for (const Row& row : summary.rows) {
-    if (row.label == label) return &row;
-  }
-  return nullptr;
-}
+using ::spanprof::testing::FindRowByLabel;
 
 TEST(GroupingTest, LabelListsOnlyTheSetTagsInOrder) {
   EXPECT_EQ(
@@ -65,9 +60,9 @@ TEST(GroupingTest, RowsSplitByBackendDtypeAndDevice) {
   b.Add(4, 0, again, t, 80, 85);
   const Summary summary = Summarize(b.Build());
   ASSERT_EQ(summary.rows.size(), 3u);
-  const Row* half = FindRow(
+  const Row* half = FindRowByLabel(
       summary, "matmul [phase=train, backend=cuda, dtype=f16, device=gpu0]");
-  const Row* single = FindRow(
+  const Row* single = FindRowByLabel(
       summary, "matmul [phase=train, backend=cuda, dtype=f32, device=gpu0]");
   ASSERT_NE(half, nullptr);
   ASSERT_NE(single, nullptr);
@@ -77,9 +72,9 @@ TEST(GroupingTest, RowsSplitByBackendDtypeAndDevice) {
   EXPECT_EQ(single->calls, 1u);
   EXPECT_EQ(single->total_ns, 30);
   EXPECT_EQ(single->key.dtype, "f32");
-  EXPECT_NE(FindRow(summary,
-                    "matmul [phase=train, backend=cuda, dtype=f16, "
-                    "device=gpu1]"),
+  EXPECT_NE(FindRowByLabel(summary,
+                           "matmul [phase=train, backend=cuda, dtype=f16, "
+                           "device=gpu1]"),
             nullptr);
 }
 
@@ -92,11 +87,12 @@ TEST(GroupingTest, SameNameWithDifferentTagsIsADifferentRow) {
   b.Add(2, 0, bwd, t, 20, 50);
   const Summary summary = Summarize(b.Build());
   ASSERT_EQ(summary.rows.size(), 2u);
-  ASSERT_NE(FindRow(summary, "step [phase=forward]"), nullptr);
-  ASSERT_NE(FindRow(summary, "step [phase=backward]"), nullptr);
-  EXPECT_EQ(FindRow(summary, "step [phase=forward]")->total_ns, 10);
-  EXPECT_EQ(FindRow(summary, "step [phase=backward]")->total_ns, 30);
-  EXPECT_EQ(FindRow(summary, "step [phase=backward]")->key.phase, "backward");
+  ASSERT_NE(FindRowByLabel(summary, "step [phase=forward]"), nullptr);
+  ASSERT_NE(FindRowByLabel(summary, "step [phase=backward]"), nullptr);
+  EXPECT_EQ(FindRowByLabel(summary, "step [phase=forward]")->total_ns, 10);
+  EXPECT_EQ(FindRowByLabel(summary, "step [phase=backward]")->total_ns, 30);
+  EXPECT_EQ(FindRowByLabel(summary, "step [phase=backward]")->key.phase,
+            "backward");
 }
 
 TEST(GroupingTest, SitesWithTheSameKeyShareARow) {
@@ -163,8 +159,8 @@ TEST(GroupingTest, SharePermilleIsFlooredSelfOverRecordedTime) {
   b.Add(3, 0, z, t, 20, 22);
   const Summary summary = Summarize(b.Build());
   EXPECT_EQ(summary.recorded_thread_time_ns, 4);
-  EXPECT_EQ(FindRow(summary, "z")->share_permille, 500);
-  EXPECT_EQ(FindRow(summary, "x")->share_permille, 250);
+  EXPECT_EQ(FindRowByLabel(summary, "z")->share_permille, 500);
+  EXPECT_EQ(FindRowByLabel(summary, "x")->share_permille, 250);
   CaptureBuilder thirds;
   const uint32_t t2 = thirds.Thread(1);
   const uint32_t p = thirds.Site("p");
@@ -215,7 +211,7 @@ TEST(GroupingTest, TotalsCountThreadsDepthHeartbeatsAndFlags) {
   EXPECT_EQ(summary.recorded_heartbeats, 150u);
   EXPECT_EQ(summary.unfinished_events, 1u);
   EXPECT_FALSE(summary.complete);
-  const Row* task_row = FindRow(summary, "task");
+  const Row* task_row = FindRowByLabel(summary, "task");
   ASSERT_NE(task_row, nullptr);
   EXPECT_EQ(task_row->calls, 4u);
   EXPECT_EQ(task_row->threads, 2u);
@@ -223,7 +219,7 @@ TEST(GroupingTest, TotalsCountThreadsDepthHeartbeatsAndFlags) {
   EXPECT_EQ(task_row->unfinished, 1u);
   EXPECT_EQ(task_row->total_heartbeats, 90u);
   EXPECT_EQ(task_row->self_heartbeats, 80u);
-  EXPECT_EQ(FindRow(summary, "run")->threads, 1u);
+  EXPECT_EQ(FindRowByLabel(summary, "run")->threads, 1u);
 }
 
 TEST(GroupingTest, CopiesCaptureFieldsIntoTheSummary) {
@@ -264,7 +260,7 @@ TEST(GroupingTest, SiteWithOnlyDroppedSpansGetsAZeroRow) {
   EXPECT_EQ(summary.dropped_events, 12u);
   EXPECT_FALSE(summary.complete);
   ASSERT_EQ(summary.rows.size(), 2u);
-  const Row* row = FindRow(summary, "lost [phase=io]");
+  const Row* row = FindRowByLabel(summary, "lost [phase=io]");
   ASSERT_NE(row, nullptr);
   EXPECT_EQ(row->calls, 0u);
   EXPECT_EQ(row->dropped, 12u);
@@ -272,7 +268,7 @@ TEST(GroupingTest, SiteWithOnlyDroppedSpansGetsAZeroRow) {
   EXPECT_EQ(row->max_ns, 0);
   EXPECT_EQ(row->mean_ns, 0);
   EXPECT_EQ(row->threads, 0u);
-  EXPECT_EQ(FindRow(summary, "kept")->dropped, 0u);
+  EXPECT_EQ(FindRowByLabel(summary, "kept")->dropped, 0u);
   // Σ calls is still the event count.
   EXPECT_EQ(summary.event_count, 1u);
 }

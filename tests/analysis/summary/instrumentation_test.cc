@@ -7,11 +7,14 @@
 #include "gtest/gtest.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/table.h"
-#include "tests/analysis/capture_builder.h"
+#include "tests/testing/capture_builder.h"
+#include "tests/testing/lookup.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof::analysis {
 namespace {
+
+using ::spanprof::testing::RowNamed;
 
 // A root of 1 ms around 100 short "item" spans of 500 ns each, and a
 // "batch" span of 200 us, recorded at 25 ns a span.
@@ -30,14 +33,6 @@ Capture HotLoopCapture() {
   Capture capture = b.Build();
   capture.overhead_ns_per_span = 25;
   return capture;
-}
-
-const Row& RowNamed(const Summary& summary, const std::string& name) {
-  for (const Row& row : summary.rows) {
-    if (row.key.name == name) return row;
-  }
-  ADD_FAILURE() << "no row " << name;
-  return summary.rows.front();
 }
 
 TEST(InstrumentationTest, ShareIsCallsTimesOverheadOverTotal) {

@@ -9,7 +9,7 @@
 #include "analysis/src/summary/tail_shape.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/timing.h"
-#include "tests/analysis/capture_builder.h"
+#include "tests/testing/capture_builder.h"
 
 namespace spanprof::analysis {
 namespace {

@@ -10,7 +10,8 @@
 #include "analysis/src/summary/summary_internal.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/capture.h"
-#include "tests/analysis/capture_builder.h"
+#include "tests/testing/capture_builder.h"
+#include "tests/testing/lookup.h"
 
 namespace spanprof::analysis {
 namespace {
@@ -18,14 +19,7 @@ namespace {
 using ::spanprof::testing::CaptureBuilder;
 using ::spanprof::testing::CounterArg;
 using ::spanprof::testing::IntArg;
-
-const Row& RowNamed(const Summary& summary, const std::string& name) {
-  for (const Row& row : summary.rows) {
-    if (row.key.name == name) return row;
-  }
-  ADD_FAILURE() << "no row " << name;
-  return summary.rows.front();
-}
+using ::spanprof::testing::RowNamed;
 
 // main: run [0,1000] > parse [10,500] > parse [20,100] (recursion) and
 // parse [600,700]; worker: copy [50,80], a cross-thread child of the outer

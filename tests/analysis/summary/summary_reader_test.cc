@@ -12,12 +12,14 @@
 #include "gtest/gtest.h"
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/summary.h"
-#include "tests/analysis/captures.h"
+#include "tests/testing/captures.h"
 #include "tests/testing/test_support.h"
+#include "tests/testing/text.h"
 
 namespace spanprof::analysis {
 namespace {
 
+using ::spanprof::testing::Replace;
 using ::spanprof::testing::RichCapture;
 using ::spanprof::testing::RichOptions;
 using ::testing::HasSubstr;
@@ -28,15 +30,6 @@ constexpr std::string_view kSource = "build/x.json";
 Summary CleanSummary() { return Summarize(RichCapture()); }
 
 std::string CleanJson() { return SummaryToJson(CleanSummary()); }
-
-// Replaces the first occurrence of `from` (which must exist).
-std::string Replace(std::string text, std::string_view from,
-                    std::string_view to) {
-  const size_t at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << "test bug: no \"" << from << "\"";
-  if (at == std::string::npos) return text;
-  return text.replace(at, from.size(), to);
-}
 
 // The value of a row field in the pretty-printed JSON, as text.
 std::string Field(std::string_view name, int64_t value) {

@@ -11,7 +11,9 @@
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/capture.h"
-#include "tests/analysis/capture_builder.h"
+#include "tests/testing/capture_builder.h"
+#include "tests/testing/lookup.h"
+#include "tests/testing/text.h"
 
 namespace spanprof::analysis {
 namespace {
@@ -19,6 +21,8 @@ namespace {
 using ::spanprof::testing::CaptureBuilder;
 using ::spanprof::testing::CounterArg;
 using ::spanprof::testing::IntArg;
+using ::spanprof::testing::Replace;
+using ::spanprof::testing::RowNamed;
 using ::testing::HasSubstr;
 
 constexpr std::string_view kSource = "s.json";
@@ -54,15 +58,6 @@ std::string PlainJson() {
   return SummaryToJson(Summarize(b.Build()));
 }
 
-// Replaces the first occurrence of `from` (which must exist).
-std::string Replace(std::string text, std::string_view from,
-                    std::string_view to) {
-  const size_t at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << "test bug: no \"" << from << "\"";
-  if (at == std::string::npos) return text;
-  return text.replace(at, from.size(), to);
-}
-
 void ExpectRejected(std::string_view json, std::string_view expected) {
   absl::StatusOr<Summary> parsed = ParseSummary(json, kSource);
   ASSERT_FALSE(parsed.ok()) << "accepted:\n" << json;
@@ -75,14 +70,6 @@ std::string Mutated(Mutate&& mutate) {
   Summary summary = Summarize(Counted());
   mutate(summary);
   return SummaryToJson(summary);
-}
-
-Row& RowNamed(Summary& summary, std::string_view name) {
-  for (Row& row : summary.rows) {
-    if (row.key.name == name) return row;
-  }
-  ADD_FAILURE() << "no row " << name;
-  return summary.rows.front();
 }
 
 TEST(SummaryV2Test, WritesVersion2WithTheNewFields) {

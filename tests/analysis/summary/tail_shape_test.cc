@@ -13,7 +13,7 @@
 
 #include "spanprof/analysis/summary.h"
 #include "spanprof/capture.h"
-#include "tests/analysis/capture_builder.h"
+#include "tests/testing/capture_builder.h"
 
 namespace spanprof::analysis::internal {
 namespace {

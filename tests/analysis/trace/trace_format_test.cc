@@ -8,7 +8,7 @@
 #include "gtest/gtest.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
-#include "tests/analysis/captures.h"
+#include "tests/testing/captures.h"
 
 namespace spanprof::analysis::internal {
 namespace {

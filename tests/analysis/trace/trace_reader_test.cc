@@ -20,13 +20,15 @@
 #include "gtest/gtest.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
-#include "tests/analysis/captures.h"
+#include "tests/testing/captures.h"
 #include "tests/testing/test_support.h"
+#include "tests/testing/text.h"
 
 namespace spanprof::analysis {
 namespace {
 
 using ::spanprof::testing::CaptureBuilder;
+using ::spanprof::testing::Replace;
 using ::spanprof::testing::RichCapture;
 using ::spanprof::testing::RichOptions;
 using ::testing::HasSubstr;
@@ -35,14 +37,6 @@ using ::testing::StartsWith;
 constexpr std::string_view kSource = "build/t.json";
 
 std::string CleanJson() { return TraceToJson(RichCapture()); }
-
-std::string Replace(std::string text, std::string_view from,
-                    std::string_view to) {
-  const size_t at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << "test bug: no \"" << from << "\"";
-  if (at == std::string::npos) return text;
-  return text.replace(at, from.size(), to);
-}
 
 void ExpectRejected(std::string_view json, std::string_view expected) {
   absl::StatusOr<Capture> parsed = ParseTrace(json, kSource);

@@ -14,21 +14,19 @@
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/spanprof.h"
+#include "tests/testing/lookup.h"
+#include "tests/testing/session_config.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof {
 namespace {
 
-const Span* Find(const Capture& c, const std::string& name) {
-  for (const Span& s : c.spans) {
-    if (c.sites[s.site].name == name) return &s;
-  }
-  return nullptr;
-}
+using ::spanprof::testing::FindSpan;
+using ::spanprof::testing::QuietConfig;
 
 // The allocation deltas of the first span named `name` (zeros when none).
 SpanAllocs AllocsNamed(const Capture& c, const std::string& name) {
-  const Span* s = Find(c, name);
+  const Span* s = FindSpan(c, name);
   if (s == nullptr) return SpanAllocs{};
   return AllocsOf(c, static_cast<size_t>(s - c.spans.data()));
 }
@@ -85,7 +83,7 @@ TEST(AllocCountersTest, SpansRecordTheirThreadsAllocationDeltas) {
   const Capture c = StopRecording();
   EXPECT_TRUE(c.alloc_measured);
   auto expect = [&](const char* name, int64_t count, int64_t bytes) {
-    ASSERT_NE(Find(c, name), nullptr) << name;
+    ASSERT_NE(FindSpan(c, name), nullptr) << name;
     EXPECT_EQ(AllocsNamed(c, name).count, count) << name;
     EXPECT_EQ(AllocsNamed(c, name).bytes, bytes) << name;
   };
@@ -114,13 +112,13 @@ TEST(AllocCountersTest, TheRecordersOwnAllocationsAreNotCounted) {
     worker.join();  // std::thread itself allocates its state: 1 allocation
   }
   const Capture c = StopRecording();
-  const Span* parent = Find(c, "busy.parent");
+  const Span* parent = FindSpan(c, "busy.parent");
   ASSERT_NE(parent, nullptr);
   ASSERT_EQ(c.span_allocs.size(), c.spans.size());
   // The std::thread state, nothing else.
   EXPECT_LE(AllocsNamed(c, "busy.parent").count, 1);
-  ASSERT_NE(Find(c, "run.site"), nullptr);
-  ASSERT_NE(Find(c, "bound.child"), nullptr);
+  ASSERT_NE(FindSpan(c, "run.site"), nullptr);
+  ASSERT_NE(FindSpan(c, "bound.child"), nullptr);
   EXPECT_EQ(AllocsNamed(c, "run.site").count, 0);
   EXPECT_EQ(AllocsNamed(c, "bound.child").count, 0);
   for (size_t i = 0; i < c.spans.size(); ++i) {
@@ -145,7 +143,7 @@ TEST(AllocCountersTest, CountersArePerThread) {
     worker.join();
   }
   const Capture c = StopRecording();
-  ASSERT_NE(Find(c, "worker.allocates"), nullptr);
+  ASSERT_NE(FindSpan(c, "worker.allocates"), nullptr);
   EXPECT_EQ(AllocsNamed(c, "worker.allocates").count, 5);
   // The waiting span sees only its own thread's allocations (the std::thread
   // state), not the worker's five.
@@ -195,10 +193,7 @@ TEST(AllocCountersTest, RingModeKeepsEachSpansAllocationsWithIt) {
 
 TEST(AllocCountersTest, SummaryRowsReportAllocations) {
   testing::TempDir dir;
-  Config config;
-  config.trace_path = dir.File("trace.json");
-  config.summary_path = dir.File("summary.json");
-  config.quiet = true;
+  Config config = QuietConfig(dir, "");
   Profile(config, "root", [] {
     for (int i = 0; i < 4; ++i) {
       SPANPROF_SCOPE("allocating.row");

@@ -8,16 +8,12 @@
 
 #include "gtest/gtest.h"
 #include "spanprof/spanprof.h"
+#include "tests/testing/lookup.h"
 
 namespace spanprof {
 namespace {
 
-const Span* FindSpan(const Capture& c, const std::string& name) {
-  for (const Span& s : c.spans) {
-    if (c.sites[s.site].name == name) return &s;
-  }
-  return nullptr;
-}
+using ::spanprof::testing::FindSpan;
 
 // The span's counter entries, by name.
 std::map<std::string, int64_t> CountersOf(const Capture& c, const Span& s) {

@@ -16,10 +16,13 @@
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/spanprof.h"
+#include "tests/testing/session_config.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof {
 namespace {
+
+using ::spanprof::testing::QuietConfig;
 
 std::map<std::string, int> CountByName(const Capture& c) {
   std::map<std::string, int> counts;
@@ -157,10 +160,7 @@ TEST(DynamicNameTest, PastTheBoundNewNamesGoToTheSiteOverflowName) {
 // name's buffer was overwritten before the session ended.
 TEST(DynamicNameTest, WrittenSummaryAndTraceCarryRunTimeNames) {
   testing::TempDir dir;
-  Config config;
-  config.trace_path = dir.File("out/trace.json");
-  config.summary_path = dir.File("out/summary.json");
-  config.quiet = true;
+  Config config = QuietConfig(dir);
   std::string buffer;
   Profile(config, "dynamic.root", [&] {
     for (const char* rule : {"link", "cxx", "cxx"}) {

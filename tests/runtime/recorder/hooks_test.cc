@@ -10,16 +10,12 @@
 
 #include "gtest/gtest.h"
 #include "spanprof/spanprof.h"
+#include "tests/testing/lookup.h"
 
 namespace spanprof {
 namespace {
 
-const Span* FindSpan(const Capture& c, const std::string& name) {
-  for (const Span& s : c.spans) {
-    if (c.sites[s.site].name == name) return &s;
-  }
-  return nullptr;
-}
+using ::spanprof::testing::FindSpan;
 
 std::vector<SpanArg> ArgsOf(const Capture& c, const Span& s) {
   return {c.args.begin() + s.first_arg,

@@ -7,9 +7,12 @@
 
 #include "gtest/gtest.h"
 #include "spanprof/spanprof.h"
+#include "tests/testing/lookup.h"
 
 namespace spanprof {
 namespace {
+
+using ::spanprof::testing::FindSpan;
 
 const Site& SiteOf(const Capture& c, const Span& s) { return c.sites[s.site]; }
 
@@ -25,13 +28,6 @@ std::map<std::string, uint64_t> DropsByName(const Capture& c) {
     drops[c.sites[d.site].name] += d.count;
   }
   return drops;
-}
-
-const Span* FindSpan(const Capture& c, const std::string& name) {
-  for (const Span& s : c.spans) {
-    if (SiteOf(c, s).name == name) return &s;
-  }
-  return nullptr;
 }
 
 void Leaf() { SPANPROF_SCOPE("leaf", {.phase = "p", .module = "m"}); }

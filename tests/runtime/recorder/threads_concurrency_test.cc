@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 #include "spanprof/spanprof.h"
 #include "tests/runtime/capture_checks.h"
+#include "tests/testing/lookup.h"
 
 namespace spanprof {
 namespace {
@@ -18,15 +19,9 @@ namespace {
 using testing::ById;
 using testing::DroppedByName;
 using testing::ExpectValidCapture;
+using testing::FindSpan;
 using testing::NameOf;
 using testing::RetainedByName;
-
-const Span* Find(const Capture& c, const std::string& name) {
-  for (const Span& s : c.spans) {
-    if (NameOf(c, s) == name) return &s;
-  }
-  return nullptr;
-}
 
 std::vector<const Span*> FindAll(const Capture& c, const std::string& name) {
   std::vector<const Span*> found;
@@ -53,9 +48,9 @@ TEST(ThreadsTest, ContextScopeMakesACrossThreadChild) {
   ExpectValidCapture(c);
   ASSERT_EQ(c.spans.size(), 3u);
   EXPECT_EQ(c.threads.size(), 2u);
-  const Span* dispatch = Find(c, "dispatch");
-  const Span* work = Find(c, "work");
-  const Span* inner = Find(c, "work.inner");
+  const Span* dispatch = FindSpan(c, "dispatch");
+  const Span* work = FindSpan(c, "work");
+  const Span* inner = FindSpan(c, "work.inner");
   ASSERT_TRUE(dispatch && work && inner);
   EXPECT_EQ(work->parent_id, dispatch->id);
   EXPECT_NE(work->thread, dispatch->thread);
@@ -121,8 +116,8 @@ TEST(ThreadsTest, BindWithStdAsyncLinksTheWorkerToTheCaller) {
   const Capture c = StopRecording();
   EXPECT_EQ(result, 42);
   ExpectValidCapture(c);
-  const Span* complete = Find(c, "worker.complete");
-  const Span* compute = Find(c, "worker.compute");
+  const Span* complete = FindSpan(c, "worker.complete");
+  const Span* compute = FindSpan(c, "worker.compute");
   ASSERT_TRUE(complete && compute);
   EXPECT_EQ(compute->parent_id, complete->id);
   EXPECT_NE(compute->thread, complete->thread);
@@ -162,12 +157,12 @@ TEST(ThreadsTest, TheContextIsTheInnermostSpanOpenWhenItWasTaken) {
   }
   const Capture c = StopRecording();
   ExpectValidCapture(c);
-  const Span* outer = Find(c, "outer");
-  const Span* inner = Find(c, "inner");
+  const Span* outer = FindSpan(c, "outer");
+  const Span* inner = FindSpan(c, "inner");
   ASSERT_TRUE(outer && inner);
-  EXPECT_EQ(Find(c, "child.of.outer")->parent_id, outer->id);
-  EXPECT_EQ(Find(c, "child.of.inner")->parent_id, inner->id);
-  EXPECT_EQ(Find(c, "child.of.outer.again")->parent_id, outer->id);
+  EXPECT_EQ(FindSpan(c, "child.of.outer")->parent_id, outer->id);
+  EXPECT_EQ(FindSpan(c, "child.of.inner")->parent_id, inner->id);
+  EXPECT_EQ(FindSpan(c, "child.of.outer.again")->parent_id, outer->id);
 }
 
 TEST(ThreadsTest, ASameThreadParentWinsOverTheContext) {
@@ -184,8 +179,8 @@ TEST(ThreadsTest, ASameThreadParentWinsOverTheContext) {
   }
   const Capture c = StopRecording();
   ExpectValidCapture(c);
-  EXPECT_EQ(Find(c, "task")->parent_id, Find(c, "worker.loop")->id);
-  EXPECT_EQ(Find(c, "worker.loop")->parent_id, 0u);
+  EXPECT_EQ(FindSpan(c, "task")->parent_id, FindSpan(c, "worker.loop")->id);
+  EXPECT_EQ(FindSpan(c, "worker.loop")->parent_id, 0u);
 }
 
 TEST(ThreadsTest, ScopesNestAndRestore) {
@@ -214,10 +209,10 @@ TEST(ThreadsTest, ScopesNestAndRestore) {
   }
   const Capture c = StopRecording();
   ExpectValidCapture(c);
-  EXPECT_EQ(Find(c, "under.a.1")->parent_id, Find(c, "a")->id);
-  EXPECT_EQ(Find(c, "under.b")->parent_id, Find(c, "b")->id);
-  EXPECT_EQ(Find(c, "under.a.2")->parent_id, Find(c, "a")->id);
-  EXPECT_EQ(Find(c, "no.context")->parent_id, 0u);
+  EXPECT_EQ(FindSpan(c, "under.a.1")->parent_id, FindSpan(c, "a")->id);
+  EXPECT_EQ(FindSpan(c, "under.b")->parent_id, FindSpan(c, "b")->id);
+  EXPECT_EQ(FindSpan(c, "under.a.2")->parent_id, FindSpan(c, "a")->id);
+  EXPECT_EQ(FindSpan(c, "no.context")->parent_id, 0u);
 }
 
 TEST(ThreadsTest, HandOffChainsFollowTheContextAcrossThreads) {
@@ -240,13 +235,13 @@ TEST(ThreadsTest, HandOffChainsFollowTheContextAcrossThreads) {
   }
   const Capture c = StopRecording();
   ExpectValidCapture(c);
-  const Span* origin = Find(c, "origin");
-  const Span* b = Find(c, "stage.b");
-  ASSERT_TRUE(origin && b && Find(c, "stage.c") && Find(c, "stage.d"));
+  const Span* origin = FindSpan(c, "origin");
+  const Span* b = FindSpan(c, "stage.b");
+  ASSERT_TRUE(origin && b && FindSpan(c, "stage.c") && FindSpan(c, "stage.d"));
   EXPECT_EQ(b->parent_id, origin->id);
-  EXPECT_EQ(Find(c, "stage.c")->parent_id, origin->id);
-  EXPECT_EQ(Find(c, "stage.d")->parent_id, b->id);
-  EXPECT_EQ(Find(c, "stage.d")->depth, 2u);
+  EXPECT_EQ(FindSpan(c, "stage.c")->parent_id, origin->id);
+  EXPECT_EQ(FindSpan(c, "stage.d")->parent_id, b->id);
+  EXPECT_EQ(FindSpan(c, "stage.d")->depth, 2u);
 }
 
 TEST(ThreadsTest, AContextHandedBackToItsOwnThreadAfterItsSpanLinksNothing) {
@@ -265,8 +260,8 @@ TEST(ThreadsTest, AContextHandedBackToItsOwnThreadAfterItsSpanLinksNothing) {
   }
   const Capture c = StopRecording();
   ExpectValidCapture(c);
-  EXPECT_EQ(Find(c, "later")->parent_id, 0u);
-  EXPECT_EQ(Find(c, "later")->flags, 0u);
+  EXPECT_EQ(FindSpan(c, "later")->parent_id, 0u);
+  EXPECT_EQ(FindSpan(c, "later")->flags, 0u);
 }
 
 TEST(ThreadsTest, AWorkerMayOutliveItsParentSpan) {
@@ -284,8 +279,8 @@ TEST(ThreadsTest, AWorkerMayOutliveItsParentSpan) {
   worker.join();
   const Capture c = StopRecording();
   ExpectValidCapture(c);
-  const Span* parent = Find(c, "short.parent");
-  const Span* child = Find(c, "long.child");
+  const Span* parent = FindSpan(c, "short.parent");
+  const Span* child = FindSpan(c, "long.child");
   ASSERT_TRUE(parent && child);
   EXPECT_EQ(child->parent_id, parent->id);
   EXPECT_GE(child->start_ns, parent->end_ns);
@@ -402,13 +397,13 @@ TEST(ThreadsTest, ExceptionsOnWorkersAreFlagged) {
   const Capture c = StopRecording();
   ExpectValidCapture(c);
   for (const char* name : {"task.outer", "task.middle", "task.inner"}) {
-    const Span* s = Find(c, name);
+    const Span* s = FindSpan(c, name);
     ASSERT_NE(s, nullptr) << name;
     EXPECT_NE(s->flags & kSpanException, 0u) << name;
   }
-  EXPECT_EQ(Find(c, "task.outer")->parent_id, Find(c, "dispatch")->id);
-  EXPECT_EQ(Find(c, "dispatch")->flags, 0u);
-  EXPECT_EQ(Find(c, "after")->flags, 0u);
+  EXPECT_EQ(FindSpan(c, "task.outer")->parent_id, FindSpan(c, "dispatch")->id);
+  EXPECT_EQ(FindSpan(c, "dispatch")->flags, 0u);
+  EXPECT_EQ(FindSpan(c, "after")->flags, 0u);
 }
 
 // Threads keep recording (nesting, args, contexts) while the session stops

@@ -12,20 +12,17 @@
 #include "spanprof/analysis/summary.h"
 #include "spanprof/spanprof.h"
 #include "spanprof/spanprof_c.h"
+#include "tests/testing/lookup.h"
+#include "tests/testing/session_config.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof {
 namespace {
 
+using spanprof::testing::FindSpan;
+using spanprof::testing::QuietConfig;
 using spanprof::testing::ReadText;
 using spanprof::testing::TempDir;
-
-const Span* FindSpan(const Capture& c, const std::string& name) {
-  for (const Span& s : c.spans) {
-    if (c.sites[s.site].name == name) return &s;
-  }
-  return nullptr;
-}
 
 // Sets the SPANPROF* variables of one test (each test runs in its own
 // process, so nothing leaks into another).
@@ -366,10 +363,7 @@ TEST(CApiTest, TaggedCSiteAndCppScopeWithOneKeyAreOneSummaryRow) {
 
 TEST(CApiTest, StopNeverClosesACppSession) {
   TempDir dir;
-  Config config;
-  config.trace_path = dir.File("out/trace.json");
-  config.summary_path = dir.File("out/summary.json");
-  config.quiet = true;
+  Config config = QuietConfig(dir);
   Profile(config, "cpp.root", [] {
     EXPECT_EQ(spanprof_session_stop(), SPANPROF_ERROR_SESSION);
     EXPECT_EQ(spanprof_is_recording(), 1);

@@ -20,37 +20,19 @@
 #include "spanprof/internal/ring_memory.h"
 #include "spanprof/spanprof.h"
 #include "tests/runtime/capture_checks.h"
+#include "tests/testing/lookup.h"
+#include "tests/testing/session_config.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof {
 namespace {
 
 using testing::ExpectValidCapture;
+using testing::FindRow;
+using testing::FindSpan;
 using testing::NameOf;
+using testing::QuietConfig;
 using testing::TempDir;
-
-Config QuietConfig(const TempDir& dir, const std::string& prefix = "") {
-  Config config;
-  config.trace_path = dir.File(prefix + "out/trace.json");
-  config.summary_path = dir.File(prefix + "out/summary.json");
-  config.quiet = true;
-  return config;
-}
-
-const Span* Find(const Capture& c, const std::string& name) {
-  for (const Span& s : c.spans) {
-    if (NameOf(c, s) == name) return &s;
-  }
-  return nullptr;
-}
-
-const analysis::Row* FindRow(const analysis::Summary& s,
-                             const std::string& name) {
-  for (const analysis::Row& row : s.rows) {
-    if (row.key.name == name) return &row;
-  }
-  return nullptr;
-}
 
 // Runs `child` in a forked process and returns its exit status (-1 when it
 // did not exit normally).
@@ -93,12 +75,12 @@ TEST(LifecycleTest, ExitInsideASessionIsANormalEnd) {
   ASSERT_TRUE(trace.ok()) << trace.status();
   EXPECT_TRUE(trace->finished_normally);
   EXPECT_EQ(trace->end_reason, "exit");
-  EXPECT_EQ(Find(*trace, "before.exit")->flags, 0u);
-  EXPECT_EQ(Find(*trace, "open.at.exit")->flags, kSpanOpenAtExit);
-  EXPECT_EQ(Find(*trace, "exit.root")->flags, kSpanOpenAtExit);
+  EXPECT_EQ(FindSpan(*trace, "before.exit")->flags, 0u);
+  EXPECT_EQ(FindSpan(*trace, "open.at.exit")->flags, kSpanOpenAtExit);
+  EXPECT_EQ(FindSpan(*trace, "exit.root")->flags, kSpanOpenAtExit);
   // Both end at the exit.
-  EXPECT_EQ(Find(*trace, "open.at.exit")->end_ns,
-            Find(*trace, "exit.root")->end_ns);
+  EXPECT_EQ(FindSpan(*trace, "open.at.exit")->end_ns,
+            FindSpan(*trace, "exit.root")->end_ns);
   ExpectValidCapture(*trace);
   const std::string text = testing::ReadText(config.summary_path);
   EXPECT_NE(text.find("\"complete\": true"), std::string::npos) << text;
@@ -129,10 +111,10 @@ TEST(LifecycleTest, FinishSessionEndsTheSessionOnce) {
   EXPECT_TRUE(trace->finished_normally);
   EXPECT_EQ(trace->end_reason, "finished");
   EXPECT_EQ(trace->spans.size(), 3u);
-  EXPECT_EQ(Find(*trace, "after.finish"), nullptr);
-  EXPECT_EQ(Find(*trace, "before.finish")->flags, 0u);
-  EXPECT_EQ(Find(*trace, "open.at.finish")->flags, kSpanOpenAtExit);
-  EXPECT_EQ(Find(*trace, "finish.root")->flags, kSpanOpenAtExit);
+  EXPECT_EQ(FindSpan(*trace, "after.finish"), nullptr);
+  EXPECT_EQ(FindSpan(*trace, "before.finish")->flags, 0u);
+  EXPECT_EQ(FindSpan(*trace, "open.at.finish")->flags, kSpanOpenAtExit);
+  EXPECT_EQ(FindSpan(*trace, "finish.root")->flags, kSpanOpenAtExit);
   EXPECT_TRUE(analysis::Summarize(*trace).complete);
   ExpectValidCapture(*trace);
   // With no session running it does nothing; a new session works.
@@ -184,9 +166,9 @@ TEST(LifecycleTest, ExitFromAWorkerThreadFinishesTheSession) {
   const auto trace = analysis::ReadTrace(config.trace_path);
   ASSERT_TRUE(trace.ok()) << trace.status();
   EXPECT_TRUE(trace->finished_normally);
-  ASSERT_NE(Find(*trace, "worker.exits"), nullptr);
-  EXPECT_EQ(Find(*trace, "worker.exits")->flags, kSpanOpenAtExit);
-  EXPECT_EQ(Find(*trace, "exit.root")->flags, kSpanOpenAtExit);
+  ASSERT_NE(FindSpan(*trace, "worker.exits"), nullptr);
+  EXPECT_EQ(FindSpan(*trace, "worker.exits")->flags, kSpanOpenAtExit);
+  EXPECT_EQ(FindSpan(*trace, "exit.root")->flags, kSpanOpenAtExit);
   const auto summary = analysis::ReadSummary(config.summary_path);
   ASSERT_TRUE(summary.ok()) << summary.status();
   EXPECT_TRUE(summary->complete);
@@ -220,7 +202,7 @@ TEST(LifecycleTest, NormalEndIsComplete) {
 TEST(LifecycleTest, AForkedChildDoesNotRecordIntoTheParentsCapture) {
   TempDir dir;
   const Config config = QuietConfig(dir);
-  const Config child_config = QuietConfig(dir, "child-");
+  const Config child_config = QuietConfig(dir, "child-out/");
   int child_status = -1;
   Profile(config, "parent.root", [&] {
     { SPANPROF_SCOPE("parent.before.fork"); }
@@ -278,7 +260,7 @@ void CountForked(int n) { SPANPROF_COUNT("forked", n); }
 // The count of `name` on the first span called `span`, or -1.
 int64_t CountOn(const Capture& c, const std::string& span,
                 const std::string& name) {
-  const Span* s = Find(c, span);
+  const Span* s = FindSpan(c, span);
   if (s == nullptr) return -1;
   for (uint32_t a = s->first_arg; a < s->first_arg + s->arg_count; ++a) {
     if (c.args[a].is_counter && c.args[a].key == name) {
@@ -345,15 +327,15 @@ TEST(LifecycleTest, ExceptionsThroughNestedSpansAreRecordedAndCounted) {
   ExpectValidCapture(c);
   for (const char* name : {"level.1", "level.2", "level.3", "level.4",
                            "rethrown", "inner.thrower"}) {
-    ASSERT_NE(Find(c, name), nullptr) << name;
-    EXPECT_EQ(Find(c, name)->flags, static_cast<uint32_t>(kSpanException))
+    ASSERT_NE(FindSpan(c, name), nullptr) << name;
+    EXPECT_EQ(FindSpan(c, name)->flags, static_cast<uint32_t>(kSpanException))
         << name;
   }
   for (const char* name : {"catcher", "finished.sibling", "in.handler"}) {
-    ASSERT_NE(Find(c, name), nullptr) << name;
-    EXPECT_EQ(Find(c, name)->flags, 0u) << name;
+    ASSERT_NE(FindSpan(c, name), nullptr) << name;
+    EXPECT_EQ(FindSpan(c, name)->flags, 0u) << name;
   }
-  EXPECT_EQ(Find(c, "level.4")->depth, 4u);
+  EXPECT_EQ(FindSpan(c, "level.4")->depth, 4u);
   const analysis::Summary summary = analysis::Summarize(c);
   EXPECT_EQ(FindRow(summary, "level.4")->exceptions, 1u);
   EXPECT_EQ(FindRow(summary, "catcher")->exceptions, 0u);

@@ -21,11 +21,13 @@
 #include "gtest/gtest.h"
 #include "spanprof/recording.h"
 #include "spanprof/spanprof.h"
+#include "tests/testing/session_config.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof {
 namespace {
 
+using spanprof::testing::QuietConfig;
 using spanprof::testing::ReadText;
 using spanprof::testing::TempDir;
 
@@ -144,10 +146,7 @@ TEST_F(MemoryLimitTest, TheCapCheckUsesRlimitAs) {
 // fork: a fork of a process that ran other sessions inherits their state.
 TEST_F(MemoryLimitTest, OutOfMemoryAtSessionEndIsOneLineAndTheResultReturns) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
-  Config config;
-  config.trace_path = dir_.File("out/trace.json");
-  config.summary_path = dir_.File("out/summary.json");
-  config.quiet = true;
+  Config config = QuietConfig(dir_);
   config.recording.max_events = 1'100'000;
   // No helper thread: its stack and malloc arena would be given back when
   // it stops at session end, leaving room for the capture.

@@ -7,21 +7,17 @@
 #include "gtest/gtest.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/spanprof.h"
+#include "tests/testing/session_config.h"
 #include "tests/testing/test_support.h"
+#include "tests/testing/text.h"
 
 namespace spanprof {
 namespace {
 
+using spanprof::testing::CountOccurrences;
+using spanprof::testing::QuietConfig;
 using spanprof::testing::ReadText;
 using spanprof::testing::TempDir;
-
-Config QuietConfig(const TempDir& dir) {
-  Config config;
-  config.trace_path = dir.File("out/trace.json");
-  config.summary_path = dir.File("out/summary.json");
-  config.quiet = true;
-  return config;
-}
 
 TEST(ProfileTest, WritesTraceAndSummaryAndReturnsTheResult) {
   TempDir dir;
@@ -118,16 +114,6 @@ TEST(ProfileTest, OutputErrorNamesThePathAfterTheBodyRan) {
   EXPECT_TRUE(std::filesystem::exists(dir.File("out/summary.json")));
 }
 
-// Counts the occurrences of `needle` in `text`.
-size_t Count(const std::string& text, const std::string& needle) {
-  size_t count = 0;
-  for (size_t at = text.find(needle); at != std::string::npos;
-       at = text.find(needle, at + needle.size())) {
-    ++count;
-  }
-  return count;
-}
-
 TEST(ProfileTest, OutputErrorIsThrownAndNotAlsoPrinted) {
   TempDir dir;
   Config config = QuietConfig(dir);
@@ -142,7 +128,7 @@ TEST(ProfileTest, OutputErrorIsThrownAndNotAlsoPrinted) {
   const std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_NE(message.find("could not write outputs"), std::string::npos)
       << message;
-  EXPECT_EQ(Count(err, "could not write outputs"), 0u) << err;
+  EXPECT_EQ(CountOccurrences(err, "could not write outputs"), 0u) << err;
 }
 
 TEST(ProfileTest, OutputErrorIsPrintedOnceWhenTheBodysExceptionWins) {
@@ -157,7 +143,7 @@ TEST(ProfileTest, OutputErrorIsPrintedOnceWhenTheBodysExceptionWins) {
                        }),
                std::runtime_error);
   const std::string err = ::testing::internal::GetCapturedStderr();
-  EXPECT_EQ(Count(err, "could not write outputs"), 1u) << err;
+  EXPECT_EQ(CountOccurrences(err, "could not write outputs"), 1u) << err;
   EXPECT_NE(err.find("blocker"), std::string::npos) << err;
 }
 

@@ -19,11 +19,15 @@
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/spanprof.h"
+#include "tests/testing/lookup.h"
+#include "tests/testing/session_config.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof {
 namespace {
 
+using spanprof::testing::FindRow;
+using spanprof::testing::QuietConfig;
 using spanprof::testing::TempDir;
 using ::testing::HasSubstr;
 
@@ -183,10 +187,7 @@ TEST(ScheduleTest, ActiveZeroIsAnErrorNamingTheField) {
   EXPECT_FALSE(CyclesSaved(s, 10).ok());
 
   TempDir dir;
-  Config config;
-  config.trace_path = dir.File("trace.json");
-  config.summary_path = dir.File("summary.json");
-  config.quiet = true;
+  Config config = QuietConfig(dir, "");
   int ran = 0;
   try {
     RunScheduled(config, s, "test.run", 5, [&](uint64_t) { ++ran; });
@@ -238,26 +239,10 @@ TEST(ScheduleTest, CyclePathInsertsTheSuffixBeforeTheExtension) {
 
 // ---- RunScheduled with real sessions ----
 
-Config QuietConfig(const TempDir& dir) {
-  Config config;
-  config.trace_path = dir.File("out/trace.json");
-  config.summary_path = dir.File("out/summary.json");
-  config.quiet = true;
-  return config;
-}
-
 // One step of the workload: a `step` span with the step number as argument.
 void Step(uint64_t step) {
   SPANPROF_SCOPE("step", {.phase = "train"});
   SPANPROF_ARG("step", step);
-}
-
-const analysis::Row* FindRow(const analysis::Summary& s,
-                             const std::string& name) {
-  for (const analysis::Row& row : s.rows) {
-    if (row.key.name == name) return &row;
-  }
-  return nullptr;
 }
 
 // The `step` arguments of the `step` spans in a trace, and the root's args.

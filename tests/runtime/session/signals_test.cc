@@ -5,20 +5,14 @@
 
 #include "gtest/gtest.h"
 #include "spanprof/spanprof.h"
+#include "tests/testing/session_config.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof {
 namespace {
 
+using spanprof::testing::QuietConfig;
 using spanprof::testing::TempDir;
-
-Config SignalsConfig(const TempDir& dir) {
-  Config config;
-  config.trace_path = dir.File("trace.json");
-  config.summary_path = dir.File("summary.json");
-  config.quiet = true;
-  return config;
-}
 
 struct sigaction ActionOf(int sig) {
   struct sigaction action {};
@@ -40,7 +34,7 @@ TEST(SignalsTest, DefaultActionsAreTakenDuringTheSessionAndPutBack) {
   ASSERT_TRUE(IsDefault(SIGTERM));
   ASSERT_TRUE(IsDefault(SIGABRT));
   const std::terminate_handler before = std::get_terminate();
-  Profile(SignalsConfig(dir), "signals.root", [&] {
+  Profile(QuietConfig(dir, ""), "signals.root", [&] {
     EXPECT_FALSE(IsDefault(SIGTERM));
     EXPECT_FALSE(IsDefault(SIGINT));
     EXPECT_FALSE(IsDefault(SIGABRT));
@@ -59,7 +53,7 @@ TEST(SignalsTest, TheProgramsOwnHandlersStay) {
   sigemptyset(&own.sa_mask);
   ASSERT_EQ(sigaction(SIGTERM, &own, nullptr), 0);
   ASSERT_EQ(signal(SIGHUP, SIG_IGN), SIG_DFL);
-  Profile(SignalsConfig(dir), "signals.root", [&] {
+  Profile(QuietConfig(dir, ""), "signals.root", [&] {
     EXPECT_EQ(ActionOf(SIGTERM).sa_handler, ProgramsOwnHandler);
     EXPECT_EQ(ActionOf(SIGHUP).sa_handler, SIG_IGN);
     EXPECT_FALSE(IsDefault(SIGINT));  // still the default: spanprof's now
@@ -71,7 +65,7 @@ TEST(SignalsTest, TheProgramsOwnHandlersStay) {
 
 TEST(SignalsTest, SignalsOffLeavesEveryActionAlone) {
   TempDir dir;
-  Config config = SignalsConfig(dir);
+  Config config = QuietConfig(dir, "");
   config.signals = false;
   const std::terminate_handler before = std::get_terminate();
   Profile(config, "signals.root", [&] {

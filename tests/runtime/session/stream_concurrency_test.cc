@@ -9,11 +9,13 @@
 #include "spanprof/analysis/summary.h"
 #include "spanprof/spanprof.h"
 #include "spanprof/stream.h"
+#include "tests/testing/session_config.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof {
 namespace {
 
+using spanprof::testing::QuietConfig;
 using spanprof::testing::ReadText;
 using spanprof::testing::TempDir;
 
@@ -22,12 +24,9 @@ constexpr int kSpansPerThread = 20000;
 
 TEST(StreamConcurrencyTest, ThreadsRecordWhileTheDrainCopies) {
   TempDir dir;
-  Config config;
-  config.trace_path = dir.File("trace.json");
-  config.summary_path = dir.File("summary.json");
+  Config config = QuietConfig(dir, "");
   config.stream_path = dir.File("s.stream");
   config.keep_stream = true;
-  config.quiet = true;
   Profile(config, "load.root", [] {
     std::vector<std::thread> threads;
     for (int t = 0; t < kThreads; ++t) {

@@ -17,22 +17,21 @@
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/spanprof.h"
+#include "tests/testing/session_config.h"
 #include "tests/testing/test_support.h"
 
 namespace spanprof {
 namespace {
 
+using spanprof::testing::QuietConfig;
 using spanprof::testing::ReadText;
 using spanprof::testing::TempDir;
 using ::testing::HasSubstr;
 
 Config StreamConfig(const TempDir& dir) {
-  Config config;
-  config.trace_path = dir.File("out/trace.json");
-  config.summary_path = dir.File("out/summary.json");
+  Config config = QuietConfig(dir);
   config.stream_path = dir.File("out/session.stream");
   config.keep_stream = true;
-  config.quiet = true;
   return config;
 }
 

@@ -15,9 +15,12 @@
 #include "gtest/gtest.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/spanprof.h"
+#include "tests/testing/lookup.h"
 
 namespace spanprof {
 namespace {
+
+using ::spanprof::testing::FindSpan;
 
 constexpr char kHeader[] =
     "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
@@ -26,13 +29,6 @@ constexpr char kHeader[] =
 uint64_t SpanIdOf(const std::string& traceparent) {
   EXPECT_EQ(traceparent.size(), 55u) << traceparent;
   return std::stoull(traceparent.substr(36, 16), nullptr, 16);
-}
-
-const Span* FindSpan(const Capture& c, const std::string& name) {
-  for (const Span& s : c.spans) {
-    if (c.sites[s.site].name == name) return &s;
-  }
-  return nullptr;
 }
 
 TEST(TraceparentTest, ParsesAndRendersAW3CHeader) {
