@@ -146,7 +146,7 @@ std::string DropLine(const Drop& drop) {
     return absl::StrCat(
         "dropped ", FormatCount(drop.count),
         drop.count == 1 ? " argument or count" : " arguments or counts", " (",
-        internal::DropReasonWords(drop.reason), ")");
+        std::string(internal::DropReasonWords(drop.reason)), ")");
   }
   const bool count = drop.kind == internal::kDropKindCount;
   std::string line =
@@ -160,7 +160,8 @@ std::string DropLine(const Drop& drop) {
     absl::StrAppend(&line, drop.reason == "no_open_span" ? " before " : " on ",
                     Printable(RowLabel(*drop.site)));
   }
-  absl::StrAppend(&line, " (", internal::DropReasonWords(drop.reason), ")");
+  absl::StrAppend(&line, " (",
+                  std::string(internal::DropReasonWords(drop.reason)), ")");
   return line;
 }
 

@@ -150,7 +150,7 @@ void DropCounts(ThreadRing& r, DropReason reason, uint32_t site) noexcept {
 void FlushCallerCounts(const SessionState& session) noexcept {
   auto* r = static_cast<ThreadRing*>(tls_state);
   if (r == nullptr || !session.active || r->epoch != session.epoch ||
-      !r->in_session || r->pending_count == 0) {
+      r->pending_count == 0) {
     return;
   }
   if (r->dropped_open > 0 || r->enrich_discard) {

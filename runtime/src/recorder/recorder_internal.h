@@ -161,7 +161,7 @@ struct DropEntry {
 // fixed table filled on the drop path, so that recording a drop never takes
 // a lock or allocates. Drops that find it full are counted in `overflow`
 // (the capture names them "unknown").
-inline constexpr uint32_t kDropTableEntries = 32;
+inline constexpr uint32_t kDropTableEntries = 16;
 struct DropTable {
   DropEntry entries[kDropTableEntries];
   std::atomic<uint32_t> used{0};
