@@ -197,6 +197,12 @@ std::vector<Drop> SummarizeDrops(const Capture& capture) {
   return merged;
 }
 
+std::vector<Drop> UnknownDrops(uint64_t dropped_args) {
+  if (dropped_args == 0) return {};
+  return {
+      Drop{.reason = std::string(kDropReasonUnknown), .count = dropped_args}};
+}
+
 void WriteDrops(JsonWriter& w, const std::vector<Drop>& drops) {
   w.BeginArray();
   for (const Drop& drop : drops) {

@@ -7,6 +7,7 @@
 #define SPANPROF_ANALYSIS_SRC_SUMMARY_DROPS_H_
 
 #include <array>
+#include <cstdint>
 #include <string_view>
 #include <vector>
 
@@ -51,6 +52,10 @@ std::string_view DropReasonWords(std::string_view reason);
 // named). When they add up to more than `dropped_args`, they cannot be
 // trusted: one "unknown" entry of `dropped_args` replaces them.
 std::vector<Drop> SummarizeDrops(const Capture& capture);
+
+// `UnknownDrops()` is the `drops` of a summary that does not name them (a
+// version before 5): one "unknown" entry of `dropped_args`, if any.
+std::vector<Drop> UnknownDrops(uint64_t dropped_args);
 
 // `WriteDrops()` writes the `drops` array (the key is the caller's).
 void WriteDrops(JsonWriter& w, const std::vector<Drop>& drops);

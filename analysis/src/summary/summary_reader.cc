@@ -107,6 +107,7 @@ class SummaryReader {
     if (version_ == 1) DeriveTailRatios(summary);
     if (version_ < 3) DeriveInstrumentation(summary);
     if (version_ < 4) DeriveProcesses(summary);
+    if (version_ < 5) summary.drops = UnknownDrops(summary.dropped_args);
     SPANPROF_RETURN_IF_ERROR(CheckInvariants(summary));
     return summary;
   }

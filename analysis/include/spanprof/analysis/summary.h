@@ -40,7 +40,8 @@ inline constexpr std::string_view kSummarySchema = "spanprof.summary";
 // also has no `process_count` and no row `processes`: read as one process),
 // version 2 (which also has no `source`: read as "spanprof") and version 1
 // (which also has no tail shape, counters or `dropped_args`).
-// Version 5 also added `drops` (read as empty from older versions).
+// Version 5 also added `drops` (older versions read with one "unknown"
+// entry of their `dropped_args`).
 inline constexpr int64_t kSummarySchemaVersion = 5;
 
 // `RowKey` is the grouping key: a span name plus its tags (`spanprof::Tags`).
@@ -204,7 +205,8 @@ struct Summary {
   // span open (`Capture::dropped_args`); non-zero makes `complete` false.
   uint64_t dropped_args = 0;
   // The same drops by site, name, kind and reason, the largest first
-  // (version 5; empty when read from an older version).
+  // (version 5; an older version reads as one "unknown" entry of
+  // `dropped_args`, none when it is 0).
   std::vector<Drop> drops;
   // Spans not recorded because their `prepare` hook failed
   // (`Capture::failed_prepares`; 0 in versions 1 to 3). Reported, but not a
