@@ -79,6 +79,7 @@ int RunReport(const std::vector<std::string>& args, const CommandIo& io) {
   options.rows_left_out = left_out->count;
   options.rows_left_out_by = left_out->by;
   options.wide = flags->Has("--wide");
+  options.all_drops = true;
   if (*format != analysis::TableFormat::kTable) {
     io.out << analysis::RenderTable(analysis::SummaryRowsTable(summary),
                                     *format);

@@ -249,6 +249,14 @@ class Merger {
       uint64_t& count = drops_[sites[drops.site]];
       count = SatAddUnsigned(count, drops.count);
     }
+    for (ArgDrop drop : c.arg_drops) {
+      if (drop.site.has_value()) {
+        drop.site = *drop.site < sites.size()
+                        ? std::optional<uint32_t>(sites[*drop.site])
+                        : std::nullopt;
+      }
+      out_.arg_drops.push_back(std::move(drop));
+    }
     for (size_t i = 0; i < c.spans.size(); ++i) {
       const Span& span = c.spans[i];
       Span s = span;

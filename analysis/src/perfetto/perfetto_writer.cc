@@ -454,6 +454,7 @@ Capture MetadataOf(const Capture& capture) {
   out.dropped_events = capture.dropped_events;
   out.dropped_by_site = capture.dropped_by_site;
   out.dropped_args = capture.dropped_args;
+  out.arg_drops = capture.arg_drops;
   out.failed_prepares = capture.failed_prepares;
   out.finished_normally = capture.finished_normally;
   out.end_reason = capture.end_reason;

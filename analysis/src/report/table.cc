@@ -15,6 +15,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "spanprof/analysis/summary.h"
+#include "summary/drops.h"
 
 namespace spanprof::analysis {
 namespace {
@@ -136,8 +137,49 @@ std::string FormatDuration(int64_t ns) {
 
 namespace {
 
+// The table names this many drops unless asked for all (`spanprof report`).
+constexpr size_t kDropLines = 2;
+
+// "dropped 1 argument: bytes before log.load (no open span)".
+std::string DropLine(const Drop& drop) {
+  if (drop.reason == internal::kDropReasonUnknown) {
+    return absl::StrCat(
+        "dropped ", FormatCount(drop.count),
+        drop.count == 1 ? " argument or count" : " arguments or counts", " (",
+        std::string(internal::DropReasonWords(drop.reason)), ")");
+  }
+  const bool count = drop.kind == internal::kDropKindCount;
+  std::string line =
+      absl::StrCat("dropped ", FormatCount(drop.count), " ",
+                   count ? (drop.count == 1 ? "count" : "counts")
+                         : (drop.count == 1 ? "argument" : "arguments"),
+                   ": ", Printable(drop.name));
+  if (drop.site.has_value()) {
+    // A drop with no span open names the span that began next on its
+    // thread: where the program meant it to go, as a rule.
+    absl::StrAppend(&line, drop.reason == "no_open_span" ? " before " : " on ",
+                    Printable(RowLabel(*drop.site)));
+  }
+  absl::StrAppend(&line, " (",
+                  std::string(internal::DropReasonWords(drop.reason)), ")");
+  return line;
+}
+
+// The drops by name, site and reason: the largest kDropLines, or all.
+void AppendDrops(std::string* out, const Summary& summary, bool all) {
+  const size_t shown =
+      all ? summary.drops.size() : std::min(kDropLines, summary.drops.size());
+  for (size_t i = 0; i < shown; ++i) {
+    absl::StrAppend(out, "  ", DropLine(summary.drops[i]), "\n");
+  }
+  if (shown < summary.drops.size()) {
+    absl::StrAppend(out, "  ... and ", summary.drops.size() - shown,
+                    " more (spanprof report lists them all)\n");
+  }
+}
+
 // The lines that say why a summary is incomplete.
-void AppendWarnings(std::string* out, const Summary& summary) {
+void AppendWarnings(std::string* out, const Summary& summary, bool all_drops) {
   if (summary.dropped_events > 0) {
     absl::StrAppend(
         out, "warning: ", summary.dropped_events,
@@ -152,6 +194,7 @@ void AppendWarnings(std::string* out, const Summary& summary) {
                     " span arguments or counter counts dropped (refused by "
                     "the cap, or counted with no span open), summary "
                     "incomplete\n");
+    AppendDrops(out, summary, all_drops);
   }
   if (summary.failed_prepares > 0) {
     absl::StrAppend(out, "note: ", summary.failed_prepares,
@@ -494,7 +537,7 @@ std::string FormatTable(const Summary& summary, const TableOptions& options) {
   std::string out;
   out.reserve(512 + summary.rows.size() * 112);
   AppendTotals(&out, summary);
-  AppendWarnings(&out, summary);
+  AppendWarnings(&out, summary, options.all_drops);
   out += '\n';
   const ExtraColumns extra = ChooseExtraColumns(summary, options.wide);
   AppendHeader(&out, extra);

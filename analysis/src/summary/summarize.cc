@@ -30,6 +30,7 @@
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/timing.h"
 #include "spanprof/capture.h"
+#include "summary/drops.h"
 #include "summary/summary_internal.h"
 #include "summary/tail_shape.h"
 #include "trace/trace_format.h"
@@ -774,6 +775,7 @@ void CopyCaptureFields(const Capture& capture, Summary& summary) {
   summary.overflow_policy = capture.overflow_policy;
   summary.dropped_events = capture.dropped_events;
   summary.dropped_args = capture.dropped_args;
+  summary.drops = internal::SummarizeDrops(capture);
   summary.failed_prepares = capture.failed_prepares;
   summary.overhead_ns_per_span = capture.overhead_ns_per_span;
   summary.process_resources = capture.process_resources;

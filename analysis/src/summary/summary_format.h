@@ -34,6 +34,7 @@ enum SummaryField : size_t {
   kRootOverflowPolicy,
   kRootDroppedEvents,
   kRootDroppedArgs,
+  kRootDrops,
   kRootFailedPrepares,
   kRootUnfinishedEvents,
   kRootComplete,
@@ -44,7 +45,7 @@ enum SummaryField : size_t {
   kRootValidationIssues,
   kRootRows,
 };
-inline constexpr std::array<std::string_view, 29> kSummaryKeys = {
+inline constexpr std::array<std::string_view, 30> kSummaryKeys = {
     "schema",
     "schema_version",
     "source",
@@ -65,6 +66,7 @@ inline constexpr std::array<std::string_view, 29> kSummaryKeys = {
     "overflow_policy",
     "dropped_events",
     "dropped_args",
+    "drops",
     "failed_prepares",
     "unfinished_events",
     "complete",
@@ -157,8 +159,8 @@ inline constexpr std::string_view kSourceSpanprof = "spanprof";
 inline constexpr std::string_view kSourceChromeTrace = "chrome-trace";
 inline constexpr std::string_view kClockUnknown = "unknown";
 
-// The fields of version 4: every field but `open_at_exit_events` and
-// `end_reason` (version 5).
+// The fields of version 4: every field but `open_at_exit_events`,
+// `end_reason` and `drops` (version 5).
 inline constexpr std::array<size_t, 27> kSummaryV4Fields = {
     kRootSchema,
     kRootSchemaVersion,

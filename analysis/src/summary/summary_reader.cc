@@ -30,6 +30,7 @@
 #include "spanprof/analysis/summary.h"
 #include "spanprof/internal/end_reason.h"
 #include "status_macros.h"
+#include "summary/drops.h"
 #include "summary/process_resources.h"
 #include "summary/summary_format.h"
 #include "summary/tail_shape.h"
@@ -106,6 +107,7 @@ class SummaryReader {
     if (version_ == 1) DeriveTailRatios(summary);
     if (version_ < 3) DeriveInstrumentation(summary);
     if (version_ < 4) DeriveProcesses(summary);
+    if (version_ < 5) summary.drops = UnknownDrops(summary.dropped_args);
     SPANPROF_RETURN_IF_ERROR(CheckInvariants(summary));
     return summary;
   }
@@ -314,6 +316,8 @@ class SummaryReader {
         return Assign(json_.Unsigned(v, p), s.dropped_events);
       case kRootDroppedArgs:
         return Assign(json_.Unsigned(v, p), s.dropped_args);
+      case kRootDrops:
+        return ReadDrops(json_, v, p, s.drops);
       case kRootFailedPrepares:
         return Assign(json_.Unsigned(v, p), s.failed_prepares);
       case kRootUnfinishedEvents:
@@ -796,7 +800,7 @@ class SummaryReader {
               s.unfinished_events, " unfinished events and ",
               s.validation_issues.size(), " validation issues"));
     }
-    return absl::OkStatus();
+    return version_ >= 5 ? CheckDrops(json_, s) : absl::OkStatus();
   }
 
   StrictJson json_;

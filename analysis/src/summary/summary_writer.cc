@@ -12,6 +12,7 @@
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/summary.h"
 #include "status_macros.h"
+#include "summary/drops.h"
 #include "summary/process_resources.h"
 #include "summary/row_key_json.h"
 #include "summary/summary_format.h"
@@ -64,6 +65,8 @@ void WriteTotals(JsonWriter& w, const Summary& summary) {
   w.Uint(summary.dropped_events);
   w.Key(kSummaryKeys[kRootDroppedArgs]);
   w.Uint(summary.dropped_args);
+  w.Key(kSummaryKeys[kRootDrops]);
+  WriteDrops(w, summary.drops);
   w.Key(kSummaryKeys[kRootFailedPrepares]);
   w.Uint(summary.failed_prepares);
   w.Key(kSummaryKeys[kRootUnfinishedEvents]);

@@ -120,6 +120,7 @@ enum MetadataField : size_t {
   kMetaDroppedEvents,
   kMetaDroppedBySite,
   kMetaDroppedArgs,
+  kMetaArgDrops,
   kMetaFailedPrepares,
   kMetaFinishedNormally,
   kMetaEndReason,
@@ -130,7 +131,7 @@ enum MetadataField : size_t {
   kMetaThreads,
   kMetaSites,
 };
-inline constexpr std::array<std::string_view, 28> kMetadataKeys = {
+inline constexpr std::array<std::string_view, 29> kMetadataKeys = {
     "schema",
     "schema_version",
     "spanprof_version",
@@ -150,6 +151,7 @@ inline constexpr std::array<std::string_view, 28> kMetadataKeys = {
     "dropped_events",
     "dropped_by_site",
     "dropped_args",
+    "arg_drops",
     "failed_prepares",
     "finished_normally",
     "end_reason",
@@ -217,6 +219,15 @@ inline constexpr std::array<std::string_view, 9> kDropKeys = {
 inline constexpr size_t kDropSite = 0;
 inline constexpr size_t kDropCount = kDropKeys.size() - 1;
 static_assert(kDropKeys.size() == kSiteKeys.size() + 2);
+
+// A metadata.arg_drops object (Capture::ArgDrop): "site" (an index into
+// metadata.sites, or null), "name", "kind" ("arg" or "count"), "reason" (one
+// of kArgDropReasons), "count".
+inline constexpr std::array<std::string_view, 5> kArgDropKeys = {
+    "site", "name", "kind", "reason", "count"};
+inline constexpr std::array<std::string_view, 7> kArgDropReasons = {
+    "cap",           "side_budget", "no_open_span", "span_left_open",
+    "counter_limit", "arg_limit",   "unknown"};
 
 // The span flags in the order a `flags` array lists them.
 struct FlagName {

@@ -52,10 +52,14 @@ using simdjson::ondemand::array;
 using simdjson::ondemand::object;
 using simdjson::ondemand::value;
 
+constexpr auto kArgDropFields = RequiredFields(kArgDropKeys);
 // dropped_args is optional: traces written before it lack it (read as 0).
 constexpr std::array<FieldSpec, kMetadataKeys.size()> kMetadataFields = [] {
   auto specs = RequiredFields(kMetadataKeys);
   specs[kMetaDroppedArgs].required = false;
+  // Added with named drops: older traces have none (their dropped_args are
+  // "unknown" in the summary).
+  specs[kMetaArgDrops].required = false;
   // Added with the multi-process anchors: older traces have none.
   specs[kMetaWallClockUncertaintyNs].required = false;
   specs[kMetaHost].required = false;
@@ -975,6 +979,8 @@ class TraceReader {
         !read.ok())
       return read;
     SPANPROF_RETURN_IF_ERROR(ResolveThreadProcesses(p));
+    SPANPROF_RETURN_IF_ERROR(
+        CheckArgDrops(p.Field(kMetadataKeys[kMetaArgDrops])));
     return ResolveDrops(p.Field(kMetadataKeys[kMetaDroppedBySite]), drops);
   }
 
@@ -1050,6 +1056,8 @@ class TraceReader {
         return ReadDrops(fv, fp, drops);
       case kMetaDroppedArgs:
         return Assign(json_.Unsigned(fv, fp), c.dropped_args);
+      case kMetaArgDrops:
+        return ReadArgDrops(fv, fp, c.arg_drops);
       case kMetaFailedPrepares:
         return Assign(json_.Unsigned(fv, fp), c.failed_prepares);
       case kMetaFinishedNormally:
@@ -1158,6 +1166,79 @@ class TraceReader {
                 return ReadString(dv, dp, *names[df - 1]);
               });
         });
+  }
+
+  // metadata.arg_drops: its sites are checked once metadata.sites is read
+  // (CheckArgDrops).
+  absl::Status ReadArgDrops(value& v, const JsonPath& p,
+                            std::vector<ArgDrop>& drops) {
+    SPANPROF_ASSIGN_OR_RETURN(array a, json_.Array(v, p));
+    return json_.ForEachElement(
+        a, p, [&](size_t, value& ev, const JsonPath& ep) -> absl::Status {
+          SPANPROF_ASSIGN_OR_RETURN(object eo, json_.Object(ev, ep));
+          ArgDrop& drop = drops.emplace_back();
+          return json_.ReadObject(eo, ep, kArgDropFields,
+                                  [&](size_t f, value& dv, const JsonPath& dp) {
+                                    return ReadArgDropField(f, dv, dp, drop);
+                                  });
+        });
+  }
+
+  absl::Status ReadArgDropField(size_t field, value& v, const JsonPath& p,
+                                ArgDrop& drop) {
+    switch (field) {
+      case 0: {
+        SPANPROF_ASSIGN_OR_RETURN(std::optional<int64_t> site,
+                                  json_.NullableNonNegative(v, p));
+        if (site.has_value()) {
+          if (*site > UINT32_MAX) return json_.Error(p, "site out of range");
+          drop.site = static_cast<uint32_t>(*site);
+        }
+        return absl::OkStatus();
+      }
+      case 1:
+        return ReadString(v, p, drop.name);
+      case 2: {
+        std::string kind;
+        SPANPROF_RETURN_IF_ERROR(ReadOneOf(v, p, "arg", "count", kind));
+        drop.is_counter = kind == "count";
+        return absl::OkStatus();
+      }
+      case 3: {
+        SPANPROF_RETURN_IF_ERROR(ReadString(v, p, drop.reason));
+        if (std::find(kArgDropReasons.begin(), kArgDropReasons.end(),
+                      drop.reason) == kArgDropReasons.end()) {
+          return json_.Error(p,
+                             Cat("unknown drop reason ", Quote(drop.reason)));
+        }
+        return absl::OkStatus();
+      }
+      default:
+        return Assign(json_.Unsigned(v, p), drop.count);
+    }
+  }
+
+  // Every arg_drops site names one of metadata.sites, and the counts add up
+  // to at most metadata.dropped_args (a merge of traces that name their
+  // drops with older ones that do not names only some).
+  absl::Status CheckArgDrops(const JsonPath& path) const {
+    const Capture& c = capture_;
+    uint64_t total = 0;
+    for (size_t i = 0; i < c.arg_drops.size(); ++i) {
+      const ArgDrop& drop = c.arg_drops[i];
+      if (drop.site.has_value() && *drop.site >= c.sites.size()) {
+        return json_.Error(path.Index(i).Field("site"),
+                           Cat("site index ", *drop.site, " out of range (",
+                               c.sites.size(), " sites)"));
+      }
+      total = drop.count > UINT64_MAX - total ? UINT64_MAX : total + drop.count;
+    }
+    if (total > c.dropped_args) {
+      return json_.Error(path, Cat("the counts add up to ", total,
+                                   ", more than metadata.dropped_args (",
+                                   c.dropped_args, ")"));
+    }
+    return absl::OkStatus();
   }
 
   // Drops name their site twice (index and names): both must agree.

@@ -236,6 +236,29 @@ void WriteDroppedBySite(JsonWriter& w, const Capture& capture) {
   w.EndArray();
 }
 
+void WriteArgDrops(JsonWriter& w, const Capture& capture) {
+  w.BeginArray();
+  for (const ArgDrop& drop : capture.arg_drops) {
+    w.BeginObject();
+    w.Key(internal::kArgDropKeys[0]);
+    if (drop.site.has_value()) {
+      w.Uint(*drop.site);
+    } else {
+      w.Null();
+    }
+    w.Key(internal::kArgDropKeys[1]);
+    w.String(drop.name);
+    w.Key(internal::kArgDropKeys[2]);
+    w.String(drop.is_counter ? "count" : "arg");
+    w.Key(internal::kArgDropKeys[3]);
+    w.String(drop.reason);
+    w.Key(internal::kArgDropKeys[4]);
+    w.Uint(drop.count);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
 void WriteExportedSpanIds(JsonWriter& w,
                           const std::vector<ExportedSpanId>& exported) {
   w.BeginArray();
@@ -363,6 +386,8 @@ void WriteMetadata(JsonWriter& w, const Capture& capture) {
   WriteDroppedBySite(w, c);
   key(internal::kMetaDroppedArgs);
   w.Uint(c.dropped_args);
+  key(internal::kMetaArgDrops);
+  WriteArgDrops(w, c);
   key(internal::kMetaFailedPrepares);
   w.Uint(c.failed_prepares);
   key(internal::kMetaFinishedNormally);

@@ -169,6 +169,38 @@ struct SiteDrops {
   friend bool operator==(const SiteDrops&, const SiteDrops&) = default;
 };
 
+// `ArgDrop` counts the arguments (`SPANPROF_ARG`, `SPANPROF_ARG_STR`) or the
+// counter flushes (`SPANPROF_COUNT`) of one kind, name and span site that
+// the capture lost for one reason. `reason` is one of:
+//   "cap"            the span they belonged to was dropped by the event cap
+//                    (its arguments and counts went with it);
+//   "side_budget"    the side record buffer (bounded by the same cap) was
+//                    full;
+//   "no_open_span"   made on a thread with no span open: nothing to attach
+//                    them to (`site` is then the span that began next on
+//                    that thread, where the program most likely meant them
+//                    to go; empty when none did);
+//   "span_left_open" attached to a span that never ended and lost with it;
+//   "counter_limit"  a counter name past the process's 64 distinct names;
+//   "arg_limit"      past kMaxSpanArgs arguments on one span;
+//   "unknown"        the capture knows only how many (a capture recovered
+//                    from a stream, or a trace written before drops were
+//                    named): `name` is "" and `site` empty.
+// `site` is an index into `Capture::sites` (the span they belonged to),
+// empty when the runtime could not tell which one. `count` is one per argument
+// or per counter flush (a flush carries a counter's increments made in one span
+// between two of its children). Σ `count` over `Capture::arg_drops` is
+// `Capture::dropped_args`.
+struct ArgDrop {
+  std::optional<uint32_t> site{};
+  std::string name{};
+  bool is_counter = false;
+  std::string reason{};
+  uint64_t count = 0;
+
+  friend bool operator==(const ArgDrop&, const ArgDrop&) = default;
+};
+
 // `ExportedSpanId` is a span whose id left the process: a
 // `Context::Traceparent()` named it, so another process may have it as its
 // remote parent. `external_id` is the W3C parent-id handed out.
@@ -285,10 +317,14 @@ struct Capture {
   // Spans not retained because of the cap, in total and per site.
   uint64_t dropped_events = 0;
   std::vector<SiteDrops> dropped_by_site;
-  // Arguments and counter flushes of retained spans that the side budget
-  // (the same cap) refused, and counter increments made on a thread with no
-  // span open (nothing to attribute them to).
+  // Arguments and counter flushes the capture lost: refused by the side
+  // budget (the same cap), belonging to a span the cap dropped, or made on a
+  // thread with no span open (nothing to attribute them to); named one by
+  // one in `arg_drops`.
   uint64_t dropped_args = 0;
+  // `dropped_args` by site, name, kind and reason (ArgDrop), sorted by
+  // count descending, then site, name, kind and reason.
+  std::vector<ArgDrop> arg_drops;
   // Spans not recorded because their `prepare` hook failed (threw or
   // returned false): the body ran without a span.
   uint64_t failed_prepares = 0;

@@ -46,6 +46,10 @@ struct CaptureInputs {
   std::vector<ExportPoint> exports;
   ClockPair stop{};
   uint64_t failed_prepares = 0;
+  // The threads' named drops (SessionState::ended_drops), when known: a
+  // stream read back by `spanprof recover` has only their totals.
+  std::vector<SlotDrop> arg_drops;
+  bool arg_drops_known = false;
 };
 
 // Ends the active session: from here on no span is recorded (the fast path

@@ -7,8 +7,11 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -45,12 +48,14 @@ bool EndActiveSession(SessionState& session, std::vector<ThreadRing*>* rings,
                       ClockPair* stop) {
   std::lock_guard<std::mutex> lock(session.mu);
   if (!session.active) return false;
+  internal::FlushCallerCounts(session);
   internal::g_epoch.store(0, std::memory_order_seq_cst);
   *stop = internal::ReadClockPair();
   session.active = false;
   internal::StopPrefaulting();
   *rings = std::move(session.rings);
   session.rings.clear();
+  session.ended_drops = GatherDrops(*rings);
   return true;
 }
 
@@ -296,7 +301,8 @@ void AttachArgs(Collector& collector, const std::vector<size_t>& new_index,
       }
     }
     if (span.arg_count == kMaxSpanArgs) {
-      ++capture.dropped_args;
+      collector.CountDrop(collector.SiteId(span.site), pending.key,
+                          arg.is_counter, internal::kDropArgLimit);
       continue;
     }
     ++span.arg_count;
@@ -323,6 +329,61 @@ void AttachExports(const std::vector<internal::ExportPoint>& points,
                    [](const ExportedSpanId& a, const ExportedSpanId& b) {
                      return a.span < b.span;
                    });
+}
+
+// The name of a drop's key: its argument key's site name, or its counter's
+// name; "" when unknown.
+std::string DropName(const Collector& collector, const std::vector<Site>& sites,
+                     const internal::GatheredDrop& drop) {
+  if (drop.reason >= internal::kDropReasonCount) return "";
+  if (drop.is_counter && drop.reason != internal::kDropCounterLimit) {
+    return collector.CounterName(drop.key);
+  }
+  return drop.key < sites.size() ? sites[drop.key].name : "";
+}
+
+// The arguments and counts lost, named (Capture::arg_drops): the threads'
+// drop tables (`in.arg_drops`), what the parse could not attach, and as
+// "unknown" what the threads counted beyond their tables (a full table, a
+// straggler, a recovered stream that has only the totals).
+void AttachArgDrops(Collector& collector, CaptureInputs& in, Capture& capture) {
+  using Key =
+      std::tuple<std::optional<uint32_t>, std::string, bool, std::string>;
+  std::map<Key, uint64_t> named;
+  uint64_t tables = 0;
+  const auto add = [&](const internal::GatheredDrop& drop) {
+    const bool known = drop.reason < internal::kDropReasonCount;
+    std::optional<uint32_t> site;
+    if (known && drop.site != 0 && drop.site != internal::kUnknownSite) {
+      site = collector.UseSite(drop.site);
+    }
+    named[Key{site, DropName(collector, in.sites, drop),
+              known && drop.is_counter,
+              internal::DropReasonName(drop.reason)}] += drop.count;
+  };
+  if (in.arg_drops_known) {
+    for (const internal::SlotDrop& d : in.arg_drops) {
+      tables += d.drop.count;
+      add(d.drop);
+    }
+  }
+  uint64_t counted = 0;
+  for (const RingSnapshot& snap : in.snaps) counted += snap.dropped_args;
+  if (counted > tables) {
+    add(internal::GatheredDrop{0, 0, false, internal::kDropReasonCount,
+                               counted - tables});
+  }
+  for (const internal::GatheredDrop& drop : collector.parsed_drops()) {
+    add(drop);
+  }
+  for (auto& [key, count] : named) {
+    auto& [site, name, is_counter, reason] = key;
+    capture.dropped_args += count;
+    capture.arg_drops.push_back(ArgDrop{site, name, is_counter, reason, count});
+  }
+  std::stable_sort(
+      capture.arg_drops.begin(), capture.arg_drops.end(),
+      [](const ArgDrop& a, const ArgDrop& b) { return a.count > b.count; });
 }
 
 // Drops, in total and per site (sites seen only in drops join the capture).
@@ -403,11 +464,8 @@ Capture AssembleCapture(const SessionFacts& facts, CaptureInputs& in) {
   AttachExports(in.exports, exported, new_index, capture);
   AttachArgs(collector, new_index, capture);
   AttachDrops(in.drops_by_site, collector, capture);
-  capture.dropped_args += collector.unattached_counts();
+  AttachArgDrops(collector, in, capture);
   capture.failed_prepares = in.failed_prepares;
-  for (const RingSnapshot& snap : snaps) {
-    capture.dropped_args += snap.dropped_args;
-  }
   return capture;
 }
 
@@ -431,6 +489,8 @@ void AddSessionTables(const SessionState& session, const ClockPair& stop,
   in.exports = session.exports;
   in.stop = stop;
   in.failed_prepares = session.failed_prepares.load(std::memory_order_relaxed);
+  in.arg_drops = session.ended_drops;
+  in.arg_drops_known = true;
 }
 
 }  // namespace internal

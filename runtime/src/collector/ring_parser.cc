@@ -111,6 +111,7 @@ void Collector::ParseThread(uint32_t snapshot, const RingSnapshot& snap) {
     }
   }
   ApplySide(p, p.cut_position);
+  PlaceDrops(0);  // no span began after them
   CloseOpenSpans(p.last_hb);
   ts.span_count = spans_.size() - ts.first_span;
   if (ts.side_horizon > 0) DiscardBeforeSideHorizon(ts);
@@ -245,7 +246,11 @@ void Collector::ApplyString(ThreadParse& p, const SideRecord& s,
     at += kTextBytesInText;
   }
   const size_t target = Target(p);
-  if (target == kNoSpan || s.key >= sites_.size()) return;
+  if (s.key >= sites_.size()) return;
+  if (target == kNoSpan) {
+    Unplaced(s.key, false);
+    return;
+  }
   args_.push_back(PendingArg{
       target, PendingArg::kString, s.key,
       static_cast<uint64_t>(texts_.size()) | (s.value & kTextTruncatedBit)});
@@ -254,7 +259,11 @@ void Collector::ApplyString(ThreadParse& p, const SideRecord& s,
 
 // An argument of the innermost open span (or the span being enriched).
 void Collector::ApplyArg(const SideRecord& s, size_t target) {
-  if (target == kNoSpan || s.key >= sites_.size()) return;
+  if (s.key >= sites_.size()) return;
+  if (target == kNoSpan) {
+    Unplaced(s.key, false);
+    return;
+  }
   args_.push_back(PendingArg{
       target, s.kind == kSideArgDouble ? PendingArg::kDouble : PendingArg::kInt,
       s.key, s.value});
@@ -262,8 +271,12 @@ void Collector::ApplyArg(const SideRecord& s, size_t target) {
 
 // A named counter's counts, made while the innermost open span was innermost.
 void Collector::ApplyCounter(const SideRecord& s, size_t target) {
-  if (target == kNoSpan || s.key == 0 || s.key > counter_names_.size()) {
-    ++unattached_counts_;
+  if (s.key == 0 || s.key > counter_names_.size()) {
+    CountDrop(0, 0, true, kDropReasonCount);  // a counter this capture lacks
+    return;
+  }
+  if (target == kNoSpan) {
+    Unplaced(s.key, true);
     return;
   }
   args_.push_back(PendingArg{target, PendingArg::kCounter, s.key, s.value});
@@ -273,11 +286,40 @@ void Collector::ApplyEndCount(const Record& rec, size_t target) {
   const uint32_t bits = rec.word & kSiteMask;
   const uint32_t id = bits >> kEndCountValueBits;
   if (id == 0 || id > counter_names_.size()) {
-    ++unattached_counts_;
+    CountDrop(0, 0, true, kDropReasonCount);  // a counter this capture lacks
     return;
   }
   args_.push_back(
       PendingArg{target, PendingArg::kCounter, id, bits & kEndCountValueMask});
+}
+
+void Collector::CountDrop(uint32_t site, uint32_t key, bool is_counter,
+                          uint8_t reason, uint64_t count) {
+  for (GatheredDrop& drop : parsed_drops_) {
+    if (drop.site == site && drop.key == key && drop.is_counter == is_counter &&
+        drop.reason == reason) {
+      drop.count += count;
+      return;
+    }
+  }
+  parsed_drops_.push_back(GatheredDrop{site, key, is_counter, reason, count});
+}
+
+void Collector::Unplaced(uint32_t key, bool is_counter) {
+  for (GatheredDrop& drop : unplaced_) {
+    if (drop.key == key && drop.is_counter == is_counter) {
+      ++drop.count;
+      return;
+    }
+  }
+  unplaced_.push_back(GatheredDrop{0, key, is_counter, kDropNoOpenSpan, 1});
+}
+
+void Collector::PlaceDrops(uint32_t site) {
+  for (const GatheredDrop& drop : unplaced_) {
+    CountDrop(site, drop.key, drop.is_counter, kDropNoOpenSpan, drop.count);
+  }
+  unplaced_.clear();
 }
 
 SpanArg Collector::MakeArg(PendingArg& pending) {
@@ -351,6 +393,7 @@ void Collector::OnAlloc(ThreadParse& p, const Record& rec) {
 
 void Collector::OnBegin(ThreadParse& p, const Record& rec, uint64_t position,
                         uint64_t raw) {
+  if (SPANPROF_UNLIKELY(!unplaced_.empty())) PlaceDrops(rec.word & kSiteMask);
   const size_t index = spans_.size();
   Span& span = spans_.emplace_back();
   if (alloc_column_) allocs_.emplace_back();
@@ -390,7 +433,13 @@ void Collector::OnEnd(ThreadParse& p, const Record& rec, uint64_t position,
     p.ts.has_orphan_end = true;
     p.ts.last_orphan_end = position;
     p.last_span = kNoSpan;
-    if ((rec.word >> kKindShift) == kEndCountRecord) ++unattached_counts_;
+    if ((rec.word >> kKindShift) == kEndCountRecord) {
+      // The count of a span whose begin the ring overwrote (the cap).
+      const uint32_t id = (rec.word & kSiteMask) >> kEndCountValueBits;
+      const bool known = id != 0 && id <= counter_names_.size();
+      CountDrop(kUnknownSite, known ? id : 0, true,
+                known ? kDropCap : kDropReasonCount);
+    }
     return;
   }
   const size_t index = open_.back();

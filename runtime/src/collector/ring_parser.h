@@ -213,9 +213,20 @@ class Collector {
   void set_counter_names(std::vector<std::string> names) {
     counter_names_ = std::move(names);
   }
-  // Counter flushes with no span open on their thread (nothing to attach
-  // them to) and with an unknown counter id.
-  uint64_t unattached_counts() const { return unattached_counts_; }
+  // The name of counter `id`, "" when the capture has none by that id.
+  std::string CounterName(uint32_t id) const {
+    return id != 0 && id <= counter_names_.size() ? counter_names_[id - 1]
+                                                  : std::string();
+  }
+  // Arguments and counter flushes the parse could not attach (no span open
+  // on their thread, a span whose begin was overwritten, an unknown counter
+  // id), by (interned site id, key, kind, reason); site 0: no span.
+  const std::vector<GatheredDrop>& parsed_drops() const {
+    return parsed_drops_;
+  }
+  // Counts one such drop (also used for the arguments past kMaxSpanArgs).
+  void CountDrop(uint32_t site, uint32_t key, bool is_counter, uint8_t reason,
+                 uint64_t count = 1);
   // Spans discarded while parsing (their side records were overwritten).
   size_t removed() const { return removed_; }
 
@@ -241,6 +252,8 @@ class Collector {
   inline void OnEnd(ThreadParse& p, const Record& rec, uint64_t position,
                     uint64_t raw);
   void CloseOpenSpans(uint32_t last_hb);
+  void Unplaced(uint32_t key, bool is_counter);
+  void PlaceDrops(uint32_t site);
   void DiscardBeforeSideHorizon(const ThreadStreams& ts);
   void AddThread(uint32_t thread, const RingSnapshot& snap);
 
@@ -276,7 +289,12 @@ class Collector {
   // String arguments' texts (PendingArg::value indexes them).
   std::vector<std::string> texts_;
   std::vector<std::string> counter_names_;
-  uint64_t unattached_counts_ = 0;
+  std::vector<GatheredDrop> parsed_drops_;
+  // Arguments and counts of the thread being parsed made with no span open:
+  // named after the next span that begins on the thread (where the program
+  // meant them to go, as a rule: an argument made just before its span
+  // opened), or after none at the thread's end.
+  std::vector<GatheredDrop> unplaced_;
   std::vector<ThreadStreams> threads_;
 };
 

@@ -72,7 +72,11 @@ void CountFirst(CounterStatic& counter, uint64_t& slot, uint64_t n) noexcept {
   ThreadRing* r = BindThread(epoch);
   if (r == nullptr) return;
   if (id > kMaxCounters) {
-    r->CountDroppedArg();  // a 65th counter name: nowhere to keep its count
+    // A 65th counter name: nowhere to keep its count. Named by a site of
+    // its name (the counter table has no id for it).
+    SiteStatic* name = FindOrInternDynamicSite(counter.name, Tags{});
+    const uint32_t key = name == nullptr ? 0 : InternStatic(*name);
+    r->CountDroppedArg(key, true, kDropCounterLimit, kSiteOfInnermost);
     return;
   }
   // More sites than the thread can hold: write the held counts now. They

@@ -6,6 +6,7 @@
 #ifndef SPANPROF_RUNTIME_SRC_RECORDER_RECORDER_INTERNAL_H_
 #define SPANPROF_RUNTIME_SRC_RECORDER_RECORDER_INTERNAL_H_
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <mutex>
@@ -127,6 +128,59 @@ class SideBuffer {
   uint64_t storage_ = 0;
 };
 
+// Why an argument or a count was lost (Capture::ArgDrop's `reason`).
+enum DropReason : uint8_t {
+  kDropCap = 0,
+  kDropSideBudget = 1,
+  kDropNoOpenSpan = 2,
+  kDropSpanLeftOpen = 3,
+  kDropCounterLimit = 4,
+  kDropArgLimit = 5,
+  kDropReasonCount = 6,
+};
+// The names Capture::ArgDrop uses, by DropReason.
+const char* DropReasonName(uint32_t reason) noexcept;
+// A DropEntry's `site` when the runtime cannot tell the span (the innermost
+// span began in an earlier chunk than the one the thread writes now).
+inline constexpr uint32_t kUnknownSite = UINT32_MAX;
+
+// One (span site, key, kind, reason) of a thread's lost arguments and
+// counts. The owner fills the key fields before it publishes the entry
+// (DropTable::used, release); after that only `count` changes, by the owner
+// alone (load + store, no read-modify-write). The collector reads entries
+// below `used` (acquire), possibly while a straggling owner still counts.
+struct DropEntry {
+  uint32_t site = 0;  // interned span site id; 0: no span; kUnknownSite
+  uint32_t key = 0;   // interned argument key site id, or counter id
+  bool is_counter = false;
+  uint8_t reason = 0;
+  std::atomic<uint64_t> count{0};
+};
+
+// A thread's lost arguments and counts, by (site, key, kind, reason): a
+// fixed table filled on the drop path, so that recording a drop never takes
+// a lock or allocates. Drops that find it full are counted in `overflow`
+// (the capture names them "unknown").
+inline constexpr uint32_t kDropTableEntries = 16;
+struct DropTable {
+  DropEntry entries[kDropTableEntries];
+  std::atomic<uint32_t> used{0};
+  std::atomic<uint64_t> overflow{0};
+  // The drop path's memo of its last look for the innermost open span: the
+  // main stream position it looked at and the site it found there.
+  uint64_t memo_position = UINT64_MAX;
+  uint32_t memo_site = kUnknownSite;
+};
+
+// A drop as the session's end gathers it from every thread (by thread slot).
+struct GatheredDrop {
+  uint32_t site = 0;
+  uint32_t key = 0;
+  bool is_counter = false;
+  uint8_t reason = 0;
+  uint64_t count = 0;
+};
+
 // `ThreadRing` is one thread's recorder: the hot `ThreadState` plus what the
 // slow path and the collector need. The owner thread writes the hot part
 // without locks; `mu` guards chunk switches against the collector.
@@ -183,9 +237,26 @@ struct ThreadRing : ThreadState {
   // read-modify-write); atomic because the collector reads it after stop
   // while a straggling owner may still be in a slow path.
   std::atomic<uint64_t> dropped_args{0};
-  void CountDroppedArg() noexcept {
-    dropped_args.store(dropped_args.load(std::memory_order_relaxed) + 1,
-                       std::memory_order_relaxed);
+  // The same drops, named (arg_drops.cc).
+  DropTable drops;
+  // Counts one lost argument (`key`: its key's site id) or counter flush
+  // (`key`: the counter id) in `dropped_args` and `drops`. `site` is the
+  // span it belonged to, or kSiteOfInnermost: the innermost span open on
+  // this thread now, looked up in the records. The drop path: no lock, no
+  // allocation, no read-modify-write.
+  void CountDroppedArg(uint32_t key, bool is_counter, DropReason reason,
+                       uint32_t site) noexcept;
+  // The site of the innermost span open on this (the owner) thread, 0 when
+  // none is, kUnknownSite when it began before the current chunk.
+  uint32_t InnermostSite() noexcept;
+  // Inside spans the cap dropped (`dropped_open` > 0): the sites of the
+  // innermost kDroppedSites of them, by depth, so that their arguments and
+  // counts are named after them.
+  static constexpr uint32_t kDroppedSites = 16;
+  uint32_t dropped_sites[kDroppedSites] = {};
+  uint32_t InnermostDroppedSite() const noexcept {
+    if (dropped_open == 0) return 0;
+    return dropped_sites[std::min<uint64_t>(dropped_open, kDroppedSites) - 1];
   }
 
   // Drop accounting: by site id; grows on the slow path only.
@@ -207,6 +278,18 @@ struct ThreadRing : ThreadState {
                                  chunk_begin);
   }
 };
+
+// ThreadRing::CountDroppedArg()'s `site` for "the innermost open span".
+inline constexpr uint32_t kSiteOfInnermost = UINT32_MAX - 1;
+
+// `GatherDrops()` reads every ring's drop table (the session's end, before
+// the rings go back), one entry per (slot, site, key, kind, reason), the
+// tables' overflow as reason kDropReasonCount.
+struct SlotDrop {
+  uint32_t slot;
+  GatheredDrop drop;
+};
+std::vector<SlotDrop> GatherDrops(const std::vector<ThreadRing*>& rings);
 
 // A point of a thread's stream whose span id left the process
 // (`Context::Traceparent()`); the collector resolves it to a span like a
@@ -250,6 +333,9 @@ struct SessionState {
   uint64_t span_id_seed = 0;
   // Under `mu`: the exported points, in export order.
   std::vector<ExportPoint> exports;
+  // The named drops of the session that ended last (EndActiveSession
+  // gathers them while it still holds the rings).
+  std::vector<SlotDrop> ended_drops;
 };
 
 // `ExportContext()` returns the external span id of the span open at
@@ -336,12 +422,19 @@ inline void FlushCounts(ThreadRing& r) noexcept {
     const uint64_t value = *held.slot;
     *held.slot = 0;
     if (!AppendSide(r, position, kSideCounter, held.id, value)) {
-      r.CountDroppedArg();
+      r.CountDroppedArg(held.id, true, kDropSideBudget, kSiteOfInnermost);
     }
   }
 }
 // Forgets the counts pending on `r`: they belong to a dropped span.
 void DiscardCounts(ThreadRing& r) noexcept;
+// Forgets the counts pending on `r`, each counted as a drop for `reason` at
+// span site `site` (a span the cap dropped, or no span at a thread's exit).
+void DropCounts(ThreadRing& r, DropReason reason, uint32_t site) noexcept;
+// The calling thread's counts pending in the active session are written
+// now (the session is about to stop): they attach to its innermost open
+// span, which ends unfinished or open at exit, instead of being lost.
+void FlushCallerCounts(const SessionState& session) noexcept;
 
 // The interned sites (process-wide, append-only). Id 0 is unused.
 struct SiteTable {

@@ -32,21 +32,48 @@ ThreadRing* ActiveRing() {
   return r;
 }
 
+// The calling thread's ring in the active session, binding the thread on
+// its first argument: an argument made on a thread that has recorded no
+// span yet is not lost without a word (with no span open, the collector
+// counts it as dropped, reason "no_open_span").
+ThreadRing* BoundRing() noexcept {
+  const uint32_t epoch = g_epoch.load(std::memory_order_relaxed);
+  if (epoch == 0) return nullptr;
+  auto* r = static_cast<ThreadRing*>(tls_state);
+  if (SPANPROF_LIKELY(r != nullptr && r->epoch == epoch)) return r;
+  const UncountedAllocations uncounted;
+  return BindThread(epoch);
+}
+
+// The argument's key id, interning it on first use (once per call site).
+uint32_t KeyId(SiteStatic& key) noexcept {
+  const uint32_t key_id = key.id.load(std::memory_order_acquire);
+  if (SPANPROF_LIKELY(key_id != 0)) return key_id;
+  const UncountedAllocations uncounted;
+  return InternStatic(key);
+}
+
+// An argument made inside a span the cap dropped, or inside the enrich hook
+// of one: it goes with its span, counted and named after it.
+void DropWithSpan(ThreadRing& r, SiteStatic& key) noexcept {
+  r.CountDroppedArg(KeyId(key), false, kDropCap,
+                    r.enrich_discard ? kUnknownSite : r.InnermostDroppedSite());
+}
+
 void AddArgRecord(SiteStatic& key, uint32_t kind, uint64_t bits) noexcept {
-  ThreadRing* r = ActiveRing();
+  ThreadRing* r = BoundRing();
   if (r == nullptr) return;
-  if (r->dropped_open > 0) return;  // the innermost span was dropped
+  if (SPANPROF_UNLIKELY(r->dropped_open > 0 || r->enrich_discard)) {
+    DropWithSpan(*r, key);
+    return;
+  }
   // Only interning a key allocates (once per call site); AppendSide's slow
   // path guards its own allocations, so the usual call saves and restores
   // no allocation counters: a span with an argument must stay within 1.5x
   // a plain span (bench/gate checks it).
-  uint32_t key_id = key.id.load(std::memory_order_acquire);
-  if (SPANPROF_UNLIKELY(key_id == 0)) {
-    const UncountedAllocations uncounted;
-    key_id = InternStatic(key);
-  }
+  const uint32_t key_id = KeyId(key);
   if (!AppendSide(*r, r->Position(), kind, key_id, bits)) {
-    r->CountDroppedArg();
+    r->CountDroppedArg(key_id, false, kDropSideBudget, kSiteOfInnermost);
   }
 }
 
@@ -63,8 +90,12 @@ void AddDoubleArg(SiteStatic& key, double value) noexcept {
 }
 
 void AddStringArg(SiteStatic& key, const char* text, size_t size) noexcept {
-  ThreadRing* r = ActiveRing();
-  if (r == nullptr || r->dropped_open > 0 || r->enrich_discard) return;
+  ThreadRing* r = BoundRing();
+  if (r == nullptr) return;
+  if (r->dropped_open > 0 || r->enrich_discard) {
+    DropWithSpan(*r, key);
+    return;
+  }
   const UncountedAllocations uncounted;
   const uint32_t key_id = InternStatic(key);
   if (text == nullptr) size = 0;
@@ -90,7 +121,7 @@ void AddStringArg(SiteStatic& key, const char* text, size_t size) noexcept {
   uint64_t head = 0;
   take(0, &head, sizeof(head));
   if (!AppendSide(*r, position, kSideArgString, key_id, size | flags, head)) {
-    r->CountDroppedArg();
+    r->CountDroppedArg(key_id, false, kDropSideBudget, kSiteOfInnermost);
     return;
   }
   for (size_t at = kTextBytesInString; at < size; at += kTextBytesInText) {
@@ -101,7 +132,7 @@ void AddStringArg(SiteStatic& key, const char* text, size_t size) noexcept {
     take(at + 4, &v, sizeof(v));
     take(at + 12, &w, sizeof(w));
     if (!AppendSide(*r, position, kSideArgText, k, v, w)) {
-      r->CountDroppedArg();
+      r->CountDroppedArg(key_id, false, kDropSideBudget, kSiteOfInnermost);
       return;
     }
   }
@@ -113,6 +144,7 @@ void BeginEnrich(uint32_t span_epoch) noexcept {
   // Counts made before the hook belong to the enclosing span.
   if (r->pending_count != 0) FlushCounts(*r);
   if (span_epoch != r->epoch) {  // the span was dropped (or not recorded)
+    // (Its enrich hook's arguments and counts are then dropped with it.)
     r->enrich_discard = true;
     return;
   }
@@ -125,7 +157,11 @@ void EndEnrich(uint32_t span_epoch) noexcept {
   ThreadRing* r = ActiveRing();
   if (r == nullptr) return;
   if (r->enrich_discard || span_epoch != r->epoch) {
-    DiscardCounts(*r);
+    if (r->enrich_discard) {
+      DropCounts(*r, kDropCap, kUnknownSite);
+    } else {
+      DiscardCounts(*r);
+    }
     r->enrich_discard = false;
     return;
   }
@@ -135,16 +171,16 @@ void EndEnrich(uint32_t span_epoch) noexcept {
 }
 
 void MarkHookFailed(const char* hook, const char* message) noexcept {
+  static constinit SiteStatic key{"hook_error", Tags{}};
   ThreadRing* r = ActiveRing();
   if (r == nullptr || r->dropped_open > 0 || r->enrich_discard) return;
   {
     const UncountedAllocations uncounted;
     if (!AppendSide(*r, r->Position(), kSideHookFailed, 0, 0)) {
-      r->CountDroppedArg();
+      r->CountDroppedArg(KeyId(key), false, kDropSideBudget, kSiteOfInnermost);
       return;
     }
   }
-  static constinit SiteStatic key{"hook_error", Tags{}};
   char text[kMaxArgTextBytes + 1] = {};
   const size_t hook_size = std::strlen(hook);
   const size_t message_size = message == nullptr ? 0 : std::strlen(message);
@@ -208,7 +244,8 @@ void PopContext(uint32_t epoch) noexcept {
   }
   if (!AppendSide(*r,
                   SideRecord{position, kSideContextPop, 0, push_index, 0})) {
-    r->CountDroppedArg();  // unreachable: context records are never refused
+    // Unreachable: context records are never refused.
+    r->CountDroppedArg(0, false, kDropSideBudget, kSiteOfInnermost);
   }
   if (r->ring_mode) {
     // Keep the push while its pop may outlive it in the wrapping buffer.

@@ -114,7 +114,9 @@ ThreadExitHook::~ThreadExitHook() {
       // Counts made after the thread's last span ended: no span to attach
       // them to, so they are reported as lost.
       if (g_epoch.load(std::memory_order_relaxed) == r->epoch) {
-        for (uint32_t i = 0; i < r->pending_count; ++i) r->CountDroppedArg();
+        for (uint32_t i = 0; i < r->pending_count; ++i) {
+          r->CountDroppedArg(r->pending[i].id, true, kDropNoOpenSpan, 0);
+        }
       }
       r->owner_exited = true;
     } else {

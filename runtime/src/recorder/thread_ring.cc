@@ -171,6 +171,9 @@ void CountDrop(ThreadRing& r, uint32_t site) {
   if (site >= r.drops_by_site.size()) r.drops_by_site.resize(site + 64, 0);
   ++r.drops_by_site[site];
   ++r.dropped_open;
+  if (r.dropped_open <= ThreadRing::kDroppedSites) {
+    r.dropped_sites[r.dropped_open - 1] = site;
+  }
 }
 
 // Makes room for one more begin. Called with r.mu held while recording.
@@ -272,6 +275,9 @@ ThreadRing* BindThread(uint32_t epoch) noexcept {
   ring->side_wrapped = false;
   ring->side_published.store(0, std::memory_order_relaxed);
   ring->dropped_args.store(0, std::memory_order_relaxed);
+  ring->drops.used.store(0, std::memory_order_relaxed);
+  ring->drops.overflow.store(0, std::memory_order_relaxed);
+  ring->drops.memo_position = UINT64_MAX;
   // Counts held from an earlier session (or made before this thread's
   // first span of this one, with no span to attach them to) are forgotten.
   DiscardCounts(*ring);
@@ -312,8 +318,8 @@ uint32_t BeginSlow(SiteStatic& site, uint32_t epoch) noexcept {
     // without its parent, even when credit came back (a thread exited).
     // The counts pending belong to the dropped span and go with it.
     if (r->dropped_open > 0) {
+      DropCounts(*r, kDropCap, r->InnermostDroppedSite());
       CountDrop(*r, id);
-      DiscardCounts(*r);
       return kDroppedEpoch;
     }
     c = r->cursor.load(std::memory_order_relaxed);
@@ -342,8 +348,9 @@ void EndSlow(ThreadState* state, uint32_t begin_epoch,
   auto* r = static_cast<ThreadRing*>(state);
   if (begin_epoch == kDroppedEpoch) {
     if (r != nullptr && r->dropped_open > 0) {
+      // The dropped span's own counts go with it.
+      DropCounts(*r, kDropCap, r->InnermostDroppedSite());
       --r->dropped_open;
-      DiscardCounts(*r);  // the dropped span's own counts
     }
     return;
   }

@@ -542,6 +542,7 @@ TEST(MergedSummaryTest, Version3ReadsAsOneProcess) {
   v3 = Replace(v3, "  \"process_count\": 1,\n", "");
   v3 = Replace(v3, "  \"end_reason\": \"finished\",\n", "");
   v3 = Replace(v3, "  \"open_at_exit_events\": 0,\n", "");
+  v3 = Replace(v3, "  \"drops\": [],\n", "");
   v3 = Replace(v3, "  \"failed_prepares\": 0,\n", "");
   for (size_t at;
        (at = v3.find("      \"hook_failures\": 0,\n")) != std::string::npos;) {

@@ -123,7 +123,7 @@ TEST(SummaryReaderTest, KeyFieldsAreWrittenWhenSetAndReadAsEmptyWhenMissing) {
   std::string v3 = std::regex_replace(
       Replace(json, "\"schema_version\": 5", "\"schema_version\": 3"),
       std::regex("\"(process_count|processes|failed_prepares|hook_failures|"
-                 "end_reason|open_at_exit_events)\": "
+                 "end_reason|open_at_exit_events|drops)\": "
                  "[^,]+,\\s*"),
       "");
   ExpectRejected(v3, "unknown field \"backend\"");
@@ -298,7 +298,7 @@ TEST(SummaryReaderRejectsTest, Version2HasNoSource) {
       std::regex("\"(instrumentation_permille|host|pid|wall_clock_anchor_ns|"
                  "wall_clock_uncertainty_ns|process_count|processes|"
                  "failed_prepares|hook_failures|end_reason|"
-                 "open_at_exit_events)\": "
+                 "open_at_exit_events|drops)\": "
                  "[^,]+,\\s*"),
       "");
   absl::StatusOr<Summary> parsed = ParseSummary(v2, kSource);

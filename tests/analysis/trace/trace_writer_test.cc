@@ -385,6 +385,7 @@ TEST(TraceWriterTest, MetadataCarriesEverythingToRebuildTheCapture) {
                                                  "dropped_events",
                                                  "dropped_by_site",
                                                  "dropped_args",
+                                                 "arg_drops",
                                                  "failed_prepares",
                                                  "finished_normally",
                                                  "end_reason",

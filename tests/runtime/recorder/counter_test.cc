@@ -162,7 +162,16 @@ TEST(CounterTest, ADroppedSpansCountsGoWithIt) {
   const Span* kept = FindSpan(c, "kept");
   ASSERT_NE(kept, nullptr);
   EXPECT_EQ(CountersOf(c, *kept), (std::map<std::string, int64_t>{{"c", 11}}));
-  EXPECT_EQ(c.dropped_args, 0u);
+  // The dropped span's two flushes (before its child, at its end) go with
+  // it, counted and named after it (reason "cap").
+  EXPECT_EQ(c.dropped_args, 2u);
+  ASSERT_EQ(c.arg_drops.size(), 1u);
+  ASSERT_TRUE(c.arg_drops[0].site.has_value());
+  EXPECT_EQ(c.sites[*c.arg_drops[0].site].name, "dropped");
+  EXPECT_EQ(c.arg_drops[0].name, "c");
+  EXPECT_TRUE(c.arg_drops[0].is_counter);
+  EXPECT_EQ(c.arg_drops[0].reason, "cap");
+  EXPECT_EQ(c.arg_drops[0].count, 2u);
 }
 
 TEST(CounterTest, ManyCountingSitesInOneSpanAreFlushedEarlyAndKept) {

@@ -40,6 +40,8 @@ inline constexpr std::string_view kSummarySchema = "spanprof.summary";
 // also has no `process_count` and no row `processes`: read as one process),
 // version 2 (which also has no `source`: read as "spanprof") and version 1
 // (which also has no tail shape, counters or `dropped_args`).
+// Version 5 also added `drops` (older versions read with one "unknown"
+// entry of their `dropped_args`).
 inline constexpr int64_t kSummarySchemaVersion = 5;
 
 // `RowKey` is the grouping key: a span name plus its tags (`spanprof::Tags`).
@@ -148,6 +150,25 @@ struct ValidationIssue {
                          const ValidationIssue&) = default;
 };
 
+// `Drop` is one element of the summary's `drops` (version 5): arguments or
+// counter flushes of one kind and name that the capture lost at one span
+// site for one reason (`Capture::arg_drops`). `site` is the key of the span
+// they belonged to (for reason "no_open_span", of the span that began next
+// on their thread), empty when there is none or the runtime could not tell.
+// `kind` is "arg" or "count"; `reason` one of "cap", "side_budget",
+// "no_open_span", "span_left_open", "counter_limit", "arg_limit" or "unknown"
+// (only the total is known: `name` and `kind` are then "" and written as null).
+// Σ `count` = `dropped_args`.
+struct Drop {
+  std::optional<RowKey> site{};
+  std::string name{};
+  std::string kind{};
+  std::string reason{};
+  uint64_t count = 0;
+
+  friend bool operator==(const Drop&, const Drop&) = default;
+};
+
 // `Summary` is the whole document. `schema_version` is the version of the
 // document it was read from (1 to 4); `SummaryToJson()` always writes the
 // current version, `kSummarySchemaVersion`. `source` is the capture's
@@ -183,6 +204,10 @@ struct Summary {
   // Arguments and counter counts the cap refused, and counts made with no
   // span open (`Capture::dropped_args`); non-zero makes `complete` false.
   uint64_t dropped_args = 0;
+  // The same drops by site, name, kind and reason, the largest first
+  // (version 5; an older version reads as one "unknown" entry of
+  // `dropped_args`, none when it is 0).
+  std::vector<Drop> drops;
   // Spans not recorded because their `prepare` hook failed
   // (`Capture::failed_prepares`; 0 in versions 1 to 3). Reported, but not a
   // loss of data: `complete` does not depend on it.

@@ -36,6 +36,9 @@ struct TableOptions {
   // `rows_left_out_by`, why ("--top 10").
   size_t rows_left_out = 0;
   std::string rows_left_out_by = {};
+  // The lines under the dropped-arguments warning name every drop of
+  // `Summary::drops` (site, name, kind, reason), not only the two largest.
+  bool all_drops = false;
 };
 
 // `FormatCount()` renders an integer with its digits grouped by thousands:
