@@ -26,11 +26,12 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "json/strict_json.h"
+#include "model/capture_format.h"
+#include "resources/process_resources.h"
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/internal/end_reason.h"
 #include "status_macros.h"
-#include "summary/process_resources.h"
 #include "summary/summary_format.h"
 #include "summary/tail_shape.h"
 
