@@ -20,12 +20,12 @@ example without them fails here). Prose lines between `Example...:` and the
 code are skipped; the code ends at `// clang-format on`.
 
 Each example becomes DIR/<header path with _>.cc: the header, then the block.
-A block that opens with `#include` or a function definition (`int main(`,
-`void BM_Parse(`) is a file on its own; any other block is the body of a
-function returning int (so `return` works), with `using namespace spanprof`
-and `spanprof::analysis`. Two placeholders read as "what you have": a value
-`= ...;` compiles as `= {};`, and `{ ... }` or a `...` line compile as
-empty. An example may call functions of the reader's program (`Work()`,
+The block's leading `#include` lines go to the top of the file. A block
+with a function definition at its left margin (`int main(`, `void
+BM_Parse(`) is a file on its own; any other block is the body of a function
+returning int (so `return` works). Placeholders read as "what you have": a
+value `= ...;` (or `= ...,`) compiles as `= {}`, and `{ ... }` or a `...`
+line compile as empty. An example may call functions of the reader's program (`Work()`,
 `Load()`): it declares them first, before its code (the blocks are compiled,
 not linked). Files are rewritten only when their text changes.
 
@@ -44,7 +44,7 @@ INCLUDE_DIRS = {
     "cli/include": "cli",
     "runtime/benchmark/include": "benchmark",
 }
-EXAMPLE = re.compile(r"^// Example\b.*:$")
+EXAMPLE = re.compile(r"^// Example\b")
 CODE = re.compile(r"^//   ")
 TOP_LEVEL = re.compile(r"^(#include\b|[A-Za-z_][\w:<>,\s*&]*\s+[\w:]+\(.*\)\s*(const\s*)?\{)")
 
@@ -89,7 +89,7 @@ def example_of(path):
 
 
 def placeholders(line):
-    line = re.sub(r"=\s*\.\.\.\s*;", "= {};", line)
+    line = re.sub(r"=\s*\.\.\.(?=\s*[,;])", "= {}", line)
     line = line.replace("{ ... }", "{}")
     if line.strip() == "...":
         return ""
@@ -109,18 +109,21 @@ def render(header, path, start, code):
            "#include <string_view>",
            "#include <thread>",
            "#include <vector>",
-           "",
-           "namespace spanprof::analysis {}",
            ""]
-    body = [placeholders(line) for line in code]
+    # Leading #include lines go to the top of the file.
+    includes = 0
+    while includes < len(code) and (code[includes].startswith("#include")
+                                    or (includes and not code[includes].strip())):
+        includes += 1
+    out += [line for line in code[:includes] if line.strip()]
+    start += includes
+    body = [placeholders(line) for line in code[includes:]]
     top_level = any(TOP_LEVEL.match(line) for line in body if line.strip())
     if top_level:
         out.append(f'#line {start} "{path}"')
         out += body
     else:
         out += ["namespace {",
-                "using namespace spanprof;            // NOLINT",
-                "using namespace spanprof::analysis;  // NOLINT",
                 "[[maybe_unused]] int Example() {",
                 f'#line {start} "{path}"']
         out += body
