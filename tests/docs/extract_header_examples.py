@@ -123,11 +123,13 @@ def render(header, path, start, code):
         out.append(f'#line {start} "{path}"')
         out += body
     else:
-        out += ["namespace {",
-                "[[maybe_unused]] int Example() {",
+        # Not in an anonymous namespace: a function the example declares in
+        # the body would then be a static one never defined.
+        out += ["int Example();",
+                "int Example() {",
                 f'#line {start} "{path}"']
         out += body
-        out += ["  return 0;", "}", "}  // namespace"]
+        out += ["  return 0;", "}"]
     return "\n".join(out) + "\n"
 
 
