@@ -9,8 +9,8 @@
 // Example:
 //
 //   #include <spanprof/span.h>
-//
-//   spanprof::RecordingOptions options{.max_events = 1000};
+//   spanprof::RecordingOptions options;
+//   options.max_events = 1000;
 //   absl::Status started = spanprof::StartRecording(options);
 //   { SPANPROF_SCOPE("work"); }
 //   spanprof::Capture capture = spanprof::StopRecording();
