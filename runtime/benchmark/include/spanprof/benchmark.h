@@ -33,6 +33,8 @@
 // clang-format off
 // Example:
 //
+//   #include <spanprof/span.h>
+//
 //   std::vector<std::string> MakeLines(int64_t count);  // the program's
 //   int ParseRecord(const std::string& line);
 //
