@@ -41,9 +41,9 @@
 #include <string>
 
 #include "proc_status.h"
+#include "runtime/src/recorder/ring_memory.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
-#include "spanprof/internal/ring_memory.h"
 #include "spanprof/spanprof.h"
 #include "workload.h"
 

@@ -40,9 +40,9 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
+#include "runtime/src/recorder/ring_memory.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
-#include "spanprof/internal/ring_memory.h"
 #include "spanprof/spanprof.h"
 #include "spanprof/spanprof_c.h"
 #include "workload.h"

@@ -27,6 +27,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "simulated_device.h"
+
 namespace {
 
 constexpr int64_t kDeviceMemory = 1 << 30;

@@ -13,8 +13,9 @@ import os
 import re
 import sys
 
-# The word issue (or issues, any case), a space, an optional #, digits.
-PATTERN = re.compile(r"\bissues? #?[0-9]+", re.IGNORECASE)
+# The word issue (or issues, any case), an optional space, an optional #,
+# digits: with or without the space and the "#".
+PATTERN = re.compile(r"\bissues? ?#?[0-9]+", re.IGNORECASE)
 
 
 def main():

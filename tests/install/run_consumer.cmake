@@ -9,6 +9,18 @@ function(run)
   set(last_output "${out}${err}" PARENT_SCOPE)
 endfunction()
 run(${CMAKE_COMMAND} --install ${SPANPROF_BUILD_DIR} --prefix ${prefix})
+# Test-only code stays out of the installed API: the ring memory hooks
+# (runtime/src/recorder/ring_memory.h) and examples/device's SimulatedDevice.
+file(GLOB_RECURSE installed_headers ${prefix}/include/spanprof/*.h)
+if(NOT installed_headers)
+  message(FATAL_ERROR "no headers installed under ${prefix}/include/spanprof")
+endif()
+foreach(header IN LISTS installed_headers)
+  file(READ ${header} text)
+  if(text MATCHES "uint64_t RingBytesAllocated|class SimulatedDevice")
+    message(FATAL_ERROR "${header}: an installed header holds test-only code")
+  endif()
+endforeach()
 run(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE_DIR} -B ${WORK_DIR}/build
     -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER} -DCMAKE_BUILD_TYPE=Release)
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)

@@ -23,9 +23,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "json/strict_json.h"
+#include "model/capture_format.h"
 #include "spanprof/capture.h"
 #include "status_macros.h"
-#include "summary/summary_format.h"
 
 namespace spanprof::analysis::internal {
 namespace {
@@ -798,7 +798,7 @@ void ChromeTraceReader::AddNotes() const {
 
 absl::StatusOr<Capture> ChromeTraceReader::Assemble() {
   Capture capture;
-  capture.source = std::string(kChromeTraceSource);
+  capture.source = std::string(kSourceChromeTrace);
   capture.clock = std::string(kClockUnknown);
   capture.overflow_policy = "drop";
   std::vector<uint32_t> thread_of;

@@ -29,9 +29,6 @@
 
 namespace spanprof::analysis::internal {
 
-// `kChromeTraceSource` is `Capture::source` of a foreign Chrome trace.
-inline constexpr std::string_view kChromeTraceSource = "chrome-trace";
-
 // `IsForeignChromeTrace()` is the rule that tells a foreign trace from
 // spanprof's own: JSON whose top level is an array (the bare event array
 // form), or an object with `traceEvents` and no `metadata` object that has

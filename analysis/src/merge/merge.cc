@@ -26,6 +26,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "model/capture_format.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
 
@@ -70,7 +71,7 @@ absl::Status CheckInputs(const std::vector<MergeInput>& inputs) {
           in.name, ": already a merged capture (", c.processes.size(),
           " processes); merge the processes' own captures instead"));
     }
-    if (c.source != "spanprof") {
+    if (c.source != internal::kSourceSpanprof) {
       return absl::InvalidArgumentError(absl::StrCat(
           in.name, ": a foreign trace (source \"", c.source,
           "\") has no wall-clock anchor to align it with; merge captures "

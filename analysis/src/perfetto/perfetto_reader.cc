@@ -25,13 +25,13 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "json/cat.h"
+#include "model/capture_format.h"
 #include "model/capture_order.h"
 #include "perfetto/perfetto_format.h"
 #include "perfetto/proto_decoder.h"
 #include "simdjson.h"
 #include "spanprof/capture.h"
 #include "status_macros.h"
-#include "trace/trace_format.h"
 #include "trace/trace_reader.h"
 
 namespace spanprof::analysis::internal::perfetto {

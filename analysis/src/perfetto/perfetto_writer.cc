@@ -16,13 +16,13 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "io/file_io_internal.h"
+#include "model/capture_format.h"
 #include "perfetto/perfetto_format.h"
 #include "perfetto/proto_encoder.h"
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
 #include "status_macros.h"
-#include "trace/trace_format.h"
 
 namespace spanprof::analysis {
 namespace {

@@ -16,13 +16,13 @@
 
 #include "absl/status/status.h"
 #include "json/cat.h"
+#include "model/capture_format.h"
 #include "perfetto/perfetto_format.h"
 #include "query/query_schema.h"
 #include "spanprof/analysis/forest.h"
 #include "spanprof/analysis/timing.h"
 #include "spanprof/capture.h"
 #include "status_macros.h"
-#include "trace/trace_format.h"
 
 namespace spanprof::analysis::internal::query {
 namespace {

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "model/capture_format.h"
 #include "spanprof/analysis/summary.h"
 #include "summary/drops.h"
 
@@ -513,7 +514,7 @@ void AppendTotals(std::string* out, const Summary& summary) {
                   ", recorded thread time ",
                   FormatDuration(summary.recorded_thread_time_ns), ", ",
                   Counted(summary.recorded_heartbeats, "heartbeat"), "\n");
-  if (summary.source != "spanprof") {
+  if (summary.source != internal::kSourceSpanprof) {
     // A foreign trace: no process resources, heartbeats or overhead.
     absl::StrAppend(out, "Source: ", summary.source, " (process ",
                     Printable(summary.process_name), ")\n");

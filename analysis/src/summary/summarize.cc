@@ -25,6 +25,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
 #include "absl/numeric/int128.h"
+#include "model/capture_format.h"
 #include "model/counters.h"
 #include "spanprof/analysis/forest.h"
 #include "spanprof/analysis/summary.h"
@@ -33,7 +34,6 @@
 #include "summary/drops.h"
 #include "summary/summary_internal.h"
 #include "summary/tail_shape.h"
-#include "trace/trace_format.h"
 
 namespace spanprof::analysis {
 namespace {

@@ -152,13 +152,6 @@ inline constexpr std::array<std::string_view, 27> kRowKeys = {
 inline constexpr std::array<std::string_view, 2> kRowCounterKeys = {"total",
                                                                     "self"};
 
-// The values of `source` (version 3): spanprof's own captures, and foreign
-// Chrome Trace Event files; and the clock of a foreign capture (whose clock
-// spanprof cannot know).
-inline constexpr std::string_view kSourceSpanprof = "spanprof";
-inline constexpr std::string_view kSourceChromeTrace = "chrome-trace";
-inline constexpr std::string_view kClockUnknown = "unknown";
-
 // The fields of version 4: every field but `open_at_exit_events`,
 // `end_reason` and `drops` (version 5).
 inline constexpr std::array<size_t, 27> kSummaryV4Fields = {

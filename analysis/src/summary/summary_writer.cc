@@ -9,11 +9,11 @@
 #include "absl/status/status.h"
 #include "io/file_io_internal.h"
 #include "json/json_writer.h"
+#include "resources/process_resources.h"
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/summary.h"
 #include "status_macros.h"
 #include "summary/drops.h"
-#include "summary/process_resources.h"
 #include "summary/row_key_json.h"
 #include "summary/summary_format.h"
 

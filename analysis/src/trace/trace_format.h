@@ -5,8 +5,8 @@
 // fast reader matches bytes against the same ones, so a layout change cannot
 // reach one side only. docs/formats.md ("Trace") explains the format.
 //
-// It includes only public headers, so that tests can include it as
-// "analysis/src/trace/trace_format.h".
+// The names every format shares (the invalid site, the default category,
+// the flag names) are in model/capture_format.h, which it includes.
 #ifndef SPANPROF_ANALYSIS_SRC_TRACE_TRACE_FORMAT_H_
 #define SPANPROF_ANALYSIS_SRC_TRACE_TRACE_FORMAT_H_
 
@@ -18,6 +18,7 @@
 #include <string_view>
 #include <system_error>
 
+#include "model/capture_format.h"
 #include "spanprof/capture.h"
 #include "spanprof/internal/parse_int.h"
 
@@ -25,13 +26,6 @@ namespace spanprof::analysis::internal {
 
 inline constexpr std::string_view kTraceSchema = "spanprof.trace";
 inline constexpr int64_t kTraceSchemaVersion = 1;
-
-// The site of spans and drops whose site index is out of range (a validation
-// issue): they are still written, and still counted in the summary.
-inline constexpr std::string_view kInvalidSiteName = "(invalid site)";
-
-// An X event's "cat" when its site has no phase.
-inline constexpr std::string_view kDefaultCategory = "spanprof";
 
 // How the trace document is laid out (the writer's `JsonWriter::Options`):
 // no indentation, and one line per element of the top-level object and of
@@ -228,20 +222,6 @@ inline constexpr std::array<std::string_view, 5> kArgDropKeys = {
 inline constexpr std::array<std::string_view, 7> kArgDropReasons = {
     "cap",           "side_budget", "no_open_span", "span_left_open",
     "counter_limit", "arg_limit",   "unknown"};
-
-// The span flags in the order a `flags` array lists them.
-struct FlagName {
-  uint16_t bit;
-  std::string_view name;
-};
-inline constexpr FlagName kFlagNames[] = {
-    {kSpanUnfinished, "unfinished"},   {kSpanException, "exception"},
-    {kSpanRerooted, "rerooted"},       {kSpanHookFailed, "hook_failed"},
-    {kSpanOpenAtExit, "open_at_exit"},
-};
-inline constexpr uint16_t kKnownFlags = kSpanUnfinished | kSpanException |
-                                        kSpanRerooted | kSpanHookFailed |
-                                        kSpanOpenAtExit;
 
 // An X event's line, in order:
 //

@@ -34,6 +34,7 @@
 #include "json/strict_json.h"
 #include "model/capture_order.h"
 #include "perfetto/perfetto_reader.h"
+#include "resources/process_resources.h"
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
@@ -41,7 +42,6 @@
 #include "spanprof/internal/hex_id.h"
 #include "spanprof/internal/parse_int.h"
 #include "status_macros.h"
-#include "summary/process_resources.h"
 #include "trace/trace_format.h"
 
 namespace spanprof::analysis {

@@ -14,13 +14,13 @@
 #include "absl/status/status.h"
 #include "io/file_io_internal.h"
 #include "json/json_writer.h"
+#include "resources/process_resources.h"
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/forest.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
 #include "spanprof/internal/hex_id.h"
 #include "status_macros.h"
-#include "summary/process_resources.h"
 #include "trace/trace_format.h"
 
 namespace spanprof::analysis {

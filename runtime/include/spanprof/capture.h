@@ -7,6 +7,7 @@
 // clocks, no threads and no JSON in it, so analysis stays a pure function of
 // this value.
 //
+// clang-format off
 // Example:
 //
 //   spanprof::Capture capture = ...;  // from the collector or ReadTrace()
@@ -15,6 +16,7 @@
 //     std::printf("%s %lld ns\n", site.name.c_str(),
 //                 static_cast<long long>(span.end_ns - span.start_ns));
 //   }
+// clang-format on
 #ifndef SPANPROF_CAPTURE_H_
 #define SPANPROF_CAPTURE_H_
 

@@ -5,12 +5,16 @@
 // linked (a flow arrow in the trace) but never subtracted from its own
 // thread's time. A worker may outlive its parent span.
 //
+// clang-format off
 // Example:
+//
+//   void Work();  // the program's
 //
 //   SPANPROF_SCOPE("batch.dispatch");
 //   auto task = spanprof::Bind([&] { SPANPROF_SCOPE("batch.work"); Work(); });
-//   std::thread worker(task);   // batch.work's parent is batch.dispatch
+//   std::thread worker(task);  // batch.work's parent is batch.dispatch
 //   worker.join();
+// clang-format on
 #ifndef SPANPROF_CONTEXT_H_
 #define SPANPROF_CONTEXT_H_
 

@@ -5,25 +5,26 @@
 // launch; with `DeviceHooks(device)` the span waits for the device before its
 // end timestamp (`complete`) and, after it, records the device's memory
 // counters as its arguments (`enrich`), so the span covers the work's
-// completion. A backend provides a `DeviceAdapter`; `SimulatedDevice` is one
-// with a worker thread, used by the tests and examples/device.
+// completion. A backend provides a `DeviceAdapter` (examples/device has one
+// that runs work on a worker thread, `SimulatedDevice`).
 //
+// clang-format off
 // Example:
 //
-//   spanprof::SimulatedDevice device;
-//   spanprof::Run("kernel.matmul", {.phase = "compute", .device = "sim"},
-//                 spanprof::DeviceHooks(device),
-//                 [&] { device.Launch([&] { Matmul(a, b, c); }); });
+//   class GpuStream : public spanprof::DeviceAdapter {  // the backend's
+//    public:
+//     void Synchronize() override { /* wait for the stream */ }
+//     spanprof::DeviceMemory Memory() override { return {}; }
+//   };
+//   GpuStream stream;
+//   spanprof::Run("kernel.matmul", {.phase = "compute", .device = "gpu0"},
+//                 spanprof::DeviceHooks(stream),
+//                 [&] { /* launch the kernel on the stream */ });
+// clang-format on
 #ifndef SPANPROF_DEVICE_H_
 #define SPANPROF_DEVICE_H_
 
-#include <condition_variable>
 #include <cstdint>
-#include <deque>
-#include <functional>
-#include <mutex>
-#include <string>
-#include <thread>
 
 #include "spanprof/span.h"
 
@@ -59,44 +60,6 @@ inline auto DeviceHooks(DeviceAdapter& device) {
         SPANPROF_ARG("device_peak_bytes", memory.peak_bytes);
       });
 }
-
-// `SimulatedDevice` runs launched work in order on one worker thread (named
-// `device`), like a stream. `Launch` returns at once; `Synchronize` waits
-// for everything launched before it. A launched function that throws puts
-// the device in an error state: the next `Synchronize` throws
-// `std::runtime_error` with its message, once. `Launch` may reserve device
-// memory, released when the work completes.
-class SimulatedDevice : public DeviceAdapter {
- public:
-  SimulatedDevice();
-  ~SimulatedDevice() override;
-  SimulatedDevice(const SimulatedDevice&) = delete;
-  SimulatedDevice& operator=(const SimulatedDevice&) = delete;
-
-  // Queues `work`, which holds `bytes` of device memory while it runs. The
-  // work runs under the caller's context (spanprof::Bind), so its spans are
-  // cross-thread children of the launching span.
-  void Launch(std::function<void()> work, int64_t bytes = 0);
-  void Synchronize() override;
-  DeviceMemory Memory() override;
-
- private:
-  struct Item {
-    std::function<void()> work;
-    int64_t bytes;
-  };
-  void Loop();
-
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<Item> queue_;
-  uint64_t launched_ = 0;
-  uint64_t completed_ = 0;
-  bool stop_ = false;
-  std::string error_;
-  DeviceMemory memory_;
-  std::thread worker_;
-};
 
 }  // namespace spanprof
 

@@ -5,12 +5,16 @@
 // computes no statistics. Most programs use `spanprof::Profile` instead; tests,
 // benchmarks and embedders use this directly.
 //
+// clang-format off
 // Example:
 //
-//   spanprof::RecordingOptions options{.max_events = 1000};
+//   #include <spanprof/span.h>
+//   spanprof::RecordingOptions options;
+//   options.max_events = 1000;
 //   absl::Status started = spanprof::StartRecording(options);
 //   { SPANPROF_SCOPE("work"); }
 //   spanprof::Capture capture = spanprof::StopRecording();
+// clang-format on
 #ifndef SPANPROF_RECORDING_H_
 #define SPANPROF_RECORDING_H_
 

@@ -12,9 +12,13 @@
 // with a `-cycleN` suffix (N = the 0-based cycle) when more than one cycle
 // saves. docs/guide.md (chapter 6) walks through an example.
 //
+// clang-format off
 // Example (22 steps: 0-1 skip; cycle 0 = wait 2, warmup 3, active 4-6;
 // cycle 1 = wait 7, warmup 8, active 9-11; 12-21 skip, the repeats are done):
 //
+//   void TrainStep(uint64_t step);  // the program's
+//
+//   spanprof::Config config = ...;  // e.g. ConfigFromEnvironment()
 //   spanprof::Schedule schedule{.skip_first = 2, .wait = 1, .warmup = 1,
 //                               .active = 3, .repeat = 2};
 //   uint64_t saved = spanprof::RunScheduled(
@@ -22,6 +26,7 @@
 //       [&](uint64_t step) { TrainStep(step); });
 //   // saved == 2: build/spanprof-trace-cycle0.json, ...-cycle1.json and the
 //   // matching summaries.
+// clang-format on
 #ifndef SPANPROF_SCHEDULE_H_
 #define SPANPROF_SCHEDULE_H_
 

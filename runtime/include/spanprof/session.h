@@ -21,7 +21,10 @@
 // no file is left half-written (an output written before is complete), and the
 // body's result or exception leaves `Profile()` as without a session.
 //
+// clang-format off
 // Example:
+//
+//   void ReadSource();  // the program's
 //
 //   int main() {
 //     return spanprof::ProfileFromEnvironment("indexer.run", [] {
@@ -29,6 +32,7 @@
 //       return 0;
 //     });
 //   }
+// clang-format on
 #ifndef SPANPROF_SESSION_H_
 #define SPANPROF_SESSION_H_
 

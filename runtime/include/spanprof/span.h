@@ -6,18 +6,28 @@
 // a span costs one relaxed load and a predicted branch, and building with
 // `SPANPROF_ENABLED=0` compiles every macro and call to nothing.
 //
+// clang-format off
 // Example:
+//
+//   struct File {  // the program's
+//     std::string_view text;
+//     uint64_t tokens;
+//   };
+//   std::string Read(const std::string& path);
 //
 //   void Parse(const File& f) {
 //     SPANPROF_SCOPE("file.parse", {.phase = "parse", .module = "indexer"});
-//     SPANPROF_ARG("bytes", f.size());
-//     spanprof::Heartbeat(f.tokens());
-//     SPANPROF_COUNT("bytes_copied", f.size());
-//     ...
+//     SPANPROF_ARG("bytes", f.text.size());
+//     spanprof::Heartbeat(f.tokens);
+//     SPANPROF_COUNT("bytes_copied", f.text.size());
 //   }
-//   std::string text = spanprof::Run("source.read", [&] { return Read(path);
-//   });
-//   SPANPROF_SCOPE_DYNAMIC(edge.rule_name());  // a name known at run time
+//   std::string ReadSource(const std::string& path) {
+//     return spanprof::Run("source.read", [&] { return Read(path); });
+//   }
+//   void Apply(std::string_view rule_name) {
+//     SPANPROF_SCOPE_DYNAMIC(rule_name);  // a name known at run time
+//   }
+// clang-format on
 #ifndef SPANPROF_SPAN_H_
 #define SPANPROF_SPAN_H_
 

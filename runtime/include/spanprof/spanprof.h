@@ -5,6 +5,7 @@
 // span, and turns each capture into a Perfetto trace, a strict JSON summary
 // and a console table.
 //
+// clang-format off
 // Example:
 //
 //   #include <spanprof/spanprof.h>
@@ -18,6 +19,7 @@
 //       return 0;
 //     });
 //   }
+// clang-format on
 #ifndef SPANPROF_SPANPROF_H_
 #define SPANPROF_SPANPROF_H_
 

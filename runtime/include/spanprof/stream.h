@@ -10,11 +10,19 @@
 // not finished normally, and `end_reason` says what the stream knows
 // ("crash:SIGSEGV" when the crash handler wrote its end, else "lost").
 //
+// clang-format off
 // Example:
 //
+//   #include <spanprof/analysis/trace.h>
+//
+//   std::string bytes = ...;  // the stream file's bytes
 //   absl::StatusOr<spanprof::RecoveredCapture> recovered =
 //       spanprof::RecoverStream(bytes, "build/spanprof-trace.json.stream");
-//   if (recovered.ok()) WriteTrace(recovered->capture, "recovered.json");
+//   if (recovered.ok()) {
+//     absl::Status s =
+//         spanprof::analysis::WriteTrace(recovered->capture, "recovered.json");
+//   }
+// clang-format on
 #ifndef SPANPROF_STREAM_H_
 #define SPANPROF_STREAM_H_
 

@@ -4,14 +4,19 @@
 // and the regression gate. Tags are written as a braced initializer of string
 // literals next to the span's name.
 //
+// clang-format off
 // Example:
+//
+//   #include <spanprof/span.h>
+//
+//   void Load();  // the program's
 //
 //   SPANPROF_SCOPE("model.forward", {.phase = "forward", .module = "encoder"});
 //   spanprof::Run("input.load", {.phase = "input", .activity = "load"},
 //                 [&] { Load(); });
-//   SPANPROF_SCOPE("kernel.matmul",
-//                  {.phase = "compute", .backend = "cuda", .dtype = "f16",
-//                   .device = "gpu0"});
+//   SPANPROF_SCOPE("kernel.matmul", {.phase = "compute", .backend = "cuda",
+//                                    .dtype = "f16", .device = "gpu0"});
+// clang-format on
 #ifndef SPANPROF_TAGS_H_
 #define SPANPROF_TAGS_H_
 

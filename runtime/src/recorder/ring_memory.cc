@@ -2,7 +2,7 @@
 // kSmallChunkBytes come from malloc; full-size chunks take one block from a
 // process-wide cache that a prefaulter thread keeps faulted in, so the span
 // path never takes a page fault. Also the side buffer's segments.
-#include "spanprof/internal/ring_memory.h"
+#include "recorder/ring_memory.h"
 
 #include <cxxabi.h>
 #include <pthread.h>

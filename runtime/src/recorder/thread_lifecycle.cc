@@ -17,7 +17,7 @@
 #include <unordered_map>
 
 #include "recorder/recorder_internal.h"
-#include "spanprof/internal/ring_memory.h"
+#include "recorder/ring_memory.h"
 #include "spanprof/span.h"
 
 namespace spanprof::internal {

@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "gtest/gtest.h"
-#include "spanprof/internal/ring_memory.h"
+#include "runtime/src/recorder/ring_memory.h"
 #include "spanprof/spanprof.h"
 
 namespace spanprof {

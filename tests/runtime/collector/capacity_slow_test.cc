@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "runtime/src/recorder/ring_memory.h"
 #include "spanprof/analysis/summary.h"
-#include "spanprof/internal/ring_memory.h"
 #include "spanprof/spanprof.h"
 #include "tests/runtime/capture_checks.h"
 #include "tests/testing/test_support.h"

@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "gtest/gtest.h"
-#include "spanprof/internal/ring_memory.h"
+#include "runtime/src/recorder/ring_memory.h"
 #include "spanprof/spanprof.h"
 
 namespace spanprof {

@@ -7,8 +7,8 @@
 #error "spanprof/spanprof.h must not include <x86intrin.h>"
 #endif
 // Benchmark hooks are not on the user-facing include path.
-#if defined(SPANPROF_INTERNAL_RING_MEMORY_H_)
-#error "spanprof/spanprof.h must not include spanprof/internal/ring_memory.h"
+#if defined(SPANPROF_RUNTIME_SRC_RECORDER_RING_MEMORY_H_)
+#error "spanprof/spanprof.h must not include recorder/ring_memory.h"
 #endif
 
 #include <cstdint>

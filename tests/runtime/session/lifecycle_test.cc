@@ -15,9 +15,9 @@
 #include <thread>
 
 #include "gtest/gtest.h"
+#include "runtime/src/recorder/ring_memory.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
-#include "spanprof/internal/ring_memory.h"
 #include "spanprof/spanprof.h"
 #include "tests/runtime/capture_checks.h"
 #include "tests/testing/lookup.h"

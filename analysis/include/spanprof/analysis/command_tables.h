@@ -5,12 +5,14 @@
 // numbers as the analysis holds them (integer nanoseconds, counts, permille;
 // no units, no rounding to the display). Pure.
 //
+// clang-format off
 // Example:
 //
 //   spanprof::analysis::Summary summary = ...;
 //   std::cout << spanprof::analysis::RenderTable(
 //       spanprof::analysis::SummaryRowsTable(summary),
 //       spanprof::analysis::TableFormat::kCsv);
+// clang-format on
 #ifndef SPANPROF_ANALYSIS_COMMAND_TABLES_H_
 #define SPANPROF_ANALYSIS_COMMAND_TABLES_H_
 

@@ -12,8 +12,11 @@
 // in common, missing rows holding more than `kMissingShareLimitBps` of the
 // baseline's recorded thread time) fails unless `allow_missing`.
 //
+// clang-format off
 // Example:
 //
+//   spanprof::analysis::Summary base = ...;  // e.g. ReadSummary("base.json")
+//   spanprof::analysis::Summary cand = ...;
 //   spanprof::analysis::ComparePolicy policy{
 //       .metric = spanprof::analysis::CompareMetric::kP95Ns,
 //       .absolute_tolerance_ns = 500'000,
@@ -21,6 +24,7 @@
 //   absl::StatusOr<spanprof::analysis::Comparison> comparison =
 //       spanprof::analysis::Compare(base, cand, policy);
 //   if (comparison.ok() && !comparison->passed) { ... }
+// clang-format on
 #ifndef SPANPROF_ANALYSIS_COMPARE_H_
 #define SPANPROF_ANALYSIS_COMPARE_H_
 

@@ -1,13 +1,18 @@
 // spanprof/analysis/compare_ci.h — a comparison in the formats CI systems
 // read: GitHub Actions workflow commands and JUnit XML.
 //
+// clang-format off
 // Example:
 //
+//   #include <spanprof/analysis/file_io.h>
+//
+//   spanprof::analysis::Summary base = ..., candidate = ...;
 //   absl::StatusOr<spanprof::analysis::Comparison> c =
-//       spanprof::analysis::Compare(base, candidate, policy);
+//       spanprof::analysis::Compare(base, candidate, {});
 //   std::cout << spanprof::analysis::ComparisonToGithub(*c);
 //   absl::Status written = spanprof::analysis::WriteFileAtomically(
 //       "build/spanprof-junit.xml", spanprof::analysis::ComparisonToJunit(*c));
+// clang-format on
 #ifndef SPANPROF_ANALYSIS_COMPARE_CI_H_
 #define SPANPROF_ANALYSIS_COMPARE_CI_H_
 

@@ -1,9 +1,12 @@
 // spanprof/analysis/file_io.h — whole-file reads and atomic writes.
 //
+// clang-format off
 // Example:
 //
-//   absl::Status s = spanprof::analysis::WriteFileAtomically("out/a.json",
-//   text);
+//   std::string text = ...;
+//   absl::Status s = spanprof::analysis::WriteFileAtomically("out/a.json", text);
+//   absl::StatusOr<std::string> back = spanprof::analysis::ReadFile("out/a.json");
+// clang-format on
 #ifndef SPANPROF_ANALYSIS_FILE_IO_H_
 #define SPANPROF_ANALYSIS_FILE_IO_H_
 

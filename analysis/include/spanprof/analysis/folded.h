@@ -12,10 +12,13 @@
 // 0 are left out. Both tools split frames on ';' unconditionally, so a ';' in a
 // span name is written as ':' (and control characters as ' ').
 //
+// clang-format off
 // Example:
 //
+//   spanprof::Capture capture = ...;
 //   std::string folded = spanprof::analysis::FoldedStacks(capture);
 //   // "app.run;solver.expand 1200345\napp.run;source.read 89012\n"
+// clang-format on
 #ifndef SPANPROF_ANALYSIS_FOLDED_H_
 #define SPANPROF_ANALYSIS_FOLDED_H_
 

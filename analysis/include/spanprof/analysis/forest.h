@@ -8,8 +8,12 @@
 // terminates. `ValidateForest()` reports what is wrong with the capture as
 // `ValidationIssue`s; analysis continues after issues.
 //
+// clang-format off
 // Example:
 //
+//   void Visit(const spanprof::Span& span);  // the caller's
+//
+//   spanprof::Capture capture = ...;
 //   const spanprof::analysis::Forest forest(capture);
 //   for (uint32_t root : forest.roots()) {
 //     for (uint32_t child : forest.children(root)) {
@@ -18,6 +22,7 @@
 //   }
 //   std::vector<spanprof::analysis::ValidationIssue> issues =
 //       spanprof::analysis::ValidateForest(capture);
+// clang-format on
 #ifndef SPANPROF_ANALYSIS_FOREST_H_
 #define SPANPROF_ANALYSIS_FOREST_H_
 

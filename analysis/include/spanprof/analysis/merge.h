@@ -11,8 +11,12 @@
 // span: ordinary cross-thread parents, which the trace writers draw as flows
 // and analysis links without subtracting. Pure: no files, no clocks.
 //
+// clang-format off
 // Example:
 //
+//   #include <spanprof/analysis/trace.h>
+//
+//   using spanprof::analysis::ReadTrace;
 //   std::vector<spanprof::analysis::MergeInput> inputs;
 //   inputs.push_back({"coordinator.json", *ReadTrace("coordinator.json")});
 //   inputs.push_back({"worker-17.json", *ReadTrace("worker-17.json")});
@@ -20,8 +24,10 @@
 //       spanprof::analysis::MergeCaptures(inputs);
 //   if (merged.ok()) {
 //     for (const std::string& w : merged->warnings) std::cerr << w << "\n";
-//     absl::Status s = WriteTrace(merged->capture, "merged.pftrace");
+//     absl::Status s =
+//         spanprof::analysis::WriteTrace(merged->capture, "merged.pftrace");
 //   }
+// clang-format on
 #ifndef SPANPROF_ANALYSIS_MERGE_H_
 #define SPANPROF_ANALYSIS_MERGE_H_
 

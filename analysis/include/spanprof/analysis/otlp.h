@@ -21,14 +21,20 @@
 // trace written before spanprof recorded one) is exported under a trace id
 // derived from its host, pid and anchor, with a note.
 //
+// clang-format off
 // Example:
 //
+//   #include <spanprof/analysis/trace.h>
+//
+//   using namespace spanprof;
+//   using namespace spanprof::analysis;
 //   absl::StatusOr<Capture> a = ReadTrace("coordinator.json");
 //   absl::StatusOr<Capture> b = ReadTrace("worker-4711.json");
 //   const OtlpInput inputs[] = {{"coordinator.json", &*a},
 //                               {"worker-4711.json", &*b}};
 //   absl::StatusOr<OtlpExport> out = ExportOtlp(inputs);
 //   // out->json: {"resourceSpans":[{"resource":...},{"resource":...}]}
+// clang-format on
 //
 // Every function here is pure: no threads, no clocks, no files.
 #ifndef SPANPROF_ANALYSIS_OTLP_H_

@@ -10,12 +10,15 @@
 // `NAME/spanprof:off/64/threads:2`), takes per side the median over the
 // repetitions of the per-iteration time, and checks on/off against a ratio.
 //
+// clang-format off
 // Example:
 //
+//   using namespace spanprof::analysis;
 //   absl::StatusOr<OverheadReport> report =
 //       ReadOverhead("BENCH.json", {.max_ratio = 1.03});
 //   if (report.ok()) std::cout << OverheadTable(*report);
 //   return report.ok() ? (report->passed() ? 0 : 1) : 2;
+// clang-format on
 #ifndef SPANPROF_ANALYSIS_OVERHEAD_H_
 #define SPANPROF_ANALYSIS_OVERHEAD_H_
 

@@ -20,13 +20,18 @@
 // and diffed. File paths never appear in a figure (only the base names that a
 // `Comparison` carries), so where the inputs live does not change the bytes.
 //
+// clang-format off
 // Example:
+//
+//   #include <spanprof/analysis/file_io.h>
+//   #include <spanprof/analysis/trace.h>
 //
 //   absl::StatusOr<spanprof::Capture> capture =
 //       spanprof::analysis::ReadTrace("build/spanprof-trace.json");
 //   std::string svg = spanprof::analysis::PlotTimeline(*capture);
 //   absl::Status written =
 //       spanprof::analysis::WriteFileAtomically("timeline.svg", svg);
+// clang-format on
 #ifndef SPANPROF_ANALYSIS_PLOT_H_
 #define SPANPROF_ANALYSIS_PLOT_H_
 

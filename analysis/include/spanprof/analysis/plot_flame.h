@@ -15,13 +15,17 @@
 // one. With several runs a side, a frame is coloured only where the gate's
 // repeated-runs verdict on its self time is `regressed` or `improved`.
 //
+// clang-format off
 // Example:
+//
+//   #include <spanprof/analysis/trace.h>
 //
 //   absl::StatusOr<spanprof::Capture> capture =
 //       spanprof::analysis::ReadTrace("build/spanprof-trace.json");
 //   const spanprof::analysis::FlameGraph graph =
 //       spanprof::analysis::BuildFlameGraph({&*capture}, {});
 //   std::string svg = spanprof::analysis::PlotFlame(graph, {});
+// clang-format on
 #ifndef SPANPROF_ANALYSIS_PLOT_FLAME_H_
 #define SPANPROF_ANALYSIS_PLOT_FLAME_H_
 

@@ -19,8 +19,10 @@
 // own, but not change the capture's tables, attach files, change settings
 // with PRAGMA or load extensions.
 //
+// clang-format off
 // Example:
 //
+//   spanprof::Capture capture = ...;
 //   std::vector<spanprof::analysis::QueryInput> inputs = {
 //       {"build/spanprof-trace.json", &capture}};
 //   absl::StatusOr<spanprof::analysis::QueryDatabase> db =
@@ -29,6 +31,7 @@
 //       "SELECT name, COUNT(*), SUM(dur) FROM slice GROUP BY name");
 //   std::cout << spanprof::analysis::RenderTable(
 //       *rows, spanprof::analysis::TableFormat::kTable);
+// clang-format on
 #ifndef SPANPROF_ANALYSIS_QUERY_H_
 #define SPANPROF_ANALYSIS_QUERY_H_
 

@@ -14,12 +14,18 @@
 // the super-linearity (`CounterScaling`). See
 // docs/guide.md ("Scaling") for the method and docs/formats.md for the JSON.
 //
+// clang-format off
 // Example:
 //
+//   #include <spanprof/analysis/trace.h>
+//
+//   using namespace spanprof;
+//   using namespace spanprof::analysis;
 //   absl::StatusOr<Capture> capture = ReadTrace("build/spanprof-trace.json");
-//   absl::StatusOr<ScalingReport> report =
-//       AnalyzeScaling({{"build/spanprof-trace.json", &*capture}}, {});
+//   const NamedCapture captures[] = {{"build/spanprof-trace.json", &*capture}};
+//   absl::StatusOr<ScalingReport> report = AnalyzeScaling(captures, {});
 //   std::cout << ScalingTable(*report);
+// clang-format on
 //
 // Every function here is pure: no threads, no clocks, no files.
 #ifndef SPANPROF_ANALYSIS_SCALING_H_

@@ -8,13 +8,15 @@
 // the schema, with the file and JSON path in the error; it reads versions 1
 // to 3 too.
 //
+// clang-format off
 // Example:
 //
-//   spanprof::analysis::Summary summary =
-//   spanprof::analysis::Summarize(capture); absl::Status status =
-//   spanprof::analysis::WriteSummary(summary, "out.json");
+//   spanprof::Capture capture = ...;
+//   spanprof::analysis::Summary summary = spanprof::analysis::Summarize(capture);
+//   absl::Status status = spanprof::analysis::WriteSummary(summary, "out.json");
 //   absl::StatusOr<spanprof::analysis::Summary> back =
 //       spanprof::analysis::ReadSummary("out.json");
+// clang-format on
 #ifndef SPANPROF_ANALYSIS_SUMMARY_H_
 #define SPANPROF_ANALYSIS_SUMMARY_H_
 

@@ -1,13 +1,14 @@
 // spanprof/analysis/table.h — the console table.
 //
+// clang-format off
 // Example:
 //
-//   std::fputs(spanprof::analysis::FormatTable(summary, {.trace_path =
-//   "t.json",
-//                                                        .summary_path =
-//                                                        "s.json"})
+//   spanprof::analysis::Summary summary = ...;
+//   std::fputs(spanprof::analysis::FormatTable(
+//                  summary, {.trace_path = "t.json", .summary_path = "s.json"})
 //                  .c_str(),
 //              stderr);
+// clang-format on
 #ifndef SPANPROF_ANALYSIS_TABLE_H_
 #define SPANPROF_ANALYSIS_TABLE_H_
 

@@ -7,6 +7,7 @@
 // the cells hold them (integer nanoseconds stay integers, no units); the
 // console table aligns numbers to the right. Pure; no I/O.
 //
+// clang-format off
 // Example:
 //
 //   spanprof::analysis::OutputTable table;
@@ -17,6 +18,7 @@
 //   absl::StatusOr<spanprof::analysis::TableFormat> format =
 //       spanprof::analysis::ParseTableFormat("csv");
 //   std::cout << spanprof::analysis::RenderTable(table, *format);
+// clang-format on
 #ifndef SPANPROF_ANALYSIS_TABLE_OUTPUT_H_
 #define SPANPROF_ANALYSIS_TABLE_OUTPUT_H_
 

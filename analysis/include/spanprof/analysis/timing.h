@@ -9,14 +9,18 @@
 // they ran on another thread's clock. Self heartbeats are the span's
 // heartbeats minus its immediate same-thread children's (saturating at 0).
 //
+// clang-format off
 // Example:
 //
+//   spanprof::Capture capture = ...;
 //   std::vector<spanprof::analysis::SpanTiming> timings =
 //       spanprof::analysis::ComputeTimings(capture);
+//   size_t i = ...;
 //   int64_t self = timings[i].self_ns;  // for capture.spans[i]
 //
 //   std::vector<int64_t> sorted = ...;  // ascending
 //   int64_t p95 = spanprof::analysis::NearestRankPercentile(sorted, 9500);
+// clang-format on
 #ifndef SPANPROF_ANALYSIS_TIMING_H_
 #define SPANPROF_ANALYSIS_TIMING_H_
 

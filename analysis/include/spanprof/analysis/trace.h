@@ -13,13 +13,16 @@
 // (`Capture::source` "chrome-trace"; docs/formats.md, "Foreign Chrome
 // traces"), with the choices of `TraceReadOptions`.
 //
+// clang-format off
 // Example:
 //
+//   spanprof::Capture capture = ...;
 //   absl::Status s = spanprof::analysis::WriteTrace(capture, "trace.json.gz");
 //   s = spanprof::analysis::WriteTrace(capture, "trace.pftrace");  // protobuf
 //   absl::StatusOr<spanprof::Capture> back =
 //       spanprof::analysis::ReadTrace("trace.json.gz");
 //   back = spanprof::analysis::ReadTrace("trace.pftrace");  // same capture
+// clang-format on
 #ifndef SPANPROF_ANALYSIS_TRACE_H_
 #define SPANPROF_ANALYSIS_TRACE_H_
 

@@ -8,12 +8,16 @@
 // `pid` and `tid` must fit in 32 bits, spans of one thread must nest strictly
 // (no partial overlap), and flow ids must be unique with both ends present.
 //
+// clang-format off
 // Example:
 //
+//   std::string text = ...;  // the file's bytes
 //   spanprof::analysis::ValidationReport report =
 //       spanprof::analysis::ValidateArtifact(text, "build/trace.json");
-//   for (const std::string& problem : report.problems)
-//   std::puts(problem.c_str());
+//   for (const std::string& problem : report.problems) {
+//     std::puts(problem.c_str());
+//   }
+// clang-format on
 #ifndef SPANPROF_ANALYSIS_VALIDATE_H_
 #define SPANPROF_ANALYSIS_VALIDATE_H_
 

@@ -20,12 +20,14 @@
 // `--flag VALUE` and `--flag=VALUE`. It is a pure function, so it can be
 // tested and fuzzed directly.
 //
+// clang-format off
 // Example:
 //
 //   absl::StatusOr<spanprof::cli::CompareArgs> args =
 //       spanprof::cli::ParseCompareArgs(
 //           {"base.json", "cand.json", "--absolute-tolerance=500us",
 //            "--relative-tolerance=10%"});
+// clang-format on
 #ifndef SPANPROF_CLI_COMPARE_ARGS_H_
 #define SPANPROF_CLI_COMPARE_ARGS_H_
 

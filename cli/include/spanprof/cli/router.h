@@ -4,9 +4,11 @@
 // `myapp profile compare base.json cand.json`, by forwarding its arguments.
 // `argv[0]` is the program name used in usage text.
 //
+// clang-format off
 // Example:
 //
 //   int main(int argc, char** argv) { return spanprof::cli::Run(argc, argv); }
+// clang-format on
 #ifndef SPANPROF_CLI_ROUTER_H_
 #define SPANPROF_CLI_ROUTER_H_
 

@@ -30,7 +30,13 @@
 // the "on" variant needs the process-wide session and reports an error for
 // that benchmark when it is taken.
 //
+// clang-format off
 // Example:
+//
+//   #include <spanprof/span.h>
+//
+//   std::vector<std::string> MakeLines(int64_t count);  // the program's
+//   int ParseRecord(const std::string& line);
 //
 //   void BM_Parse(benchmark::State& state) {
 //     const std::vector<std::string> lines = MakeLines(state.range(0));
@@ -43,6 +49,7 @@
 //   }
 //   SPANPROF_BENCHMARK(BM_Parse)->Arg(64)->Arg(4096);
 //   BENCHMARK_MAIN();
+// clang-format on
 #ifndef SPANPROF_BENCHMARK_H_
 #define SPANPROF_BENCHMARK_H_
 

@@ -2,9 +2,14 @@
 // one rule that the stream reader (runtime) and the trace and summary
 // readers (analysis) share.
 //
+// clang-format off
 // Example:
 //
-//   if (!IsEndReason(text)) return Error(path, "not an end reason");
+//   std::string_view text = ...;
+//   if (!spanprof::internal::IsEndReason(text)) {
+//     return 1;  // a reader's error: not an end reason
+//   }
+// clang-format on
 #ifndef SPANPROF_INTERNAL_END_REASON_H_
 #define SPANPROF_INTERNAL_END_REASON_H_
 

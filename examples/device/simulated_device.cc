@@ -1,12 +1,13 @@
 // SimulatedDevice: a stream of work on one worker thread.
+#include "simulated_device.h"
+
+#include <spanprof/context.h>
+
 #include <exception>
 #include <mutex>
 #include <stdexcept>
 #include <string>
 #include <utility>
-
-#include "spanprof/context.h"
-#include "spanprof/device.h"
 
 namespace spanprof {
 

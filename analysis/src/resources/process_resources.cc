@@ -3,7 +3,7 @@
 // but reads no JSON, so a program that links spanprof statically takes this
 // object without the reader's reference to simdjson (and, linked
 // --as-needed, never loads libsimdjson.so).
-#include "summary/process_resources.h"
+#include "resources/process_resources.h"
 
 #include "json/json_writer.h"
 #include "spanprof/capture.h"

@@ -8,9 +8,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "json/strict_json.h"
+#include "resources/process_resources.h"
 #include "spanprof/capture.h"
 #include "status_macros.h"
-#include "summary/process_resources.h"
 
 namespace spanprof::analysis::internal {
 namespace {

@@ -1,17 +1,15 @@
-// spanprof/internal/ring_memory.h — ring memory accounting, for benchmarks
-// and tests only.
+// ring_memory.h — ring memory accounting, for benchmarks and tests only
+// (private to the runtime: not installed).
 //
-// No public header includes this one, so user code never sees these hooks.
 // bench/ divides a session's ring memory by its retained spans and measures
-// first-touch cost with them; tests check the memory bound.
-//
-// Example:
+// first-touch cost with them; tests check the memory bound. Both include it
+// by its path in the tree ("runtime/src/recorder/ring_memory.h").
 //
 //   const uint64_t before = spanprof::internal::RingBytesAllocated();
 //   ...  // a recording session
 //   const uint64_t used = spanprof::internal::RingBytesAllocated() - before;
-#ifndef SPANPROF_INTERNAL_RING_MEMORY_H_
-#define SPANPROF_INTERNAL_RING_MEMORY_H_
+#ifndef SPANPROF_RUNTIME_SRC_RECORDER_RING_MEMORY_H_
+#define SPANPROF_RUNTIME_SRC_RECORDER_RING_MEMORY_H_
 
 #include <cstdint>
 
@@ -35,4 +33,4 @@ uint64_t CachedBlocks() noexcept;
 
 }  // namespace spanprof::internal
 
-#endif  // SPANPROF_INTERNAL_RING_MEMORY_H_
+#endif  // SPANPROF_RUNTIME_SRC_RECORDER_RING_MEMORY_H_

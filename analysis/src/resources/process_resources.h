@@ -1,8 +1,8 @@
 // process_resources.h — the `process_resources` object that traces (in
 // `metadata`) and summaries both carry (private to the analysis library):
 // its fields in order, their one writer and their one strict reader.
-#ifndef SPANPROF_ANALYSIS_SRC_SUMMARY_PROCESS_RESOURCES_H_
-#define SPANPROF_ANALYSIS_SRC_SUMMARY_PROCESS_RESOURCES_H_
+#ifndef SPANPROF_ANALYSIS_SRC_RESOURCES_PROCESS_RESOURCES_H_
+#define SPANPROF_ANALYSIS_SRC_RESOURCES_PROCESS_RESOURCES_H_
 
 #include <cstdint>
 #include <string_view>
@@ -43,4 +43,4 @@ absl::Status ReadProcessResources(const StrictJson& json,
 
 }  // namespace spanprof::analysis::internal
 
-#endif  // SPANPROF_ANALYSIS_SRC_SUMMARY_PROCESS_RESOURCES_H_
+#endif  // SPANPROF_ANALYSIS_SRC_RESOURCES_PROCESS_RESOURCES_H_
