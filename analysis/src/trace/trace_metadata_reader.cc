@@ -515,7 +515,8 @@ absl::StatusOr<TraceMetadata> ParseTraceMetadata(std::string_view json,
   ParsedDocument document(json);
   SPANPROF_ASSIGN_OR_RETURN(object root, document.Start(strict));
   TraceMetadata metadata;
-  const JsonPath path = JsonPath::Root().Field("metadata");
+  const JsonPath root_path = JsonPath::Root();
+  const JsonPath path = root_path.Field("metadata");
   SPANPROF_RETURN_IF_ERROR(
       MetadataReader(source, metadata).ReadMetadataObject(root, path));
   SPANPROF_RETURN_IF_ERROR(document.Finish(strict));
