@@ -29,7 +29,7 @@ constexpr std::string_view kSource = "build/t.json";
 TEST(FastLineReaderTest, ReadsTheWritersLayoutToTheExactCapture) {
   for (const RichOptions& options :
        {RichOptions{}, RichOptions{.alloc = true, .drops = true},
-        RichOptions{.counters = true, .strings = true, .keys = true}}) {
+        RichOptions{.unfinished = true, .counters = true, .keys = true}}) {
     const Capture capture = RichCapture(options);
     std::optional<ParsedTrace> read =
         ReadTraceLines(TraceToJson(capture), kSource, /*keep_events=*/false);
@@ -37,6 +37,17 @@ TEST(FastLineReaderTest, ReadsTheWritersLayoutToTheExactCapture) {
     EXPECT_EQ(read->capture, capture);
     EXPECT_TRUE(read->events.empty());
   }
+}
+
+TEST(FastLineReaderTest, LeavesEscapedStringArgumentsToTheStrictReader) {
+  // A string argument with an escaped quote, and a truncated one (an
+  // object): not matched byte for byte, so declined.
+  const Capture capture = RichCapture({.strings = true});
+  const std::string json = TraceToJson(capture);
+  EXPECT_FALSE(ReadTraceLines(json, kSource, false).has_value());
+  absl::StatusOr<ParsedTrace> strict = ReadStrictTrace(json, kSource);
+  ASSERT_TRUE(strict.ok()) << strict.status();
+  EXPECT_EQ(strict->capture, capture);
 }
 
 TEST(FastLineReaderTest, KeepsTheSameEventsAsTheStrictReader) {
