@@ -24,7 +24,6 @@
 #include "spanprof/analysis/plot.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
-#include "spanprof/analysis/validate.h"
 #include "spanprof/cli/router.h"
 #include "trace_input.h"
 
@@ -120,23 +119,6 @@ absl::Status Positionals(const ParsedFlags& flags,
   return absl::OkStatus();
 }
 
-// A summary, or the summary of a trace (the kind is detected from the
-// content, as `spanprof report` does).
-absl::StatusOr<analysis::Summary> LoadSummary(const std::string& path) {
-  absl::StatusOr<std::string> text = analysis::ReadFile(path);
-  if (!text.ok()) return text.status();
-  absl::StatusOr<analysis::ArtifactKind> kind =
-      analysis::DetectArtifactKind(*text, path);
-  if (!kind.ok()) return kind.status();
-  if (*kind == analysis::ArtifactKind::kSummary) {
-    return analysis::ParseSummary(*text, path);
-  }
-  absl::StatusOr<Capture> capture =
-      analysis::ParseTrace(*text, path, TraceOptions());
-  if (!capture.ok()) return capture.status();
-  return analysis::Summarize(*capture);
-}
-
 // The checks of -o before any work: not empty (a usage error), not one of
 // the inputs. nullopt when it passes; else the exit code.
 std::optional<int> OutputRefused(const ParsedFlags& flags,
@@ -226,7 +208,7 @@ int Breakdown(const std::vector<std::string>& args, const CommandIo& io) {
   }
   if (std::optional<int> refused = OutputRefused(*flags, io)) return *refused;
   absl::StatusOr<analysis::Summary> summary =
-      LoadSummary(flags->positionals[0]);
+      ReadSummaryOrTrace(flags->positionals[0], "", io);
   if (!summary.ok()) return Failure(io, kCommand, summary.status());
   return Emit(*flags, analysis::PlotBreakdown(*summary, options), io);
 }
@@ -271,9 +253,11 @@ int CompareFigure(const std::vector<std::string>& args, const CommandIo& io) {
   if (runs->has_value()) {
     return Emit(*flags, analysis::PlotCompare(**runs, options), io);
   }
-  absl::StatusOr<analysis::Summary> base = LoadSummary(base_path);
+  absl::StatusOr<analysis::Summary> base =
+      ReadSummaryOrTrace(base_path, "", io);
   if (!base.ok()) return Failure(io, kCommand, base.status());
-  absl::StatusOr<analysis::Summary> candidate = LoadSummary(candidate_path);
+  absl::StatusOr<analysis::Summary> candidate =
+      ReadSummaryOrTrace(candidate_path, "", io);
   if (!candidate.ok()) return Failure(io, kCommand, candidate.status());
   absl::StatusOr<analysis::Comparison> comparison =
       analysis::Compare(*base, *candidate, policy, base_path, candidate_path);

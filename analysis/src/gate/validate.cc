@@ -13,13 +13,12 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "input/input_kind.h"
 #include "json/strict_json.h"
-#include "perfetto/perfetto_format.h"
 #include "perfetto/perfetto_reader.h"
 #include "spanprof/analysis/forest.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
-#include "status_macros.h"
 #include "trace/trace_reader.h"
 
 namespace spanprof::analysis {
@@ -241,55 +240,20 @@ void ValidatePerfettoTrace(std::string_view bytes, std::string_view source,
 
 }  // namespace
 
-std::string_view ArtifactKindName(ArtifactKind kind) {
-  return kind == ArtifactKind::kSummary ? "summary" : "trace";
-}
-
-absl::StatusOr<ArtifactKind> DetectArtifactKind(std::string_view json,
-                                                std::string_view source) {
-  if (internal::perfetto::LooksLikeProtobufTrace(json)) {
-    return ArtifactKind::kTrace;
-  }
-  // A bare array of events is a (foreign) Chrome trace.
-  const size_t first = json.find_first_not_of(" \t\r\n");
-  if (first != std::string_view::npos && json[first] == '[') {
-    return ArtifactKind::kTrace;
-  }
-  const internal::StrictJson strict(source);
-  internal::ParsedDocument document(json);
-  SPANPROF_ASSIGN_OR_RETURN(simdjson::ondemand::object root,
-                            document.Start(strict));
-  bool has_schema = false;
-  for (auto field_result : root) {
-    simdjson::ondemand::field field;
-    simdjson::error_code error = std::move(field_result).get(field);
-    if (error != simdjson::SUCCESS) {
-      return strict.Simdjson(error, internal::JsonPath::Root());
-    }
-    std::string_view key;
-    error = field.unescaped_key().get(key);
-    if (error != simdjson::SUCCESS) {
-      return strict.Simdjson(error, internal::JsonPath::Root());
-    }
-    if (key == "traceEvents") return ArtifactKind::kTrace;
-    has_schema |= key == "schema";
-  }
-  if (has_schema) return ArtifactKind::kSummary;
-  return strict.Error(internal::JsonPath::Root(),
-                      "neither a spanprof summary (no \"schema\") nor a trace "
-                      "(no \"traceEvents\")");
-}
-
 ValidationReport ValidateArtifact(std::string_view json,
                                   std::string_view source) {
   ValidationReport report;
-  absl::StatusOr<ArtifactKind> kind = DetectArtifactKind(json, source);
-  if (!kind.ok()) {
-    report.problems.push_back(StatusText(kind.status()));
+  absl::StatusOr<internal::InputKind> kind =
+      internal::DetectInputKind(json, source);
+  if (!kind.ok() || *kind == internal::InputKind::kStreamFile) {
+    // DetectArtifactKind() says why (for a stream file: what reads it).
+    report.problems.push_back(
+        StatusText(DetectArtifactKind(json, source).status()));
     return report;
   }
-  report.kind = *kind;
-  if (*kind == ArtifactKind::kSummary) {
+  report.kind = *kind == internal::InputKind::kSummary ? ArtifactKind::kSummary
+                                                       : ArtifactKind::kTrace;
+  if (*kind == internal::InputKind::kSummary) {
     absl::StatusOr<Summary> summary = ParseSummary(json, source);
     if (!summary.ok()) {
       report.problems.push_back(StatusText(summary.status()));
@@ -298,7 +262,7 @@ ValidationReport ValidateArtifact(std::string_view json,
     }
     return report;
   }
-  if (internal::perfetto::LooksLikeProtobufTrace(json)) {
+  if (*kind == internal::InputKind::kPerfettoTrace) {
     ValidatePerfettoTrace(json, source, report);
     return report;
   }

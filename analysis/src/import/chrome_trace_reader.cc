@@ -893,45 +893,6 @@ bool ParseChromeMicros(std::string_view text, int64_t* ns) {
   return true;
 }
 
-bool IsForeignChromeTrace(std::string_view json) {
-  const size_t first = json.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos) return false;
-  if (json[first] == '[') return true;
-  const simdjson::padded_string padded(json);
-  simdjson::ondemand::parser parser;
-  simdjson::ondemand::document document;
-  object root;
-  if (parser.iterate(padded).get(document) != simdjson::SUCCESS ||
-      document.get_object().get(root) != simdjson::SUCCESS) {
-    return false;
-  }
-  bool has_events = false;
-  for (auto field_result : root) {
-    simdjson::ondemand::field field;
-    std::string_view key;
-    if (std::move(field_result).get(field) != simdjson::SUCCESS ||
-        field.unescaped_key().get(key) != simdjson::SUCCESS) {
-      return false;
-    }
-    has_events |= key == "traceEvents";
-    if (key != "metadata") continue;
-    object metadata;
-    if (field.value().get_object().get(metadata) != simdjson::SUCCESS) {
-      continue;
-    }
-    for (auto member_result : metadata) {
-      simdjson::ondemand::field member;
-      std::string_view name;
-      if (std::move(member_result).get(member) != simdjson::SUCCESS ||
-          member.unescaped_key().get(name) != simdjson::SUCCESS) {
-        return false;
-      }
-      if (name == "spanprof_version" || name == "schema") return false;
-    }
-  }
-  return has_events;
-}
-
 absl::StatusOr<Capture> ReadChromeTrace(std::string_view json,
                                         std::string_view source,
                                         const TraceReadOptions& options) {

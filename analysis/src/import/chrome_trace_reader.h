@@ -1,7 +1,8 @@
 // chrome_trace_reader.h — the reader of foreign Chrome Trace Event files
 // (private to the analysis library): traces that clang -ftime-trace, node
 // --trace-events-enabled, Chrome or other tools write, read into a `Capture`
-// whose `source` is "chrome-trace".
+// whose `source` is "chrome-trace" (`kSourceChromeTrace`). Which files are
+// foreign traces is decided by input/input_kind.h.
 //
 // What is read (docs/formats.md, "Foreign Chrome traces", is the contract):
 // `X` events and `B`/`E` pairs (matched per pid and tid: an `E` closes the
@@ -28,13 +29,6 @@
 #include "spanprof/capture.h"
 
 namespace spanprof::analysis::internal {
-
-// `IsForeignChromeTrace()` is the rule that tells a foreign trace from
-// spanprof's own: JSON whose top level is an array (the bare event array
-// form), or an object with `traceEvents` and no `metadata` object that has
-// a `spanprof_version` or a `schema` member. Malformed JSON is not foreign
-// (the strict reader's error stands).
-bool IsForeignChromeTrace(std::string_view json);
 
 // `ReadChromeTrace()` reads a foreign Chrome trace. Errors name `source`
 // and the JSON path (`$.traceEvents[12].ts: ...`).

@@ -1,9 +1,18 @@
-// trace_reader.h — the trace reader's full result, for `ValidateArtifact()`
-// (private to the analysis library).
+// trace_reader.h — the reader of spanprof's own JSON traces (private to the
+// analysis library), in named steps, each in a file of its own:
+//
+//   trace_metadata_reader.h  `metadata` -> `TraceMetadata`
+//   fast_line_reader.h       the writer's layout, line by line (fast path)
+//   strict_trace_reader.h    any layout, one pass, errors diagnosed
+//   strict_event_reader.h    one element of `traceEvents`
+//   span_resolver.h          each event checked against `TraceMetadata`
+//
+// Which reader a file goes to (this one, the Perfetto reader, the foreign
+// Chrome trace reader) is decided in input/input_kind.h, not here.
 //
 // `ParseTrace()` returns only the `Capture`. Validation also needs what the
 // capture does not keep: each X event's position in `traceEvents`, its raw
-// `pid`/`tid`, and its flow binding.
+// `pid`/`tid`, and its flow binding (`ParsedTrace`).
 #ifndef SPANPROF_ANALYSIS_SRC_TRACE_TRACE_READER_H_
 #define SPANPROF_ANALYSIS_SRC_TRACE_TRACE_READER_H_
 
@@ -12,6 +21,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
 
 namespace spanprof::analysis::internal {
@@ -45,6 +55,21 @@ struct ParsedTrace {
 absl::StatusOr<ParsedTrace> ParseTraceDocument(std::string_view json,
                                                std::string_view source,
                                                bool* used_fast_path = nullptr);
+
+// `ReadSpanprofTrace()` reads a spanprof JSON trace: by the fast line
+// reader when it can, else by the strict reader, which starts afresh and
+// gives the error. `ParsedTrace::events` is filled when `keep_events` (the
+// strict reader always fills it).
+absl::StatusOr<ParsedTrace> ReadSpanprofTrace(std::string_view json,
+                                              std::string_view source,
+                                              bool keep_events,
+                                              bool* used_fast_path = nullptr);
+
+// `GroupByStringArg()` applies `options.group_by_arg` to a capture read
+// from spanprof's own trace (JSON or Perfetto); notes go to
+// `options.notes`, naming `source`.
+void GroupByStringArg(Capture& capture, std::string_view source,
+                      const TraceReadOptions& options);
 
 }  // namespace spanprof::analysis::internal
 

@@ -86,27 +86,6 @@ TEST(ChromeMicrosTest, ReadsDecimalTextExactly) {
   }
 }
 
-TEST(ChromeTraceDetectionTest, ForeignIsAnythingWithoutSpanprofMetadata) {
-  EXPECT_TRUE(internal::IsForeignChromeTrace(R"( [{"ph":"X"}])"));
-  EXPECT_TRUE(internal::IsForeignChromeTrace(R"({"traceEvents":[]})"));
-  EXPECT_TRUE(internal::IsForeignChromeTrace(
-      R"({"traceEvents":[],"metadata":{"clock-domain":"x"}})"));
-  EXPECT_TRUE(
-      internal::IsForeignChromeTrace(R"({"metadata":3,"traceEvents":[]})"));
-  // spanprof's own traces, even broken ones.
-  EXPECT_FALSE(
-      internal::IsForeignChromeTrace(TraceToJson(testing::RichCapture())));
-  EXPECT_FALSE(internal::IsForeignChromeTrace(
-      R"({"traceEvents":[],"metadata":{"spanprof_version":"1"}})"));
-  EXPECT_FALSE(internal::IsForeignChromeTrace(
-      R"({"traceEvents":[],"metadata":{"schema":"chrome.trace"}})"));
-  // Not traces at all.
-  EXPECT_FALSE(internal::IsForeignChromeTrace(
-      SummaryToJson(Summarize(testing::RichCapture()))));
-  EXPECT_FALSE(internal::IsForeignChromeTrace("{\"traceEvents\": [1,"));
-  EXPECT_FALSE(internal::IsForeignChromeTrace(""));
-}
-
 TEST(ChromeTraceReaderTest, SpanprofTracesKeepTheStrictReader) {
   const Capture capture = testing::RichCapture();
   absl::StatusOr<Capture> back = ParseTrace(TraceToJson(capture), "t.json");

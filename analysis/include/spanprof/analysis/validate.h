@@ -40,9 +40,11 @@ enum class ArtifactKind {
 // `ArtifactKindName()`: "summary" or "trace".
 std::string_view ArtifactKindName(ArtifactKind kind);
 
-// `DetectArtifactKind()` looks at the top-level keys of `json`: a
-// "traceEvents" key means a trace, a "schema" key a summary. Anything else
-// (not JSON, not an object, neither key) is an error naming `source`.
+// `DetectArtifactKind()` tells a summary from a trace by the one rule every
+// command uses: a Perfetto protobuf trace, a JSON array of events, or a
+// JSON object with a "traceEvents" key is a trace; a JSON object with a
+// "schema" key and no "traceEvents" a summary. Anything else (not JSON,
+// neither key, a spanprof stream file) is an error naming `source`.
 absl::StatusOr<ArtifactKind> DetectArtifactKind(std::string_view json,
                                                 std::string_view source);
 
