@@ -36,7 +36,7 @@ std::string Replaced(const std::string& json, std::string_view from,
 // Distinct values in every top-level scalar, so that a field read into
 // another's member shows.
 TEST(SummaryRootReaderTest, EachFieldIsReadIntoItsOwnMember) {
-  Summary summary = Summarize(RichCapture({.counters = true, .broken = true}));
+  Summary summary = Summarize(RichCapture({.broken = true, .counters = true}));
   summary.process_name = "proc";
   summary.host = "host-1";
   summary.pid = 4242;

@@ -1,6 +1,7 @@
 // The reader's first step: `schema` and `schema_version` are read before any
 // other field, so what the document is (a trace, a future version, not a
 // summary) is what the error says, whatever else is wrong with it.
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -22,6 +23,11 @@ using ::testing::HasSubstr;
 
 std::string Json() { return SummaryToJson(Summarize(RichCapture())); }
 
+// The `schema_version` member as the writer writes it, with `version`.
+std::string VersionField(int64_t version) {
+  return "\"schema_version\": " + std::to_string(version);
+}
+
 std::string ParseError(const std::string& json) {
   absl::StatusOr<Summary> parsed = ParseSummary(json, "s.json");
   if (parsed.ok()) return "accepted";
@@ -36,13 +42,16 @@ std::string WithUnknownFieldFirst(const std::string& json) {
 }
 
 TEST(SummarySchemaReaderTest, AFutureVersionIsNamedBeforeUnknownFields) {
-  const std::string v6 =
-      ReplaceFirst(Json(), "\"schema_version\": 5", "\"schema_version\": 6");
-  ASSERT_NE(v6, Json());
-  EXPECT_THAT(ParseError(WithUnknownFieldFirst(v6)),
-              HasSubstr("s.json: $.schema_version: unsupported "
-                        "schema_version 6 (this reader reads versions 1 to "
-                        "5)"));
+  const int64_t next = kSummarySchemaVersion + 1;
+  const std::string future = ReplaceFirst(
+      Json(), VersionField(kSummarySchemaVersion), VersionField(next));
+  ASSERT_NE(future, Json());
+  EXPECT_THAT(
+      ParseError(WithUnknownFieldFirst(future)),
+      HasSubstr("s.json: $.schema_version: unsupported "
+                "schema_version " +
+                std::to_string(next) + " (this reader reads versions 1 to " +
+                std::to_string(kSummarySchemaVersion) + ")"));
   EXPECT_THAT(ParseError(WithUnknownFieldFirst(Json())),
               HasSubstr("s.json: $: unknown field \"gpu_ns\""));
 }
@@ -63,7 +72,7 @@ TEST(SummarySchemaReaderTest, AnotherSchemaIsNamedBeforeUnknownFields) {
 TEST(SummarySchemaReaderTest, TheVersionIsAnIntegerFromOneOn) {
   for (const std::string_view version : {"0", "-1", "\"5\"", "5.0", "null"}) {
     const std::string json =
-        ReplaceFirst(Json(), "\"schema_version\": 5",
+        ReplaceFirst(Json(), VersionField(kSummarySchemaVersion),
                      "\"schema_version\": " + std::string(version));
     EXPECT_THAT(ParseError(json), HasSubstr("s.json: $.schema_version: "))
         << version;
@@ -79,10 +88,14 @@ TEST(SummarySchemaReaderTest, TheDocumentsVersionPicksItsFields) {
     ASSERT_TRUE(read.ok()) << read.status();
     EXPECT_EQ(read->schema_version, v);
   }
-  // Without a version, the document is read as the current one.
+  // Without a version, the document is read as the current one: an older
+  // one then lacks fields.
+  EXPECT_THAT(ParseError(SummaryAsVersion(Json(), kSummarySchemaVersion,
+                                          {.drop = "schema_version"})),
+              HasSubstr("s.json: $: missing field \"schema_version\""));
   EXPECT_THAT(
       ParseError(SummaryAsVersion(Json(), 3, {.drop = "schema_version"})),
-      HasSubstr("$: missing field \"schema_version\""));
+      HasSubstr("missing field"));
 }
 
 }  // namespace
