@@ -15,6 +15,7 @@
 #include "status_macros.h"
 #include "summary/drops.h"
 #include "summary/summary_format.h"
+#include "summary/versioned_object.h"
 
 namespace spanprof::analysis::internal {
 namespace {
@@ -24,14 +25,6 @@ using simdjson::ondemand::object;
 using simdjson::ondemand::value;
 
 constexpr auto kDropSpecs = RequiredFields(kSummaryDropKeys);
-constexpr std::array<FieldSpec, kRowKeyKeys.size()> kDropKeySpecs = [] {
-  auto specs = RequiredFields(kRowKeyKeys);
-  for (size_t f = kRowKeyAlwaysWritten; f < specs.size(); ++f) {
-    specs[f].required = false;
-  }
-  return specs;
-}();
-
 bool IsReason(std::string_view reason) {
   return std::any_of(
       kDropReasons.begin(), kDropReasons.end(),
@@ -48,16 +41,17 @@ bool IsNull(value& v) {
   return v.is_null().get(is_null) == simdjson::SUCCESS && is_null;
 }
 
-// A row key object, as the summary's rows write it.
+// A row key object, as the summary's rows write it (drops came with
+// version 5: its key fields).
 absl::Status ReadSiteKey(const StrictJson& json, value& v, const JsonPath& p,
                          RowKey& key) {
   SPANPROF_ASSIGN_OR_RETURN(object o, json.Object(v, p));
   std::string* const targets[] = {&key.name,     &key.phase,   &key.module,
                                   &key.activity, &key.backend, &key.dtype,
                                   &key.device};
-  static_assert(std::size(targets) == kRowKeyKeys.size());
-  return json.ReadObject(
-      o, p, kDropKeySpecs,
+  static_assert(std::size(targets) == kRowKeyFields.size());
+  return ReadVersionedObject<kRowKeyFields>(
+      json, o, p, kSummarySchemaVersion,
       [&](size_t field, value& fv, const JsonPath& fp) -> absl::Status {
         SPANPROF_ASSIGN_OR_RETURN(std::string_view text, json.String(fv, fp));
         *targets[field] = std::string(text);

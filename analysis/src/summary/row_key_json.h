@@ -11,7 +11,7 @@
 namespace spanprof::analysis::internal {
 
 // `WriteRowKey()` writes `key` as a JSON object, fields in the summary's
-// order (summary_format.h's kRowKeyKeys).
+// order (summary_format.h's kRowKeyFields).
 void WriteRowKey(JsonWriter& w, const RowKey& key);
 
 }  // namespace spanprof::analysis::internal

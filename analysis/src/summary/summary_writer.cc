@@ -1,9 +1,13 @@
-// SummaryToJson() and WriteSummary(): the `spanprof.summary` v4 writer. (The
-// strict reader is summary_reader.cc.)
+// SummaryToJson() and WriteSummary(): the `spanprof.summary` writer of the
+// current version, its field names from summary_format.h's tables. (The strict
+// reader is summary_reader.cc.)
+#include <array>
+#include <cstddef>
 #include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -21,63 +25,87 @@ namespace spanprof::analysis {
 namespace internal {
 namespace {
 
+// The name of field `field` of `table`, which the current version must have:
+// the writer writes only the current version (a call for a field that an
+// earlier version dropped does not compile).
+template <size_t N>
+consteval std::string_view CurrentName(
+    const std::array<VersionedField, N>& table, size_t field) {
+  if (!table[field].In(kSummarySchemaVersion)) {
+    throw "the current summary version has no such field";
+  }
+  return table[field].name;
+}
+consteval std::string_view RootName(SummaryField field) {
+  return CurrentName(kSummaryFields, field);
+}
+consteval std::string_view RowName(RowField field) {
+  return CurrentName(kRowFields, field);
+}
+consteval std::string_view IssueName(IssueField field) {
+  return CurrentName(kIssueFields, field);
+}
+consteval std::string_view CounterName(RowCounterField field) {
+  return CurrentName(kRowCounterFields, field);
+}
+
 // The scalar fields before `process_resources`.
 void WriteTotals(JsonWriter& w, const Summary& summary) {
-  w.Key(kSummaryKeys[kRootSchema]);
+  w.Key(RootName(kRootSchema));
   w.String(summary.schema);
   // The layout below is the current version's, whatever version the summary
   // was read from.
-  w.Key(kSummaryKeys[kRootSchemaVersion]);
+  w.Key(RootName(kRootSchemaVersion));
   w.Int(kSummarySchemaVersion);
-  w.Key(kSummaryKeys[kRootSource]);
+  w.Key(RootName(kRootSource));
   w.String(summary.source);
-  w.Key(kSummaryKeys[kRootClock]);
+  w.Key(RootName(kRootClock));
   w.String(summary.clock);
-  w.Key(kSummaryKeys[kRootProcessName]);
+  w.Key(RootName(kRootProcessName));
   w.String(summary.process_name);
-  w.Key(kSummaryKeys[kRootHost]);
+  w.Key(RootName(kRootHost));
   w.String(summary.host);
-  w.Key(kSummaryKeys[kRootPid]);
+  w.Key(RootName(kRootPid));
   w.Int(summary.pid);
-  w.Key(kSummaryKeys[kRootWallClockAnchorNs]);
+  w.Key(RootName(kRootWallClockAnchorNs));
   w.Int(summary.wall_clock_anchor_ns);
-  w.Key(kSummaryKeys[kRootWallClockUncertaintyNs]);
+  w.Key(RootName(kRootWallClockUncertaintyNs));
   w.Int(summary.wall_clock_uncertainty_ns);
-  w.Key(kSummaryKeys[kRootProcessCount]);
+  w.Key(RootName(kRootProcessCount));
   w.Uint(summary.process_count);
-  w.Key(kSummaryKeys[kRootEventCount]);
+  w.Key(RootName(kRootEventCount));
   w.Uint(summary.event_count);
-  w.Key(kSummaryKeys[kRootThreadCount]);
+  w.Key(RootName(kRootThreadCount));
   w.Uint(summary.thread_count);
-  w.Key(kSummaryKeys[kRootMaxDepth]);
+  w.Key(RootName(kRootMaxDepth));
   w.Uint(summary.max_depth);
-  w.Key(kSummaryKeys[kRootWindowNs]);
+  w.Key(RootName(kRootWindowNs));
   w.Int(summary.window_ns);
-  w.Key(kSummaryKeys[kRootRecordedThreadTimeNs]);
+  w.Key(RootName(kRootRecordedThreadTimeNs));
   w.Int(summary.recorded_thread_time_ns);
-  w.Key(kSummaryKeys[kRootRecordedHeartbeats]);
+  w.Key(RootName(kRootRecordedHeartbeats));
   w.Uint(summary.recorded_heartbeats);
-  w.Key(kSummaryKeys[kRootEventLimit]);
+  w.Key(RootName(kRootEventLimit));
   w.Uint(summary.event_limit);
-  w.Key(kSummaryKeys[kRootOverflowPolicy]);
+  w.Key(RootName(kRootOverflowPolicy));
   w.String(summary.overflow_policy);
-  w.Key(kSummaryKeys[kRootDroppedEvents]);
+  w.Key(RootName(kRootDroppedEvents));
   w.Uint(summary.dropped_events);
-  w.Key(kSummaryKeys[kRootDroppedArgs]);
+  w.Key(RootName(kRootDroppedArgs));
   w.Uint(summary.dropped_args);
-  w.Key(kSummaryKeys[kRootDrops]);
+  w.Key(RootName(kRootDrops));
   WriteDrops(w, summary.drops);
-  w.Key(kSummaryKeys[kRootFailedPrepares]);
+  w.Key(RootName(kRootFailedPrepares));
   w.Uint(summary.failed_prepares);
-  w.Key(kSummaryKeys[kRootUnfinishedEvents]);
+  w.Key(RootName(kRootUnfinishedEvents));
   w.Uint(summary.unfinished_events);
-  w.Key(kSummaryKeys[kRootComplete]);
+  w.Key(RootName(kRootComplete));
   w.Bool(summary.complete);
-  w.Key(kSummaryKeys[kRootEndReason]);
+  w.Key(RootName(kRootEndReason));
   w.String(summary.end_reason);
-  w.Key(kSummaryKeys[kRootOpenAtExitEvents]);
+  w.Key(RootName(kRootOpenAtExitEvents));
   w.Uint(summary.open_at_exit_events);
-  w.Key(kSummaryKeys[kRootOverheadNsPerSpan]);
+  w.Key(RootName(kRootOverheadNsPerSpan));
   w.Int(summary.overhead_ns_per_span);
 }
 
@@ -85,9 +113,9 @@ void WriteIssues(JsonWriter& w, const std::vector<ValidationIssue>& issues) {
   w.BeginArray();
   for (const ValidationIssue& issue : issues) {
     w.BeginObject();
-    w.Key(kIssueKeys[0]);
+    w.Key(IssueName(kIssueSpan));
     w.Uint(issue.span);
-    w.Key(kIssueKeys[1]);
+    w.Key(IssueName(kIssueMessage));
     w.String(issue.message);
     w.EndObject();
   }
@@ -108,9 +136,9 @@ void WriteCounters(JsonWriter& w, const std::vector<RowCounter>& counters) {
   for (const RowCounter& counter : counters) {
     w.Key(counter.name);
     w.BeginObject();
-    w.Key(kRowCounterKeys[0]);
+    w.Key(CounterName(kCounterTotal));
     w.Int(counter.total);
-    w.Key(kRowCounterKeys[1]);
+    w.Key(CounterName(kCounterSelf));
     w.Int(counter.self);
     w.EndObject();
   }
@@ -119,59 +147,59 @@ void WriteCounters(JsonWriter& w, const std::vector<RowCounter>& counters) {
 
 void WriteRow(JsonWriter& w, const Row& row) {
   w.BeginObject();
-  w.Key(kRowKeys[kRowKey]);
+  w.Key(RowName(kRowKey));
   WriteRowKey(w, row.key);
-  w.Key(kRowKeys[kRowLabel]);
+  w.Key(RowName(kRowLabel));
   w.String(row.label);
-  w.Key(kRowKeys[kRowCalls]);
+  w.Key(RowName(kRowCalls));
   w.Uint(row.calls);
-  w.Key(kRowKeys[kRowTotalNs]);
+  w.Key(RowName(kRowTotalNs));
   w.Int(row.total_ns);
-  w.Key(kRowKeys[kRowSelfNs]);
+  w.Key(RowName(kRowSelfNs));
   w.Int(row.self_ns);
-  w.Key(kRowKeys[kRowMinNs]);
+  w.Key(RowName(kRowMinNs));
   w.Int(row.min_ns);
-  w.Key(kRowKeys[kRowMeanNs]);
+  w.Key(RowName(kRowMeanNs));
   w.Int(row.mean_ns);
-  w.Key(kRowKeys[kRowMedianNs]);
+  w.Key(RowName(kRowMedianNs));
   w.Int(row.median_ns);
-  w.Key(kRowKeys[kRowP95Ns]);
+  w.Key(RowName(kRowP95Ns));
   w.Int(row.p95_ns);
-  w.Key(kRowKeys[kRowP99Ns]);
+  w.Key(RowName(kRowP99Ns));
   w.Int(row.p99_ns);
-  w.Key(kRowKeys[kRowMaxNs]);
+  w.Key(RowName(kRowMaxNs));
   w.Int(row.max_ns);
-  w.Key(kRowKeys[kRowTailRatio]);
+  w.Key(RowName(kRowTailRatio));
   OptionalDouble(w, row.tail_ratio);
-  w.Key(kRowKeys[kRowLogSigma]);
+  w.Key(RowName(kRowLogSigma));
   OptionalDouble(w, row.log_sigma);
-  w.Key(kRowKeys[kRowHeavyTail]);
+  w.Key(RowName(kRowHeavyTail));
   w.Bool(row.heavy_tail);
-  w.Key(kRowKeys[kRowTotalHeartbeats]);
+  w.Key(RowName(kRowTotalHeartbeats));
   w.Uint(row.total_heartbeats);
-  w.Key(kRowKeys[kRowSelfHeartbeats]);
+  w.Key(RowName(kRowSelfHeartbeats));
   w.Uint(row.self_heartbeats);
-  w.Key(kRowKeys[kRowAllocCount]);
+  w.Key(RowName(kRowAllocCount));
   w.OptionalInt(row.alloc_count);
-  w.Key(kRowKeys[kRowAllocBytes]);
+  w.Key(RowName(kRowAllocBytes));
   w.OptionalInt(row.alloc_bytes);
-  w.Key(kRowKeys[kRowSharePermille]);
+  w.Key(RowName(kRowSharePermille));
   w.Int(row.share_permille);
-  w.Key(kRowKeys[kRowInstrumentationPermille]);
+  w.Key(RowName(kRowInstrumentationPermille));
   w.Int(row.instrumentation_permille);
-  w.Key(kRowKeys[kRowThreads]);
+  w.Key(RowName(kRowThreads));
   w.Uint(row.threads);
-  w.Key(kRowKeys[kRowProcesses]);
+  w.Key(RowName(kRowProcesses));
   w.Uint(row.processes);
-  w.Key(kRowKeys[kRowExceptions]);
+  w.Key(RowName(kRowExceptions));
   w.Uint(row.exceptions);
-  w.Key(kRowKeys[kRowHookFailures]);
+  w.Key(RowName(kRowHookFailures));
   w.Uint(row.hook_failures);
-  w.Key(kRowKeys[kRowUnfinished]);
+  w.Key(RowName(kRowUnfinished));
   w.Uint(row.unfinished);
-  w.Key(kRowKeys[kRowDropped]);
+  w.Key(RowName(kRowDropped));
   w.Uint(row.dropped);
-  w.Key(kRowKeys[kRowCounters]);
+  w.Key(RowName(kRowCounters));
   WriteCounters(w, row.counters);
   w.EndObject();
 }
@@ -182,11 +210,12 @@ void WriteRowKey(JsonWriter& w, const RowKey& key) {
   const std::string* const values[] = {&key.name,     &key.phase,   &key.module,
                                        &key.activity, &key.backend, &key.dtype,
                                        &key.device};
-  static_assert(std::size(values) == kRowKeyKeys.size());
+  static_assert(std::size(values) == kRowKeyFields.size());
   w.BeginObject();
-  for (size_t i = 0; i < kRowKeyKeys.size(); ++i) {
-    if (i >= kRowKeyAlwaysWritten && values[i]->empty()) continue;
-    w.Key(kRowKeyKeys[i]);
+  for (size_t i = 0; i < kRowKeyFields.size(); ++i) {
+    // A field a reader may find missing is written only when set.
+    if (!kRowKeyFields[i].required && values[i]->empty()) continue;
+    w.Key(kRowKeyFields[i].name);
     w.String(*values[i]);
   }
   w.EndObject();
@@ -195,7 +224,6 @@ void WriteRowKey(JsonWriter& w, const RowKey& key) {
 }  // namespace internal
 
 std::string SummaryToJson(const Summary& summary) {
-  using internal::kSummaryKeys;
   std::string out;
   // A row is about 800 bytes plus its name twice (key and label); reserving
   // a little more costs only address space, growing past it a second copy.
@@ -207,11 +235,11 @@ std::string SummaryToJson(const Summary& summary) {
   JsonWriter w(&out, {.indent = 2});
   w.BeginObject();
   internal::WriteTotals(w, summary);
-  w.Key(kSummaryKeys[internal::kRootProcessResources]);
+  w.Key(internal::RootName(internal::kRootProcessResources));
   internal::WriteProcessResources(w, summary.process_resources);
-  w.Key(kSummaryKeys[internal::kRootValidationIssues]);
+  w.Key(internal::RootName(internal::kRootValidationIssues));
   internal::WriteIssues(w, summary.validation_issues);
-  w.Key(kSummaryKeys[internal::kRootRows]);
+  w.Key(internal::RootName(internal::kRootRows));
   w.BeginArray();
   for (const Row& row : summary.rows) internal::WriteRow(w, row);
   w.EndArray();
