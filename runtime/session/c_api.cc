@@ -64,6 +64,8 @@ spanprof_site* GetSite(const char* function, const char* name,
   try {
     // The one place the C struct's fields are named: from here on, the tags
     // are a spanprof::Tags (whose fields kTagFields lists).
+    static_assert(sizeof(spanprof_tags) == sizeof(Tags),
+                  "spanprof_tags has a field for every tag");
     return ToHandle(InternSiteByContent(name, Tags{.phase = tags.phase,
                                                    .module = tags.module,
                                                    .activity = tags.activity,

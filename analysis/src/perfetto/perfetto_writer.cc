@@ -263,8 +263,8 @@ struct Annotation {
 struct SliceBegin {
   uint64_t name_iid = 0;
   uint64_t category_iid = 0;
-  std::span<const Annotation> annotations;
-  std::span<const uint64_t> flow_ids;
+  std::span<const Annotation> annotations = {};
+  std::span<const uint64_t> flow_ids = {};
   bool terminates_flow = false;
   uint64_t terminating_flow_id = 0;
 };

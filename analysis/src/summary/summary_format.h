@@ -10,6 +10,8 @@
 #include <cstddef>
 #include <string_view>
 
+#include "spanprof/capture.h"
+
 namespace spanprof::analysis::internal {
 
 // The top-level object's fields, in order.
@@ -81,8 +83,15 @@ inline constexpr std::array<std::string_view, 2> kIssueKeys = {"span",
                                                                "message"};
 // The key's first four fields are always written; backend, dtype and device
 // (added to v4 with span hooks) only when set, and read as "" when missing.
-inline constexpr std::array<std::string_view, 7> kRowKeyKeys = {
-    "name", "phase", "module", "activity", "backend", "dtype", "device"};
+// The name, then the tags (kTagFields).
+inline constexpr std::array<std::string_view, 1 + kTagFields.size()>
+    kRowKeyKeys = [] {
+      std::array<std::string_view, 1 + kTagFields.size()> keys{"name"};
+      for (size_t i = 0; i < kTagFields.size(); ++i) {
+        keys[i + 1] = kTagFields[i].name;
+      }
+      return keys;
+    }();
 inline constexpr size_t kRowKeyAlwaysWritten = 4;
 
 // A row's fields, in order.

@@ -365,14 +365,11 @@ class SummaryReader {
 
   absl::Status ReadKey(value& v, const JsonPath& p, RowKey& key) {
     SPANPROF_ASSIGN_OR_RETURN(object o, json_.Object(v, p));
-    std::string* const targets[] = {&key.name,     &key.phase,   &key.module,
-                                    &key.activity, &key.backend, &key.dtype,
-                                    &key.device};
-    static_assert(std::size(targets) == kRowKeyKeys.size());
+    // Field 0 is the name, field i + 1 tag i (kRowKeyKeys).
     const auto on_field = [&](size_t field, value& fv,
                               const JsonPath& fp) -> absl::Status {
       SPANPROF_ASSIGN_OR_RETURN(std::string_view text, json_.String(fv, fp));
-      *targets[field] = std::string(text);
+      (field == 0 ? key.name : key.*kRowKeyTags[field - 1]) = std::string(text);
       return absl::OkStatus();
     };
     if (version_ < 4) return json_.ReadObject(o, p, kKeyFieldsV3, on_field);
@@ -690,19 +687,17 @@ class SummaryReader {
   // Each row on its own, then across rows: unique keys, the sort order, alloc
   // counters null in all rows or none.
   absl::Status CheckRows(const Summary& s, RowSums& sums) const {
-    using KeyView =
-        std::tuple<std::string_view, std::string_view, std::string_view,
-                   std::string_view, std::string_view, std::string_view,
-                   std::string_view>;
+    using KeyView = std::array<std::string_view, 1 + kTagFields.size()>;
     absl::flat_hash_map<KeyView, size_t> seen;
     seen.reserve(s.rows.size());
     for (size_t i = 0; i < s.rows.size(); ++i) {
       const Row& row = s.rows[i];
       SPANPROF_RETURN_IF_ERROR(CheckRow(i, row, s));
-      auto [it, inserted] = seen.emplace(
-          KeyView(row.key.name, row.key.phase, row.key.module, row.key.activity,
-                  row.key.backend, row.key.dtype, row.key.device),
-          i);
+      KeyView key{row.key.name};
+      for (size_t t = 0; t < kTagFields.size(); ++t) {
+        key[t + 1] = row.key.*kRowKeyTags[t];
+      }
+      auto [it, inserted] = seen.emplace(key, i);
       if (!inserted) {
         return RowError(i, Cat("duplicate key ", Quote(row.label),
                                " (also $.rows[", it->second, "])"));

@@ -176,15 +176,15 @@ void WriteRow(JsonWriter& w, const Row& row) {
 }  // namespace
 
 void WriteRowKey(JsonWriter& w, const RowKey& key) {
-  const std::string* const values[] = {&key.name,     &key.phase,   &key.module,
-                                       &key.activity, &key.backend, &key.dtype,
-                                       &key.device};
-  static_assert(std::size(values) == kRowKeyKeys.size());
   w.BeginObject();
-  for (size_t i = 0; i < kRowKeyKeys.size(); ++i) {
-    if (i >= kRowKeyAlwaysWritten && values[i]->empty()) continue;
-    w.Key(kRowKeyKeys[i]);
-    w.String(*values[i]);
+  w.Key(kRowKeyKeys[0]);
+  w.String(key.name);
+  // kRowKeyKeys[i + 1] is tag i's name (kTagFields order).
+  for (size_t i = 0; i < kTagFields.size(); ++i) {
+    const std::string& value = key.*kRowKeyTags[i];
+    if (i + 1 >= kRowKeyAlwaysWritten && value.empty()) continue;
+    w.Key(kRowKeyKeys[i + 1]);
+    w.String(value);
   }
   w.EndObject();
 }

@@ -136,13 +136,8 @@ struct PendingSpan {
   std::string_view cat;
   int64_t site = 0;    // unchecked index into metadata.sites
   int64_t thread = 0;  // unchecked index into metadata.threads
-  // Which optional tags the event carried.
-  std::optional<std::string_view> phase;
-  std::optional<std::string_view> module;
-  std::optional<std::string_view> activity;
-  std::optional<std::string_view> backend;
-  std::optional<std::string_view> dtype;
-  std::optional<std::string_view> device;
+  // Which optional tags the event carried (kTagFields order).
+  std::array<std::optional<std::string_view>, kTagFields.size()> tags;
   bool has_alloc_count = false;
   bool has_alloc_bytes = false;
   SpanAllocs allocs;
@@ -915,27 +910,16 @@ class TraceReader {
                          Cat("expected ", Quote(expected_cat),
                              " (the site's phase), got ", Quote(pending.cat)));
     }
-    const std::pair<std::string_view, const std::optional<std::string_view>*>
-        tags[] = {{kSpanArgKeys[kArgPhase], &pending.phase},
-                  {kSpanArgKeys[kArgModule], &pending.module},
-                  {kSpanArgKeys[kArgActivity], &pending.activity},
-                  {kSpanArgKeys[kArgBackend], &pending.backend},
-                  {kSpanArgKeys[kArgDtype], &pending.dtype},
-                  {kSpanArgKeys[kArgDevice], &pending.device}};
-    const std::string* site_tags[] = {&site.phase,    &site.module,
-                                      &site.activity, &site.backend,
-                                      &site.dtype,    &site.device};
-    static_assert(std::size(site_tags) == std::size(tags));
-    for (size_t t = 0; t < std::size(tags); ++t) {
-      const std::optional<std::string_view>& got = *tags[t].second;
-      const std::string& want = *site_tags[t];
+    for (size_t t = 0; t < kTagFields.size(); ++t) {
+      const std::optional<std::string_view>& got = pending.tags[t];
+      const std::string& want = site.*kTagFields[t].site;
       const bool match =
           want.empty() ? !got.has_value() : (got.has_value() && *got == want);
       if (!match) {
         return json_.Error(
-            args_path.Field(tags[t].first),
+            args_path.Field(kTagFields[t].name),
             Cat("does not match metadata.sites[", span.site, "].",
-                tags[t].first, " ", Quote(want),
+                kTagFields[t].name, " ", Quote(want),
                 want.empty() ? " (an unset tag is left out)" : ""));
       }
     }
@@ -1145,11 +1129,6 @@ class TraceReader {
         a, p, [&](size_t, value& ev, const JsonPath& ep) -> absl::Status {
           SPANPROF_ASSIGN_OR_RETURN(object eo, json_.Object(ev, ep));
           RawDrop& drop = drops.emplace_back();
-          std::string* const names[] = {
-              &drop.names.name,     &drop.names.phase,   &drop.names.module,
-              &drop.names.activity, &drop.names.backend, &drop.names.dtype,
-              &drop.names.device};
-          static_assert(std::size(names) == kSiteKeys.size());
           return json_.ReadObject(
               eo, ep, kDropFields,
               [&](size_t df, value& dv, const JsonPath& dp) -> absl::Status {
@@ -1157,7 +1136,7 @@ class TraceReader {
                   return Assign(json_.NonNegative(dv, dp), drop.site);
                 if (df == kDropCount)
                   return Assign(json_.Unsigned(dv, dp), drop.count);
-                return ReadString(dv, dp, *names[df - 1]);
+                return ReadString(dv, dp, SiteField(drop.names, df - 1));
               });
         });
   }
@@ -1327,14 +1306,10 @@ class TraceReader {
         a, p, [&](size_t, value& ev, const JsonPath& ep) -> absl::Status {
           SPANPROF_ASSIGN_OR_RETURN(object o, json_.Object(ev, ep));
           Site& site = capture_.sites.emplace_back();
-          std::string* const targets[] = {
-              &site.name,    &site.phase, &site.module, &site.activity,
-              &site.backend, &site.dtype, &site.device};
-          static_assert(std::size(targets) == kSiteKeys.size());
           return json_.ReadObject(
               o, ep, kSiteFields,
               [&](size_t field, value& fv, const JsonPath& fp) {
-                return ReadString(fv, fp, *targets[field]);
+                return ReadString(fv, fp, SiteField(site, field));
               });
         });
   }
@@ -1530,17 +1505,12 @@ class TraceReader {
             case kArgThread:
               return Assign(json_.Int(fv, fp, 0, UINT32_MAX), pending.thread);
             case kArgPhase:
-              return ReadTag(fv, fp, pending.phase);
             case kArgModule:
-              return ReadTag(fv, fp, pending.module);
             case kArgActivity:
-              return ReadTag(fv, fp, pending.activity);
             case kArgBackend:
-              return ReadTag(fv, fp, pending.backend);
             case kArgDtype:
-              return ReadTag(fv, fp, pending.dtype);
             case kArgDevice:
-              return ReadTag(fv, fp, pending.device);
+              return ReadTag(fv, fp, pending.tags[field - kArgPhase]);
             case kArgAllocCount:
               pending.has_alloc_count = true;
               return Assign(json_.Int(fv, fp, INT64_MIN, INT64_MAX),

@@ -18,6 +18,7 @@
 #ifndef SPANPROF_ANALYSIS_SUMMARY_H_
 #define SPANPROF_ANALYSIS_SUMMARY_H_
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -57,6 +58,13 @@ struct RowKey {
   friend bool operator==(const RowKey&, const RowKey&) = default;
   friend auto operator<=>(const RowKey&, const RowKey&) = default;
 };
+
+// `kRowKeyTags` holds the `RowKey` member of each tag in `kTagFields` order:
+// `key.*kRowKeyTags[i]` is the tag `kTagFields[i]` names (its `Site` member is
+// `kTagFields[i].site`). Code that handles every tag of a key iterates it.
+inline constexpr std::array<std::string RowKey::*, kTagFields.size()>
+    kRowKeyTags = {&RowKey::phase,   &RowKey::module, &RowKey::activity,
+                   &RowKey::backend, &RowKey::dtype,  &RowKey::device};
 
 // `RowKeyOf()` is the key of a site's spans: its name and all its tags.
 RowKey RowKeyOf(const Site& site);

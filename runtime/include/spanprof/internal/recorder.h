@@ -314,6 +314,13 @@ SPANPROF_ALWAYS_INLINE_ bool SameBytes(const char* a, const char* b,
   return true;
 }
 
+// The hot path compares and hashes the six tag pointers one by one (constants
+// in registers; capture.h's kTagFields is not included into every program):
+// a new tag must be added to HashDynamicName, SameDynamicName and span.h's
+// CachedDynamicSite.
+static_assert(sizeof(Tags) == 6 * sizeof(const char*),
+              "a new tag: update the hot path's tag comparisons");
+
 SPANPROF_ALWAYS_INLINE_ bool SameDynamicName(const DynamicName& entry,
                                              uint64_t hash,
                                              std::string_view name,
