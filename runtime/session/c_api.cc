@@ -65,7 +65,8 @@ spanprof_site* GetSite(const char* function, const char* name,
     // The one place the C struct's fields are named: from here on, the tags
     // are a spanprof::Tags (whose fields kTagFields lists).
     static_assert(sizeof(spanprof_tags) == sizeof(Tags),
-                  "spanprof_tags has a field for every tag");
+                  "a new tag comes with a new C struct and function: "
+                  "spanprof_tags keeps its layout");
     return ToHandle(InternSiteByContent(name, Tags{.phase = tags.phase,
                                                    .module = tags.module,
                                                    .activity = tags.activity,
