@@ -58,10 +58,11 @@ struct TagField {
 
 // `kTagFields` lists the six tags in their one order (the order of `Site`,
 // `Tags` and every output). Writers, readers and the C API iterate it rather
-// than spelling the tags out, so a seventh tag is one line here (plus its
-// `Site` and `Tags` members).
-//
-// Example:
+// than spelling the tags out. A seventh tag is a line here plus its members
+// in `Site`, `Tags` and analysis's `RowKey` (`kRowKeyTags`); the few places
+// that must still name each tag (the recording hot path, the C API's struct,
+// the trace event's argument list, the query schema) fail to compile or fail
+// a test until they have it. Iterate it as
 //
 //   for (const spanprof::TagField& tag : spanprof::kTagFields) {
 //     const std::string& value = site.*tag.site;

@@ -62,9 +62,11 @@ struct RowKey {
 // `kRowKeyTags` holds the `RowKey` member of each tag in `kTagFields` order:
 // `key.*kRowKeyTags[i]` is the tag `kTagFields[i]` names (its `Site` member is
 // `kTagFields[i].site`). Code that handles every tag of a key iterates it.
-inline constexpr std::array<std::string RowKey::*, kTagFields.size()>
-    kRowKeyTags = {&RowKey::phase,   &RowKey::module, &RowKey::activity,
-                   &RowKey::backend, &RowKey::dtype,  &RowKey::device};
+inline constexpr std::array kRowKeyTags = {&RowKey::phase,    &RowKey::module,
+                                           &RowKey::activity, &RowKey::backend,
+                                           &RowKey::dtype,    &RowKey::device};
+static_assert(kRowKeyTags.size() == kTagFields.size(),
+              "a RowKey member for every tag of kTagFields");
 
 // `RowKeyOf()` is the key of a site's spans: its name and all its tags.
 RowKey RowKeyOf(const Site& site);
