@@ -1,13 +1,10 @@
 // The C API (spanprof/spanprof_c.h): thin extern "C" functions over the C++
 // runtime. The span functions are the C++ fast path compiled out of line;
 // the session functions are the session glue's OpenSession/CloseSession.
-#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <new>
 #include <string>
 #include <string_view>
@@ -21,20 +18,11 @@
 #include "recorder/recorder_internal.h"
 #include "session_internal.h"
 
-// The opaque handles of the header. Each owns copies of its strings, which
-// its site points into: C and FFI callers pass strings that may not outlive
-// the call (a Python bytes object, a stack buffer), so sites are interned by
-// content here, not by address as the C++ literals are.
-struct spanprof_site {
-  // name, phase, module, activity, backend, dtype, device
-  std::array<std::string, 7> strings;
-  spanprof::internal::SiteStatic site;
-};
-
-struct spanprof_key {
-  std::string name;
-  spanprof::internal::SiteStatic site;
-};
+// The opaque handles of the header are never defined: a `spanprof_site*` or
+// `spanprof_key*` is the address of the `SiteStatic` that InternSiteByContent
+// returned, cast. C and FFI callers pass strings that may not outlive the call
+// (a Python bytes object, a stack buffer), so sites and keys are interned by
+// content, not by address as the C++ literals are.
 
 namespace spanprof::internal {
 namespace {
@@ -53,40 +41,16 @@ std::atomic<bool> g_started_disabled{false};
 // session that a C++ `Profile` opened.
 std::atomic<bool> g_session_open{false};
 
-std::mutex& HandlesMutex() {
-  static auto* mu = new std::mutex();
-  return *mu;
+spanprof_site* ToHandle(SiteStatic* site) {
+  return reinterpret_cast<spanprof_site*>(site);
 }
 
-const char* OrEmpty(const char* text) { return text != nullptr ? text : ""; }
+SiteStatic& SiteOf(spanprof_site* site) {
+  return *reinterpret_cast<SiteStatic*>(site);
+}
 
-// Both site functions intern here, so a site of `spanprof_site_get` and one
-// of `spanprof_site_get_tagged` with the same strings are one handle.
-spanprof_site* InternSite(const char* name, const spanprof_tags& tags) {
-  const UncountedAllocations uncounted;
-  static auto* sites =
-      new std::map<std::array<std::string, 7>, spanprof_site*>();
-  std::array<std::string, 7> strings{name,
-                                     OrEmpty(tags.phase),
-                                     OrEmpty(tags.module),
-                                     OrEmpty(tags.activity),
-                                     OrEmpty(tags.backend),
-                                     OrEmpty(tags.dtype),
-                                     OrEmpty(tags.device)};
-  const std::lock_guard<std::mutex> lock(HandlesMutex());
-  auto it = sites->find(strings);
-  if (it != sites->end()) return it->second;
-  // Never freed: a handle is valid for the life of the process.
-  auto* handle = new spanprof_site{std::move(strings), {}};
-  handle->site.name = handle->strings[0].c_str();
-  handle->site.tags = Tags{.phase = handle->strings[1].c_str(),
-                           .module = handle->strings[2].c_str(),
-                           .activity = handle->strings[3].c_str(),
-                           .backend = handle->strings[4].c_str(),
-                           .dtype = handle->strings[5].c_str(),
-                           .device = handle->strings[6].c_str()};
-  sites->emplace(handle->strings, handle);
-  return handle;
+SiteStatic& SiteOf(const spanprof_key* key) {
+  return *reinterpret_cast<SiteStatic*>(const_cast<spanprof_key*>(key));
 }
 
 // The two public site functions: `function` names the caller in messages.
@@ -98,23 +62,21 @@ spanprof_site* GetSite(const char* function, const char* name,
     return nullptr;
   }
   try {
-    return InternSite(name, tags);
+    // The one place the C struct's fields are named: from here on, the tags
+    // are a spanprof::Tags (whose fields kTagFields lists).
+    static_assert(sizeof(spanprof_tags) == sizeof(Tags),
+                  "a new tag comes with a new C struct and function: "
+                  "spanprof_tags keeps its layout");
+    return ToHandle(InternSiteByContent(name, Tags{.phase = tags.phase,
+                                                   .module = tags.module,
+                                                   .activity = tags.activity,
+                                                   .backend = tags.backend,
+                                                   .dtype = tags.dtype,
+                                                   .device = tags.device}));
   } catch (const std::bad_alloc&) {
     Fail(SPANPROF_ERROR_ARGUMENT, std::string(function) + ": out of memory");
     return nullptr;
   }
-}
-
-spanprof_key* InternKey(const char* name) {
-  const UncountedAllocations uncounted;
-  static auto* keys = new std::map<std::string, spanprof_key*>();
-  const std::lock_guard<std::mutex> lock(HandlesMutex());
-  auto it = keys->find(name);
-  if (it != keys->end()) return it->second;
-  auto* handle = new spanprof_key{name, {}};
-  handle->site.name = handle->name.c_str();
-  keys->emplace(handle->name, handle);
-  return handle;
 }
 
 // The span functions are the C++ fast path compiled out of line. Inlined
@@ -170,9 +132,10 @@ spanprof_token spanprof_begin(spanprof_site* site) {
   const uint32_t epoch = internal::g_epoch.load(std::memory_order_relaxed);
   if (SPANPROF_LIKELY(epoch == 0) || site == nullptr) return 0;
   if (SPANPROF_UNLIKELY(internal::UsesMonotonicClock(epoch))) {
-    return internal::BeginWithMonotonicClock(site->site, epoch);
+    return internal::BeginWithMonotonicClock(internal::SiteOf(site), epoch);
   }
-  return internal::BeginSpanInEpoch(site->site, internal::TscEpoch(epoch));
+  return internal::BeginSpanInEpoch(internal::SiteOf(site),
+                                    internal::TscEpoch(epoch));
 }
 
 void spanprof_end(spanprof_token token) {
@@ -196,7 +159,8 @@ spanprof_key* spanprof_key_get(const char* name) {
     return nullptr;
   }
   try {
-    return internal::InternKey(name);
+    return reinterpret_cast<spanprof_key*>(
+        internal::InternSiteByContent(name, spanprof::Tags{}));
   } catch (const std::bad_alloc&) {
     internal::Fail(SPANPROF_ERROR_ARGUMENT, "spanprof_key_get: out of memory");
     return nullptr;
@@ -208,22 +172,22 @@ spanprof_key* spanprof_key_get(const char* name) {
 // one mutable part, as for the C++ macro's static site.
 void spanprof_arg_int(const spanprof_key* key, int64_t value) {
   if (key == nullptr) return;
-  internal::AddArgValue(const_cast<spanprof_key*>(key)->site, value);
+  internal::AddArgValue(internal::SiteOf(key), value);
 }
 
 void spanprof_arg_double(const spanprof_key* key, double value) {
   if (key == nullptr) return;
-  internal::AddArgValue(const_cast<spanprof_key*>(key)->site, value);
+  internal::AddArgValue(internal::SiteOf(key), value);
 }
 
 void spanprof_arg_str(const spanprof_key* key, const char* text) {
   if (key == nullptr || text == nullptr) return;
-  internal::AddStringArgValue(const_cast<spanprof_key*>(key)->site, text);
+  internal::AddStringArgValue(internal::SiteOf(key), text);
 }
 
 void spanprof_arg_strn(const spanprof_key* key, const char* text, size_t size) {
   if (key == nullptr || text == nullptr) return;
-  internal::AddStringArgValue(const_cast<spanprof_key*>(key)->site,
+  internal::AddStringArgValue(internal::SiteOf(key),
                               std::string_view(text, size));
 }
 

@@ -24,6 +24,7 @@
 #include "absl/status/statusor.h"
 #include "json/strict_json.h"
 #include "model/capture_format.h"
+#include "model/group_by_arg.h"
 #include "spanprof/capture.h"
 #include "status_macros.h"
 
@@ -426,8 +427,9 @@ class ChromeTraceReader {
     std::string grouped_name;
     if (event_.group_value.has_value()) {
       grouped_ = true;
-      grouped_name =
-          Cat(name, " [", options_.group_by_arg, "=", *event_.group_value, "]");
+      // A foreign trace's values are whole: never marked truncated.
+      grouped_name = GroupedSiteName(name, options_.group_by_arg,
+                                     *event_.group_value, /*truncated=*/false);
       name = grouped_name;
     }
     // Looked up by views into the event: a name is copied once, into its

@@ -170,10 +170,12 @@ class Merger {
   }
 
   uint32_t SiteIndex(const Site& site) {
+    SiteKey key{site.name};
+    for (size_t i = 0; i < kTagFields.size(); ++i) {
+      key[i + 1] = site.*kTagFields[i].site;
+    }
     auto [it, inserted] = site_index_.try_emplace(
-        SiteKey{site.name, site.phase, site.module, site.activity, site.backend,
-                site.dtype, site.device},
-        static_cast<uint32_t>(out_.sites.size()));
+        std::move(key), static_cast<uint32_t>(out_.sites.size()));
     if (inserted) out_.sites.push_back(site);
     return it->second;
   }
@@ -485,7 +487,7 @@ class Merger {
   MergeResult result_;
   uint64_t next_id_offset_ = 0;
   // A site's name and tags: sites equal in all of them are shared.
-  using SiteKey = std::array<std::string, 7>;
+  using SiteKey = std::array<std::string, 1 + kTagFields.size()>;
   std::map<SiteKey, uint32_t> site_index_;
   std::map<uint32_t, uint64_t> drops_;  // merged site → dropped spans
   // Spans as appended, their process, and their arguments' place in their

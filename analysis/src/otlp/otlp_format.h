@@ -39,12 +39,9 @@ inline constexpr std::string_view kComplete = "spanprof.complete";
 // Span attributes.
 inline constexpr std::string_view kThreadId = "thread.id";
 inline constexpr std::string_view kThreadName = "thread.name";
-inline constexpr std::string_view kPhase = "spanprof.phase";
-inline constexpr std::string_view kModule = "spanprof.module";
-inline constexpr std::string_view kActivity = "spanprof.activity";
-inline constexpr std::string_view kBackend = "spanprof.backend";
-inline constexpr std::string_view kDtype = "spanprof.dtype";
-inline constexpr std::string_view kDevice = "spanprof.device";
+// A site's tags (spanprof::kTagFields), each set one as this prefix + its
+// name: "spanprof.phase", "spanprof.dtype".
+inline constexpr std::string_view kTagAttributePrefix = "spanprof.";
 inline constexpr std::string_view kHeartbeats = "spanprof.heartbeats";
 inline constexpr std::string_view kAllocCount = "spanprof.alloc_count";
 inline constexpr std::string_view kAllocBytes = "spanprof.alloc_bytes";

@@ -1,5 +1,6 @@
 // The OTLP/JSON writer: captures → one ExportTraceServiceRequest.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <span>
@@ -307,6 +308,19 @@ void WriteResource(JsonWriter& w, const Capture& capture,
   w.EndObject();
 }
 
+// The attribute key of each tag (kTagFields order): "spanprof.phase", ...
+const std::array<std::string, kTagFields.size()>& TagAttributeKeys() {
+  static const auto* keys = [] {
+    auto* out = new std::array<std::string, kTagFields.size()>();
+    for (size_t i = 0; i < kTagFields.size(); ++i) {
+      (*out)[i] = std::string(otlp::kTagAttributePrefix);
+      (*out)[i].append(kTagFields[i].name);
+    }
+    return out;
+  }();
+  return *keys;
+}
+
 void WriteSpanAttributes(JsonWriter& w, const Capture& capture, size_t index) {
   const Span& span = capture.spans[index];
   w.Key("attributes");
@@ -320,14 +334,10 @@ void WriteSpanAttributes(JsonWriter& w, const Capture& capture, size_t index) {
   }
   if (span.site < capture.sites.size()) {
     const Site& site = capture.sites[span.site];
-    if (!site.phase.empty()) StringAttribute(w, otlp::kPhase, site.phase);
-    if (!site.module.empty()) StringAttribute(w, otlp::kModule, site.module);
-    if (!site.activity.empty()) {
-      StringAttribute(w, otlp::kActivity, site.activity);
+    for (size_t i = 0; i < kTagFields.size(); ++i) {
+      const std::string& value = site.*kTagFields[i].site;
+      if (!value.empty()) StringAttribute(w, TagAttributeKeys()[i], value);
     }
-    if (!site.backend.empty()) StringAttribute(w, otlp::kBackend, site.backend);
-    if (!site.dtype.empty()) StringAttribute(w, otlp::kDtype, site.dtype);
-    if (!site.device.empty()) StringAttribute(w, otlp::kDevice, site.device);
   }
   if (span.heartbeats != 0) {
     IntAttribute(w, otlp::kHeartbeats, static_cast<int64_t>(span.heartbeats));

@@ -179,16 +179,13 @@ inline constexpr std::string_view kEndBytes = "spanprof.bytes";
 // checks that the category is this rendering.
 inline std::string SiteCategory(const Site& site) {
   std::string out;
-  const std::pair<std::string_view, const std::string*> tags[] = {
-      {"phase", &site.phase},       {"module", &site.module},
-      {"activity", &site.activity}, {"backend", &site.backend},
-      {"dtype", &site.dtype},       {"device", &site.device}};
-  for (const auto& [key, value] : tags) {
-    if (value->empty()) continue;
+  for (const TagField& tag : kTagFields) {
+    const std::string& value = site.*tag.site;
+    if (value.empty()) continue;
     if (!out.empty()) out.push_back(',');
-    out.append(key);
+    out.append(tag.name);
     out.push_back('=');
-    out.append(*value);
+    out.append(value);
   }
   return out;
 }

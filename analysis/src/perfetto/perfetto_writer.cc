@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -256,6 +257,64 @@ struct Annotation {
   double double_value;
   const std::string* text = nullptr;  // kString
 };
+
+// What a slice begin's TrackEvent holds: its name and category (0: none)
+// iids, annotations, the flows it starts and the one it ends.
+struct SliceBegin {
+  uint64_t name_iid = 0;
+  uint64_t category_iid = 0;
+  std::span<const Annotation> annotations = {};
+  std::span<const uint64_t> flow_ids = {};
+  bool terminates_flow = false;
+  uint64_t terminating_flow_id = 0;
+};
+
+// One debug annotation of a slice begin. Out of line, taking and returning
+// the encoder by value (one pointer, in a register): inlined, its cases would
+// crowd the per-span loop that the plain path runs in.
+template <typename Encoder>
+[[gnu::noinline]] Encoder EncodeAnnotation(Encoder e, const Annotation& a) {
+  const auto mark = e.BeginNested(pf::kEventDebugAnnotations);
+  e.Varint(pf::kAnnotationNameIid, a.name_iid);
+  switch (a.kind) {
+    case Annotation::kInt:
+      e.Int(pf::kAnnotationInt, a.int_value);
+      break;
+    case Annotation::kDouble:
+      e.Double(pf::kAnnotationDouble, a.double_value);
+      break;
+    case Annotation::kBool:
+      e.Varint(pf::kAnnotationBool, 1);
+      break;
+    case Annotation::kString:
+      e.Bytes(pf::kAnnotationString, *a.text);
+      break;
+  }
+  e.EndNested(mark);
+  return e;
+}
+
+// The one encoding of a slice begin (TracePacket.track_event), into a
+// `ProtoEncoder` (the general path) or a `SmallEncoder` (the fast paths, whose
+// callers bound the size): every kind of begin writes the same bytes for the
+// same fields. Always inlined: on the fast paths the encoder's cursor then
+// stays in a register.
+template <typename Encoder>
+[[gnu::always_inline]] inline void EncodeSliceBegin(Encoder& e,
+                                                    const SliceBegin& begin) {
+  const auto event = e.BeginNested(pf::kPacketTrackEvent);
+  e.Varint(pf::kEventType, pf::kTypeSliceBegin);
+  e.Varint(pf::kEventNameIid, begin.name_iid);
+  if (begin.category_iid != 0) {
+    e.Varint(pf::kEventCategoryIids, begin.category_iid);
+  }
+  for (const Annotation& a : begin.annotations) e = EncodeAnnotation(e, a);
+  for (const uint64_t id : begin.flow_ids) e.Fixed64(pf::kEventFlowIds, id);
+  if (begin.terminates_flow) {
+    e.Fixed64(pf::kEventTerminatingFlowIds, begin.terminating_flow_id);
+  }
+  e.EndNested(event);
+}
 
 // A packet of at most 62 bytes built on the stack and then appended whole
 // (PerfettoRenderer::Append): bytes stored through a pointer into the output
@@ -610,36 +669,6 @@ void PerfettoRenderer::FinishSmallPacket(char* buf, char* end) {
   Commit(end);
 }
 
-// One debug annotation at `p` (at most 24 bytes); returns the end.
-char* WriteSmallAnnotation(char* p, const Annotation& a) {
-  *p++ = ShortKey(pf::kEventDebugAnnotations, internal::kWireLengthDelimited);
-  char* length = p++;
-  *p++ = ShortKey(pf::kAnnotationNameIid, internal::kWireVarint);
-  p = internal::WriteVarint(p, a.name_iid);
-  switch (a.kind) {
-    case Annotation::kInt:
-      *p++ = ShortKey(pf::kAnnotationInt, internal::kWireVarint);
-      p = internal::WriteVarint(p, static_cast<uint64_t>(a.int_value));
-      break;
-    case Annotation::kDouble: {
-      *p++ = ShortKey(pf::kAnnotationDouble, internal::kWireFixed64);
-      uint64_t bits;
-      std::memcpy(&bits, &a.double_value, sizeof bits);
-      for (int i = 0; i < 8; ++i)
-        *p++ = static_cast<char>((bits >> (8 * i)) & 0xff);
-      break;
-    }
-    case Annotation::kBool:
-      *p++ = ShortKey(pf::kAnnotationBool, internal::kWireVarint);
-      *p++ = 1;
-      break;
-    case Annotation::kString:  // never small (TryWriteSmallBegin)
-      break;
-  }
-  *length = static_cast<char>(p - length - 1);
-  return p;
-}
-
 // The common slice begin, written straight into a stack buffer: no flows,
 // at most two annotations, and every string already interned on this
 // sequence. This path decides the writer's speed. False when the slice needs
@@ -658,20 +687,12 @@ bool PerfettoRenderer::TryWriteSmallBegin(uint32_t index, size_t site,
   // Head 22 + event key, length, type 4 + name and category 22 + two
   // annotations 48: 96 bytes, so both lengths fit one byte.
   char* buf = Reserve(128);
-  char* p = WriteEventHead(buf + 2, Timestamp(capture_.spans[index].start_ns));
-  *p++ = ShortKey(pf::kPacketTrackEvent, internal::kWireLengthDelimited);
-  char* length = p++;
-  *p++ = ShortKey(pf::kEventType, internal::kWireVarint);
-  *p++ = static_cast<char>(pf::kTypeSliceBegin);
-  *p++ = ShortKey(pf::kEventNameIid, internal::kWireVarint);
-  p = internal::WriteVarint(p, site + 1);
-  if (category != 0) {
-    *p++ = ShortKey(pf::kEventCategoryIids, internal::kWireVarint);
-    p = internal::WriteVarint(p, category);
-  }
-  for (const Annotation& a : annotations_) p = WriteSmallAnnotation(p, a);
-  *length = static_cast<char>(p - length - 1);
-  FinishSmallPacket(buf, p);
+  internal::SmallEncoder e(
+      WriteEventHead(buf + 2, Timestamp(capture_.spans[index].start_ns)));
+  EncodeSliceBegin(e, {.name_iid = site + 1,
+                       .category_iid = category,
+                       .annotations = annotations_});
+  FinishSmallPacket(buf, e.end());
   return true;
 }
 
@@ -804,40 +825,18 @@ void PerfettoRenderer::WriteInterned(size_t site, uint64_t category) {
 
 void PerfettoRenderer::WriteTrackEvent(uint32_t index, size_t site,
                                        uint64_t category) {
-  ProtoEncoder& e = packet_encoder_;
-  const size_t event = e.BeginNested(pf::kPacketTrackEvent);
-  e.Varint(pf::kEventType, pf::kTypeSliceBegin);
-  e.Varint(pf::kEventNameIid, site + 1);
-  if (category != 0) e.Varint(pf::kEventCategoryIids, category);
-  for (const Annotation& a : annotations_) {
-    const size_t mark = e.BeginNested(pf::kEventDebugAnnotations);
-    e.Varint(pf::kAnnotationNameIid, a.name_iid);
-    switch (a.kind) {
-      case Annotation::kInt:
-        e.Int(pf::kAnnotationInt, a.int_value);
-        break;
-      case Annotation::kDouble:
-        e.Double(pf::kAnnotationDouble, a.double_value);
-        break;
-      case Annotation::kBool:
-        e.Varint(pf::kAnnotationBool, 1);
-        break;
-      case Annotation::kString:
-        e.Bytes(pf::kAnnotationString, *a.text);
-        break;
-    }
-    e.EndNested(mark);
-  }
+  SliceBegin begin{.name_iid = site + 1,
+                   .category_iid = category,
+                   .annotations = annotations_};
   if (!flows_.out_begin.empty()) {
-    for (uint32_t k = flows_.out_begin[index]; k < flows_.out_begin[index + 1];
-         ++k) {
-      e.Fixed64(pf::kEventFlowIds, flows_.out_ids[k]);
-    }
-    if (flows_.terminates[index] != 0) {
-      e.Fixed64(pf::kEventTerminatingFlowIds, capture_.spans[index].id);
-    }
+    begin.flow_ids =
+        std::span<const uint64_t>(flows_.out_ids)
+            .subspan(flows_.out_begin[index],
+                     flows_.out_begin[index + 1] - flows_.out_begin[index]);
+    begin.terminates_flow = flows_.terminates[index] != 0;
+    begin.terminating_flow_id = capture_.spans[index].id;
   }
-  e.EndNested(event);
+  EncodeSliceBegin(packet_encoder_, begin);
 }
 
 // Whether the slice carries nothing but its name, category, times and
@@ -881,23 +880,15 @@ bool PerfettoRenderer::TryWritePlainBegin(uint32_t index) {
   // Head 22 + event key, length, type 4 + name and category 22 + heartbeats
   // 14: 62 bytes, so both lengths fit one byte.
   SmallPacket packet;
-  char* p = WriteEventHead(packet.end, ts);
-  *p++ = ShortKey(pf::kPacketTrackEvent, internal::kWireLengthDelimited);
-  char* length = p++;
-  *p++ = ShortKey(pf::kEventType, internal::kWireVarint);
-  *p++ = static_cast<char>(pf::kTypeSliceBegin);
-  *p++ = ShortKey(pf::kEventNameIid, internal::kWireVarint);
-  p = internal::WriteVarint(p, uint64_t{span.site} + 1);
-  if (category != 0) {
-    *p++ = ShortKey(pf::kEventCategoryIids, internal::kWireVarint);
-    p = internal::WriteVarint(p, category);
-  }
-  if (span.heartbeats != 0) {
-    p = WriteSmallAnnotation(p, {kHeartbeatsIid, Annotation::kInt,
-                                 static_cast<int64_t>(span.heartbeats), 0.0});
-  }
-  *length = static_cast<char>(p - length - 1);
-  packet.end = p;
+  internal::SmallEncoder e(WriteEventHead(packet.end, ts));
+  const Annotation heartbeats{kHeartbeatsIid, Annotation::kInt,
+                              static_cast<int64_t>(span.heartbeats), 0.0};
+  EncodeSliceBegin(
+      e, {.name_iid = uint64_t{span.site} + 1,
+          .category_iid = category,
+          .annotations = std::span(
+              &heartbeats, span.heartbeats != 0 ? size_t{1} : size_t{0})});
+  packet.end = e.end();
   Append(packet);
   last_id_ = span.id;
   return true;

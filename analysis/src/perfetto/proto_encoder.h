@@ -121,6 +121,51 @@ class ProtoEncoder {
   std::string* out_;
 };
 
+// `SmallEncoder` has `ProtoEncoder`'s interface over a caller's buffer: it
+// writes at `p` and never grows, and every nested message must stay under
+// 128 bytes (its length is one byte, written by `EndNested()`). For packets
+// whose size the caller bounds, written where a string append would cost more
+// than the fields. `end()` is the byte after the last written.
+class SmallEncoder {
+ public:
+  explicit SmallEncoder(char* p) : p_(p) {}
+
+  void Varint(uint32_t field, uint64_t value) {
+    p_ = WriteVarint(p_, FieldKey(field, kWireVarint));
+    p_ = WriteVarint(p_, value);
+  }
+  void Int(uint32_t field, int64_t value) {
+    Varint(field, static_cast<uint64_t>(value));
+  }
+  void Fixed64(uint32_t field, uint64_t value) {
+    p_ = WriteVarint(p_, FieldKey(field, kWireFixed64));
+    for (int i = 0; i < 8; ++i) {
+      *p_++ = static_cast<char>((value >> (8 * i)) & 0xff);
+    }
+  }
+  void Double(uint32_t field, double value) {
+    uint64_t bits;
+    std::memcpy(&bits, &value, sizeof bits);
+    Fixed64(field, bits);
+  }
+  void Bytes(uint32_t field, std::string_view bytes) {
+    p_ = WriteVarint(p_, FieldKey(field, kWireLengthDelimited));
+    p_ = WriteVarint(p_, bytes.size());
+    if (!bytes.empty()) std::memcpy(p_, bytes.data(), bytes.size());
+    p_ += bytes.size();
+  }
+  char* BeginNested(uint32_t field) {
+    p_ = WriteVarint(p_, FieldKey(field, kWireLengthDelimited));
+    return p_++;
+  }
+  void EndNested(char* mark) { *mark = static_cast<char>(p_ - mark - 1); }
+
+  char* end() const { return p_; }
+
+ private:
+  char* p_;
+};
+
 }  // namespace spanprof::analysis::internal
 
 #endif  // SPANPROF_ANALYSIS_SRC_PERFETTO_PROTO_ENCODER_H_

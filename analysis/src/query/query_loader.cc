@@ -157,9 +157,9 @@ std::vector<uint32_t> ThreadDepths(const Capture& capture,
 }
 
 bool HasTags(const Site& site) {
-  return !site.phase.empty() || !site.module.empty() ||
-         !site.activity.empty() || !site.backend.empty() ||
-         !site.dtype.empty() || !site.device.empty();
+  return std::any_of(
+      kTagFields.begin(), kTagFields.end(),
+      [&](const TagField& tag) { return !(site.*tag.site).empty(); });
 }
 
 absl::Status Loader::Prepare() {
@@ -252,15 +252,11 @@ absl::StatusOr<uint32_t> Loader::AddSite(const Site& site) {
   const uint32_t id = store_->AddSite(
       site.name,
       site.phase.empty() ? std::string(kDefaultCategory) : site.phase);
-  SPANPROF_RETURN_IF_ERROR(RowOf(site_)
-                               .Int(id)
-                               .OptionalText(site.phase)
-                               .OptionalText(site.module)
-                               .OptionalText(site.activity)
-                               .OptionalText(site.backend)
-                               .OptionalText(site.dtype)
-                               .OptionalText(site.device)
-                               .Insert());
+  // The tag columns of kSchemaSql's __spanprof_site, in kTagFields order.
+  Row row = RowOf(site_);
+  row.Int(id);
+  for (const TagField& tag : kTagFields) row.OptionalText(site.*tag.site);
+  SPANPROF_RETURN_IF_ERROR(row.Insert());
   return id;
 }
 
@@ -347,15 +343,12 @@ absl::StatusOr<int64_t> Loader::ArgSetOf(const Capture& capture,
 }
 
 absl::Status Loader::AddTags(int64_t arg_set, const Site& site) {
-  const std::pair<std::string_view, const std::string*> tags[] = {
-      {"phase", &site.phase},       {"module", &site.module},
-      {"activity", &site.activity}, {"backend", &site.backend},
-      {"dtype", &site.dtype},       {"device", &site.device}};
-  for (const auto& [tag, value] : tags) {
-    if (value->empty()) continue;
+  for (const TagField& tag : kTagFields) {
+    const std::string& value = site.*tag.site;
+    if (value.empty()) continue;
     key_.assign(kTagPrefix);
-    key_.append(tag);
-    SPANPROF_RETURN_IF_ERROR(AddStringArg(arg_set, key_, *value));
+    key_.append(tag.name);
+    SPANPROF_RETURN_IF_ERROR(AddStringArg(arg_set, key_, value));
   }
   return absl::OkStatus();
 }

@@ -422,11 +422,9 @@ class RowAccumulator {
     using is_transparent = void;
     const std::vector<Row>* rows;
     size_t operator()(const RowKey& k) const {
-      size_t h = 0;
-      for (const std::string* field :
-           {&k.name, &k.phase, &k.module, &k.activity, &k.backend, &k.dtype,
-            &k.device}) {
-        h = h * 1000003 ^ absl::Hash<std::string_view>{}(*field);
+      size_t h = absl::Hash<std::string_view>{}(k.name);
+      for (std::string RowKey::*tag : kRowKeyTags) {
+        h = h * 1000003 ^ absl::Hash<std::string_view>{}(k.*tag);
       }
       return h;
     }
@@ -855,24 +853,24 @@ int64_t InstrumentationPermille(uint64_t calls, int64_t overhead_ns_per_span,
 }
 
 RowKey RowKeyOf(const Site& site) {
-  return RowKey{site.name,    site.phase, site.module, site.activity,
-                site.backend, site.dtype, site.device};
+  RowKey key{.name = site.name};
+  for (size_t i = 0; i < kTagFields.size(); ++i) {
+    key.*kRowKeyTags[i] = site.*kTagFields[i].site;
+  }
+  return key;
 }
 
 std::string RowLabel(const RowKey& key) {
   std::string label = key.name;
-  const std::pair<std::string_view, const std::string*> tags[] = {
-      {"phase", &key.phase},       {"module", &key.module},
-      {"activity", &key.activity}, {"backend", &key.backend},
-      {"dtype", &key.dtype},       {"device", &key.device}};
   bool first = true;
-  for (const auto& [tag, value] : tags) {
-    if (value->empty()) continue;
+  for (size_t i = 0; i < kTagFields.size(); ++i) {
+    const std::string& value = key.*kRowKeyTags[i];
+    if (value.empty()) continue;
     label += first ? " [" : ", ";
     first = false;
-    label.append(tag.data(), tag.size());
+    label.append(kTagFields[i].name);
     label += '=';
-    label += *value;
+    label += value;
   }
   if (!first) label += ']';
   return label;

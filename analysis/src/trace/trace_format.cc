@@ -21,19 +21,13 @@ SiteFragments RenderSiteFragments(const Site& site) {
   AppendJsonString(&out.head, site.phase.empty()
                                   ? kDefaultCategory
                                   : std::string_view(site.phase));
-  const std::pair<std::string_view, const std::string*> tags[] = {
-      {kSpanArgKeys[kArgPhase], &site.phase},
-      {kSpanArgKeys[kArgModule], &site.module},
-      {kSpanArgKeys[kArgActivity], &site.activity},
-      {kSpanArgKeys[kArgBackend], &site.backend},
-      {kSpanArgKeys[kArgDtype], &site.dtype},
-      {kSpanArgKeys[kArgDevice], &site.device}};
-  for (const auto& [key, value] : tags) {
-    if (value->empty()) continue;
+  for (size_t i = 0; i < kTagFields.size(); ++i) {
+    const std::string& value = site.*kTagFields[i].site;
+    if (value.empty()) continue;
     out.tags += ",\"";
-    out.tags.append(key);
+    out.tags.append(kSpanArgKeys[kArgPhase + i]);
     out.tags += "\":";
-    AppendJsonString(&out.tags, *value);
+    AppendJsonString(&out.tags, value);
   }
   return out;
 }

@@ -92,7 +92,13 @@ inline constexpr std::array<std::string_view, 17> kSpanArgKeys = {
     "span_id",     "parent_id",   "depth",    "heartbeats", "site",    "thread",
     "phase",       "module",      "activity", "backend",    "dtype",   "device",
     "alloc_count", "alloc_bytes", "flags",    "args",       "counters"};
-
+// An event's tags are its args kArgPhase.. in kTagFields order.
+static_assert([] {
+  for (size_t i = 0; i < kTagFields.size(); ++i) {
+    if (kSpanArgKeys[kArgPhase + i] != kTagFields[i].name) return false;
+  }
+  return kArgPhase + kTagFields.size() == kArgDevice + 1;
+}());
 // `metadata`'s fields, in the order the writer writes them.
 enum MetadataField : size_t {
   kMetaSchema,
@@ -196,9 +202,23 @@ inline constexpr std::array<std::string_view, 13> kProcessKeys = {
 // A site object's fields; the first four are always written, the key fields
 // added with span hooks (backend, dtype, device) only when set, so traces
 // written before them read unchanged (missing = empty).
-inline constexpr std::array<std::string_view, 7> kSiteKeys = {
-    "name", "phase", "module", "activity", "backend", "dtype", "device"};
+// The name, then the tags (kTagFields).
+inline constexpr std::array<std::string_view, 1 + kTagFields.size()> kSiteKeys =
+    [] {
+      std::array<std::string_view, 1 + kTagFields.size()> keys{"name"};
+      for (size_t i = 0; i < kTagFields.size(); ++i) {
+        keys[i + 1] = kTagFields[i].name;
+      }
+      return keys;
+    }();
 inline constexpr size_t kSiteAlwaysWritten = 4;
+// The `Site` member that field `field` of kSiteKeys names.
+inline const std::string& SiteField(const Site& site, size_t field) {
+  return field == 0 ? site.name : site.*kTagFields[field - 1].site;
+}
+inline std::string& SiteField(Site& site, size_t field) {
+  return field == 0 ? site.name : site.*kTagFields[field - 1].site;
+}
 // A truncated string argument's object in an event's "args".
 inline constexpr std::array<std::string_view, 2> kTruncatedTextKeys = {
     "text", "truncated"};
@@ -207,9 +227,13 @@ inline constexpr std::array<std::string_view, 2> kExportedSpanIdKeys = {
     "span", "external_id"};
 // A metadata.dropped_by_site object: "site", the site's fields as in
 // kSiteKeys (the same written-when-set rule), "count".
-inline constexpr std::array<std::string_view, 9> kDropKeys = {
-    "site",    "name",  "phase",  "module", "activity",
-    "backend", "dtype", "device", "count"};
+inline constexpr std::array<std::string_view, kSiteKeys.size() + 2> kDropKeys =
+    [] {
+      std::array<std::string_view, kSiteKeys.size() + 2> keys{"site"};
+      for (size_t i = 0; i < kSiteKeys.size(); ++i) keys[i + 1] = kSiteKeys[i];
+      keys.back() = "count";
+      return keys;
+    }();
 inline constexpr size_t kDropSite = 0;
 inline constexpr size_t kDropCount = kDropKeys.size() - 1;
 static_assert(kDropKeys.size() == kSiteKeys.size() + 2);

@@ -12,11 +12,13 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 
 #include "absl/status/statusor.h"
 #include "json/cat.h"
 #include "json/strict_json.h"
+#include "model/group_by_arg.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
 #include "trace/fast_line_reader.h"
@@ -41,14 +43,15 @@ absl::StatusOr<ParsedTrace> ParseTraceDocument(std::string_view json,
 }
 
 // spanprof's own traces with `--group-by-arg ARG`: a span with the string
-// argument ARG (SPANPROF_ARG_STR) is keyed by "NAME [ARG=value]" (its tags
-// kept), as a foreign trace's span is.
+// argument ARG (SPANPROF_ARG_STR) is keyed by GroupedSiteName (its tags
+// kept), as a foreign trace's span is. A cut value and a whole one with the
+// same bytes are two rows.
 void GroupByStringArg(Capture& capture, std::string_view source,
                       const TraceReadOptions& options) {
   using internal::Cat;
   using internal::Quote;
   if (options.group_by_arg.empty()) return;
-  std::map<std::pair<uint32_t, std::string>, uint32_t> grouped;
+  std::map<std::tuple<uint32_t, std::string, bool>, uint32_t> grouped;
   bool any = false;
   for (Span& span : capture.spans) {
     const size_t begin = std::min<size_t>(span.first_arg, capture.args.size());
@@ -58,12 +61,12 @@ void GroupByStringArg(Capture& capture, std::string_view source,
       const SpanArg& arg = capture.args[a];
       if (!arg.is_string || arg.key != options.group_by_arg) continue;
       auto [it, inserted] =
-          grouped.emplace(std::make_pair(span.site, arg.text),
+          grouped.emplace(std::make_tuple(span.site, arg.text, arg.truncated),
                           static_cast<uint32_t>(capture.sites.size()));
       if (inserted) {
         Site site = capture.sites[span.site];
-        site.name = Cat(site.name, " [", options.group_by_arg, "=", arg.text,
-                        arg.truncated ? "...]" : "]");
+        site.name = GroupedSiteName(site.name, options.group_by_arg, arg.text,
+                                    arg.truncated);
         capture.sites.push_back(std::move(site));
       }
       span.site = it->second;

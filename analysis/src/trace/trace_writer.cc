@@ -204,14 +204,11 @@ class EventOrder {
 };
 
 void WriteSiteFields(JsonWriter& w, const Site& site) {
-  const std::string* const values[] = {
-      &site.name,    &site.phase, &site.module, &site.activity,
-      &site.backend, &site.dtype, &site.device};
-  static_assert(std::size(values) == internal::kSiteKeys.size());
   for (size_t i = 0; i < internal::kSiteKeys.size(); ++i) {
-    if (i >= internal::kSiteAlwaysWritten && values[i]->empty()) continue;
+    const std::string& value = internal::SiteField(site, i);
+    if (i >= internal::kSiteAlwaysWritten && value.empty()) continue;
     w.Key(internal::kSiteKeys[i]);
-    w.String(*values[i]);
+    w.String(value);
   }
 }
 

@@ -21,11 +21,15 @@
 #define SPANPROF_CAPTURE_H_
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "spanprof/tags.h"
 
 namespace spanprof {
 
@@ -44,6 +48,36 @@ struct Site {
 
   friend bool operator==(const Site&, const Site&) = default;
 };
+
+// `TagField` is one of the six tags: its name in every output (trace, summary,
+// Perfetto category, OTLP attribute suffix, query column), the `Site` member
+// that holds it and the `Tags` member a call site sets it with.
+struct TagField {
+  std::string_view name;
+  std::string Site::*site;
+  const char* Tags::*tags;
+};
+
+// `kTagFields` lists the six tags in their one order (the order of `Site`,
+// `Tags` and every output). Writers, readers and the C API iterate it rather
+// than spelling the tags out. A seventh tag is a line here plus its members
+// in `Site`, `Tags` and analysis's `RowKey` (`kRowKeyTags`); the few places
+// that must still name each tag (the recording hot path, the C API's struct,
+// the trace event's argument list, the query schema) fail to compile or fail
+// a test until they have it. Iterate it as
+//
+//   for (const spanprof::TagField& tag : spanprof::kTagFields) {
+//     const std::string& value = site.*tag.site;
+//     if (!value.empty()) std::cout << tag.name << "=" << value << "\n";
+//   }
+inline constexpr std::array<TagField, 6> kTagFields{{
+    {"phase", &Site::phase, &Tags::phase},
+    {"module", &Site::module, &Tags::module},
+    {"activity", &Site::activity, &Tags::activity},
+    {"backend", &Site::backend, &Tags::backend},
+    {"dtype", &Site::dtype, &Tags::dtype},
+    {"device", &Site::device, &Tags::device},
+}};
 
 // Bits of `Span::flags`.
 enum SpanFlag : uint16_t {

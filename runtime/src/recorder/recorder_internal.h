@@ -446,11 +446,17 @@ std::vector<Site> SnapshotSites();
 // The id of a static site, interning it on first use (site_table.cc).
 uint32_t InternStatic(SiteStatic& site) noexcept;
 
-// The site of a session's root span named `name`, interned by content in
-// the run-time name table (not by address, as spanprof::Run's sites are):
-// `name` need only live for the call. One entry per distinct root name, kept
-// for the process's life, not counted against kMaxDynamicNames. Takes a
-// mutex when the name is new.
+// The site of `name` + `tags` interned by content (not by address, as
+// spanprof::Run's sites are): the site owns copies of the strings, so they
+// need only live for the call (null tags read as ""; an empty name becomes
+// "(unnamed)"). Equal strings give the same site. One entry per distinct
+// site, kept for the process's life, not counted against kMaxDynamicNames.
+// Takes a mutex. Session root names and the C API's sites and argument keys
+// are interned here.
+SiteStatic* InternSiteByContent(std::string_view name, const Tags& tags);
+
+// The site of a session's root span named `name` (InternSiteByContent with no
+// tags).
 SiteStatic* InternRootSite(std::string_view name);
 
 // The run-time name table's counts: names interned against the bound, the

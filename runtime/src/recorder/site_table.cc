@@ -1,7 +1,8 @@
 // The site table: call sites interned once per process (static sites by
 // their `SiteStatic`, `Run` sites and argument keys by their strings'
-// addresses, run-time names and root names by content). Ids index the
-// table; id 0 means "not interned".
+// addresses, run-time names by content in a bounded table, root names and
+// the C API's sites and keys by content in InternSiteByContent). Ids index
+// the table; id 0 means "not interned".
 #include <cxxabi.h>
 #include <pthread.h>
 #include <sys/mman.h>
@@ -9,10 +10,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <new>
 #include <string>
@@ -21,6 +24,7 @@
 
 #include "recorder/recorder_internal.h"
 #include "recorder/ring_memory.h"
+#include "spanprof/capture.h"
 #include "spanprof/span.h"
 
 namespace spanprof::internal {
@@ -42,12 +46,22 @@ std::vector<Site> SnapshotSites() {
 
 namespace {
 
+const char* OrEmpty(const char* text) { return text != nullptr ? text : ""; }
+
+// Whether `a` and `b` point at the same tag strings (call sites' literals
+// are compared by address, never read).
+bool SameTagPointers(const Tags& a, const Tags& b) {
+  return std::all_of(
+      kTagFields.begin(), kTagFields.end(),
+      [&](const TagField& tag) { return a.*tag.tags == b.*tag.tags; });
+}
+
 uint32_t InternSiteLocked(SiteTable& table, const char* name,
                           const Tags& tags) {
-  auto text = [](const char* s) { return s != nullptr ? s : ""; };
-  table.sites.push_back(Site{text(name), text(tags.phase), text(tags.module),
-                             text(tags.activity), text(tags.backend),
-                             text(tags.dtype), text(tags.device)});
+  Site site{.name = OrEmpty(name)};
+  for (const TagField& tag : kTagFields)
+    site.*tag.site = OrEmpty(tags.*tag.tags);
+  table.sites.push_back(std::move(site));
   return static_cast<uint32_t>(table.sites.size() - 1);
 }
 
@@ -70,21 +84,19 @@ namespace {
 
 struct DynamicKey {
   const char* name;
-  const char* phase;
-  const char* module;
-  const char* activity;
-  const char* backend;
-  const char* dtype;
-  const char* device;
-  bool operator==(const DynamicKey&) const = default;
+  Tags tags;
+  bool operator==(const DynamicKey& other) const {
+    return name == other.name && SameTagPointers(tags, other.tags);
+  }
 };
 struct DynamicKeyHash {
   size_t operator()(const DynamicKey& k) const noexcept {
     auto mix = [](size_t h, const void* p) {
       return (h ^ reinterpret_cast<uintptr_t>(p)) * 0x9E3779B97F4A7C15ull;
     };
-    size_t h = mix(mix(mix(mix(0, k.name), k.phase), k.module), k.activity);
-    return mix(mix(mix(h, k.backend), k.dtype), k.device);
+    size_t h = mix(0, k.name);
+    for (const TagField& tag : kTagFields) h = mix(h, k.tags.*tag.tags);
+    return h;
   }
 };
 
@@ -103,8 +115,7 @@ SiteStatic* FindOrInternDynamicSite(const char* name,
   std::mutex* mu = &DynamicSitesMutex();
   static auto* table =
       new std::unordered_map<DynamicKey, SiteStatic*, DynamicKeyHash>();
-  const DynamicKey key{name,         tags.phase, tags.module, tags.activity,
-                       tags.backend, tags.dtype, tags.device};
+  const DynamicKey key{name, tags};
   std::lock_guard<std::mutex> lock(*mu);
   auto it = table->find(key);
   if (it != table->end()) return it->second;
@@ -115,6 +126,42 @@ SiteStatic* FindOrInternDynamicSite(const char* name,
 
 SiteStatic* InternArgKey(const char* key) noexcept {
   return FindOrInternDynamicSite(key, Tags{});
+}
+
+namespace {
+
+// A site interned by content: it owns its strings (the name, then the tags
+// in kTagFields order), which its `SiteStatic` points into.
+struct OwnedSite {
+  std::array<std::string, 1 + kTagFields.size()> strings;
+  SiteStatic site;
+};
+
+}  // namespace
+
+SiteStatic* InternSiteByContent(std::string_view name, const Tags& tags) {
+  const UncountedAllocations uncounted;
+  static auto* sites =
+      new std::map<std::array<std::string, 1 + kTagFields.size()>,
+                   OwnedSite*>();
+  std::array<std::string, 1 + kTagFields.size()> strings;
+  // An empty name is shown as "(unnamed)": outputs need a name.
+  strings[0] = name.empty() ? std::string_view("(unnamed)") : name;
+  for (size_t i = 0; i < kTagFields.size(); ++i) {
+    strings[i + 1] = OrEmpty(tags.*kTagFields[i].tags);
+  }
+  // The dynamic sites' mutex: held around fork() like the other tables'.
+  const std::lock_guard<std::mutex> lock(DynamicSitesMutex());
+  auto it = sites->find(strings);
+  if (it != sites->end()) return &it->second->site;
+  // Never freed: an interned site lives as long as the process.
+  auto* owned = new OwnedSite{std::move(strings), {}};
+  owned->site.name = owned->strings[0].c_str();
+  for (size_t i = 0; i < kTagFields.size(); ++i) {
+    owned->site.tags.*kTagFields[i].tags = owned->strings[i + 1].c_str();
+  }
+  sites->emplace(owned->strings, owned);
+  return &owned->site;
 }
 
 std::atomic<DynamicName*> g_dynamic_names[kDynamicNameSlots];
@@ -180,15 +227,15 @@ DynamicName* PublishDynamicName(std::string_view name, const Tags& tags,
   return entry;
 }
 
-// Interns an unbounded (root or overflow) name; the writers' mutex held.
+// Interns an overflow name (not counted against the bound); the writers'
+// mutex held.
 SiteStatic* InternUnboundedLocked(std::string_view name, const Tags& tags) {
   const uint64_t hash = HashDynamicName(name, tags);
   uint32_t slot = 0;
   DynamicName* entry = ProbeDynamicName(name, tags, hash, &slot);
   if (entry != nullptr) return &entry->site;
-  // Run-time names fill at most half the table; root and overflow names, a
-  // few per process, take from the other half, which never fills in
-  // practice.
+  // Run-time names fill at most half the table; overflow names, a few per
+  // process, take from the other half, which never fills in practice.
   if (slot == kDynamicNameSlots ||
       Writers().used_slots + 1 >= kDynamicNameSlots) {
     static auto* full = new SiteStatic{"(name table full)", Tags{}};
@@ -211,13 +258,7 @@ SiteStatic* OverflowSiteLocked(DynamicSite& site, const Tags& tags) {
                  w.limit);
   }
   SiteStatic* cached = site.overflow.load(std::memory_order_acquire);
-  if (cached != nullptr && cached->tags.phase == tags.phase &&
-      cached->tags.module == tags.module &&
-      cached->tags.activity == tags.activity &&
-      cached->tags.backend == tags.backend &&
-      cached->tags.dtype == tags.dtype && cached->tags.device == tags.device) {
-    return cached;
-  }
+  if (cached != nullptr && SameTagPointers(cached->tags, tags)) return cached;
   std::string_view label = site.label != nullptr ? site.label : "dynamic";
   const size_t slash = label.rfind('/');
   if (slash != std::string_view::npos) label.remove_prefix(slash + 1);
@@ -239,7 +280,6 @@ SiteStatic* InternDynamicName(DynamicSite* site, std::string_view name,
   }
   DynamicNameWriters& w = Writers();
   std::lock_guard<std::mutex> lock(w.mu);
-  if (site == nullptr) return InternUnboundedLocked(name, tags);
   DynamicName* entry = ProbeDynamicName(name, tags, hash, &slot);
   if (entry != nullptr) return &entry->site;
   if (w.names >= w.limit || slot == kDynamicNameSlots) {
@@ -251,10 +291,9 @@ SiteStatic* InternDynamicName(DynamicSite* site, std::string_view name,
 }
 
 SiteStatic* InternRootSite(std::string_view name) {
-  // By content, in the run-time name table: the caller's string may be
-  // freed (or its address reused for another name) after the session starts.
-  return InternDynamicName(nullptr, name, Tags{},
-                           HashDynamicName(name, Tags{}));
+  // By content: the caller's string may be freed (or its address reused for
+  // another name) after the session starts.
+  return InternSiteByContent(name, Tags{});
 }
 
 DynamicNameCounts GetDynamicNameCounts() noexcept {

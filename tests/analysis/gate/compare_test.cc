@@ -248,16 +248,14 @@ TEST(CompareTest, MatchesOnTheFullKey) {
     }
   }
   // Every other tag is part of the key too.
-  for (int field = 0; field < 6; ++field) {
+  for (size_t tag = 0; tag < kTagFields.size(); ++tag) {
     Row a = MakeRow("step", "", 100);
     Row b = a;
-    std::string* tags[] = {&b.key.phase,   &b.key.module, &b.key.activity,
-                           &b.key.backend, &b.key.dtype,  &b.key.device};
-    *tags[field] = "x";
+    b.key.*kRowKeyTags[tag] = "x";
     c = Compare(WithRows({a}), WithRows({b}), {});
     ASSERT_TRUE(c.ok());
-    EXPECT_EQ(c->counts.new_keys, 1u) << field;
-    EXPECT_EQ(c->counts.missing, 1u) << field;
+    EXPECT_EQ(c->counts.new_keys, 1u) << kTagFields[tag].name;
+    EXPECT_EQ(c->counts.missing, 1u) << kTagFields[tag].name;
   }
 }
 

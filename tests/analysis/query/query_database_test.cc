@@ -157,6 +157,36 @@ TEST(QueryDatabaseTest, SpanViewAddsTagsSelfTimeAndFlags) {
   }
 }
 
+// Every tag (kTagFields) is a column of `span`, named after it, and a
+// `tags.NAME` row of `args`.
+TEST(QueryDatabaseTest, EveryTagIsASpanColumnAndATagArg) {
+  for (const TagField& tag : kTagFields) {
+    SCOPED_TRACE(std::string(tag.name));
+    CaptureBuilder b;
+    const uint32_t main = b.Thread(101, "main");
+    Site site{.name = "tagged"};
+    site.*tag.site = "value";
+    b.Add(1, 0, b.AddSite(site), main, 0, 10);
+    const Capture capture = b.Build();
+    QueryDatabase db = Load({&capture});
+    std::string columns;
+    for (const TagField& other : kTagFields) {
+      columns += columns.empty() ? "" : ", ";
+      columns += std::string(other.name) + " IS NOT NULL";
+    }
+    Strings expected;
+    for (const TagField& other : kTagFields) {
+      expected.push_back(&other == &tag ? "1" : "0");
+    }
+    EXPECT_THAT(Rows(db, "SELECT " + columns + " FROM span"),
+                ElementsAre(expected));
+    EXPECT_THAT(Rows(db,
+                     "SELECT key, string_value FROM args JOIN slice "
+                     "USING (arg_set_id)"),
+                ElementsAre(Strings{"tags." + std::string(tag.name), "value"}));
+  }
+}
+
 TEST(QueryDatabaseTest, SeveralCapturesKeepTheirIdsApart) {
   const Capture first = TwoThreadCapture();
   Capture second = TwoThreadCapture();

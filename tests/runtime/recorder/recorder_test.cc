@@ -207,6 +207,34 @@ TEST(RecorderTest, RunSitesDifferingOnlyInDtypeAreDistinct) {
   EXPECT_EQ(by_dtype, (std::map<std::string, int>{{"f16", 3}, {"f32", 3}}));
 }
 
+// One `Run` call site, called with no tags and then with one tag set.
+void RunTagged(const Tags& tags) {
+  spanprof::Run("tag.probe", tags, [] {});
+}
+
+// Every tag of kTagFields is part of a call site's key on the hot path (the
+// per-call-site cache and the dynamic site table compare each tag pointer)
+// and reaches its `Site` member, alone.
+TEST(RecorderTest, EveryTagSplitsARunSiteAndReachesItsSite) {
+  for (const TagField& tag : kTagFields) {
+    SCOPED_TRACE(std::string(tag.name));
+    Tags one{};
+    one.*tag.tags = "set";
+    ASSERT_TRUE(StartRecording({}).ok());
+    RunTagged(Tags{});
+    RunTagged(one);
+    RunTagged(Tags{});
+    const Capture c = StopRecording();
+    ASSERT_EQ(c.spans.size(), 3u);
+    EXPECT_EQ(c.spans[0].site, c.spans[2].site);
+    EXPECT_NE(c.spans[0].site, c.spans[1].site);
+    const Site& tagged = SiteOf(c, c.spans[1]);
+    for (const TagField& other : kTagFields) {
+      EXPECT_EQ(tagged.*other.site, &other == &tag ? "set" : "") << other.name;
+    }
+  }
+}
+
 TEST(RecorderTest, OpenSpansAreClosedAsUnfinishedAtStop) {
   ASSERT_TRUE(StartRecording({}).ok());
   Capture c;

@@ -20,6 +20,7 @@
 #ifndef SPANPROF_ANALYSIS_SUMMARY_H_
 #define SPANPROF_ANALYSIS_SUMMARY_H_
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -61,6 +62,15 @@ struct RowKey {
   friend bool operator==(const RowKey&, const RowKey&) = default;
   friend auto operator<=>(const RowKey&, const RowKey&) = default;
 };
+
+// `kRowKeyTags` holds the `RowKey` member of each tag in `kTagFields` order:
+// `key.*kRowKeyTags[i]` is the tag `kTagFields[i]` names (its `Site` member is
+// `kTagFields[i].site`). Code that handles every tag of a key iterates it.
+inline constexpr std::array kRowKeyTags = {&RowKey::phase,    &RowKey::module,
+                                           &RowKey::activity, &RowKey::backend,
+                                           &RowKey::dtype,    &RowKey::device};
+static_assert(kRowKeyTags.size() == kTagFields.size(),
+              "a RowKey member for every tag of kTagFields");
 
 // `RowKeyOf()` is the key of a site's spans: its name and all its tags.
 RowKey RowKeyOf(const Site& site);

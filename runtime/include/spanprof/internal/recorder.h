@@ -217,9 +217,9 @@ inline void EndSpan(uint32_t begin_epoch) noexcept {
 SiteStatic* FindOrInternDynamicSite(const char* name,
                                     const Tags& tags) noexcept;
 
-// Run-time span names (`SPANPROF_SCOPE_DYNAMIC`, `spanprof::RunDynamic`) and
-// session root names are interned by content (name bytes + tag pointers)
-// into one process-wide open-addressing table: at most kMaxDynamicNames
+// Run-time span names (`SPANPROF_SCOPE_DYNAMIC`, `spanprof::RunDynamic`)
+// are interned by content (name bytes + tag pointers) into one process-wide
+// open-addressing table: at most kMaxDynamicNames
 // distinct run-time names, each copied once and kept for the process's life.
 // A lookup of a name already interned reads the table without a lock,
 // allocates nothing and writes nothing shared; only a new name takes the
@@ -314,6 +314,13 @@ SPANPROF_ALWAYS_INLINE_ bool SameBytes(const char* a, const char* b,
   return true;
 }
 
+// The hot path compares and hashes the six tag pointers one by one (constants
+// in registers; capture.h's kTagFields is not included into every program):
+// a new tag must be added to HashDynamicName, SameDynamicName and span.h's
+// CachedDynamicSite.
+static_assert(sizeof(Tags) == 6 * sizeof(const char*),
+              "a new tag: update the hot path's tag comparisons");
+
 SPANPROF_ALWAYS_INLINE_ bool SameDynamicName(const DynamicName& entry,
                                              uint64_t hash,
                                              std::string_view name,
@@ -328,7 +335,7 @@ SPANPROF_ALWAYS_INLINE_ bool SameDynamicName(const DynamicName& entry,
 }
 
 // The slow path of `FindDynamicName` (site_table.cc): probes the table,
-// and interns `name` when it is new. `site` null: a root name, not bounded.
+// and interns `name` when it is new (`site`'s overflow name past the bound).
 // `tags` by value: the hot path's constant tags never have their address
 // taken, so the compiler folds them.
 SiteStatic* InternDynamicName(DynamicSite* site, std::string_view name,
