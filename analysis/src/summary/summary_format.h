@@ -13,6 +13,7 @@
 #ifndef SPANPROF_ANALYSIS_SRC_SUMMARY_SUMMARY_FORMAT_H_
 #define SPANPROF_ANALYSIS_SRC_SUMMARY_SUMMARY_FORMAT_H_
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -232,14 +233,11 @@ constexpr auto FieldsIn() {
 // appears after the current version or leaves before it appeared.
 template <size_t N>
 constexpr bool IsHistory(const std::array<VersionedField, N>& table) {
-  for (const VersionedField& field : table) {
-    if (field.since < 1 || field.since > kSummarySchemaVersion) return false;
-    if (field.until != 0 &&
-        (field.until < field.since || field.until >= kSummarySchemaVersion)) {
-      return false;
-    }
-  }
-  return true;
+  return std::ranges::all_of(table, [](const VersionedField& field) {
+    return field.since >= 1 && field.since <= kSummarySchemaVersion &&
+           (field.until == 0 || (field.until >= field.since &&
+                                 field.until < kSummarySchemaVersion));
+  });
 }
 static_assert(IsHistory(kSummaryFields) && IsHistory(kRowFields) &&
               IsHistory(kRowKeyFields) && IsHistory(kIssueFields) &&

@@ -376,8 +376,8 @@ void AttachArgDrops(Collector& collector, CaptureInputs& in, Capture& capture) {
   for (const internal::GatheredDrop& drop : collector.parsed_drops()) {
     add(drop);
   }
-  for (auto& [key, count] : named) {
-    auto& [site, name, is_counter, reason] = key;
+  for (const auto& [key, count] : named) {
+    const auto& [site, name, is_counter, reason] = key;
     capture.dropped_args += count;
     capture.arg_drops.push_back(ArgDrop{site, name, is_counter, reason, count});
   }

@@ -109,11 +109,13 @@ void OwnedRecords::Release() noexcept {
     // cache); a page shared with the next chunk stays until the mapping
     // goes.
     const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-    const auto begin = reinterpret_cast<uintptr_t>(data_);
+    char* const bytes = reinterpret_cast<char*>(data_);
+    const auto begin = reinterpret_cast<uintptr_t>(bytes);
     const uintptr_t first = (begin + page - 1) / page * page;
     const uintptr_t last = (begin + count_ * sizeof(Record)) / page * page;
     if (last > first) {
-      madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+      // Pointer arithmetic from `bytes`, not a cast from the integer.
+      madvise(bytes + (first - begin), last - first, MADV_DONTNEED);
     }
   } else if (data_ != nullptr) {
     munmap(data_, count_ * sizeof(Record));
