@@ -149,7 +149,9 @@ absl::Status ReadDrops(const StrictJson& json, value& v, const JsonPath& path,
 }
 
 absl::Status CheckDrops(const StrictJson& json, const Summary& summary) {
-  const JsonPath drops_path = JsonPath::Root().Field("drops");
+  // A path holds its parent by reference: the root outlives it.
+  const JsonPath root = JsonPath::Root();
+  const JsonPath drops_path = root.Field("drops");
   std::set<
       std::tuple<std::optional<RowKey>, std::string, std::string, std::string>>
       seen;
