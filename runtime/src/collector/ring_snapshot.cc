@@ -67,10 +67,15 @@ void SnapshotSide(const ThreadRing& r, RingSnapshot* snap) {
     SnapshotWrappedSide(r, side_count, snap);
     return;
   }
-  snap->side.resize(side_count);
-  r.side.CopyOut(side_count, snap->side.data());
-  snap->side_index.resize(side_count);
-  for (uint64_t k = 0; k < side_count; ++k) snap->side_index[k] = k;
+  // A streaming ring holds its side records from first() on (the stream
+  // holds the older ones; JoinRings puts the two together).
+  const uint64_t first = std::min(r.side.first(), side_count);
+  snap->side.resize(side_count - first);
+  r.side.CopyOut(first, side_count, snap->side.data());
+  snap->side_index.resize(side_count - first);
+  for (uint64_t k = first; k < side_count; ++k) {
+    snap->side_index[k - first] = k;
+  }
 }
 
 void AddDrops(const std::vector<uint64_t>& drops,

@@ -95,12 +95,21 @@ class SideBuffer {
 
   // Records that fit without another segment.
   uint64_t storage() const noexcept { return storage_; }
+  // The oldest record still held: a streaming ring reuses the memory of the
+  // records before it, which the stream file holds (Recycle).
+  uint64_t first() const noexcept {
+    return segments_.empty() ? 0 : segments_.front().base;
+  }
   // Makes room for `count` records; false when out of memory.
   bool Reserve(uint64_t count) noexcept;
+  // Makes room for `count` records by reusing the oldest segments that lie
+  // wholly before index `drained`, never the newest; Reserve adds what is
+  // still missing.
+  void Recycle(uint64_t drained, uint64_t count) noexcept;
   // Frees every segment.
   void Release() noexcept;
-  // Copies records [0, count) (count <= storage()) to `out`.
-  void CopyOut(uint64_t count, SideRecord* out) const noexcept;
+  // Copies records [from, to) (first() <= from, to <= storage()) to `out`.
+  void CopyOut(uint64_t from, uint64_t to, SideRecord* out) const noexcept;
 
   // Record `i` (< storage()). The owner thread's form caches the segment.
   SideRecord& operator[](uint64_t i) noexcept {
@@ -230,6 +239,10 @@ struct ThreadRing : ThreadState {
   // up to which the stream holds them; chunks wholly before it are reused.
   bool streaming = false;
   uint64_t drained = 0;
+  // The side index up to which the stream holds this ring's side records
+  // (under `mu`): their memory is reused too (SideBuffer::Recycle), so a
+  // capture with arguments stays flat as well.
+  uint64_t side_drained = 0;
   uint64_t recycled_chunks = 0;  // chunk reuses so far (tests, benchmarks)
   bool side_wrapped = false;     // ring mode: the side buffer overwrites itself
   // Arguments and counter flushes the side budget refused, and counts lost

@@ -233,11 +233,27 @@ void SideBuffer::Release() noexcept {
   storage_ = 0;
 }
 
-void SideBuffer::CopyOut(uint64_t count, SideRecord* out) const noexcept {
+void SideBuffer::Recycle(uint64_t drained, uint64_t count) noexcept {
+  while (storage_ < count && segments_.size() >= 2) {
+    Segment seg = segments_.front();
+    if (seg.base + seg.count > drained) break;
+    segments_.erase(segments_.begin());
+    seg.base = storage_;
+    segments_.push_back(seg);
+    storage_ += seg.count;
+  }
+  last_ = segments_.empty() ? 0 : segments_.size() - 1;
+}
+
+void SideBuffer::CopyOut(uint64_t from, uint64_t to,
+                         SideRecord* out) const noexcept {
   for (const Segment& seg : segments_) {
-    if (seg.base >= count) break;
-    const uint64_t n = std::min(seg.count, count - seg.base);
-    std::memcpy(out + seg.base, seg.records, n * sizeof(SideRecord));
+    if (seg.base >= to) break;
+    const uint64_t begin = std::max(from, seg.base);
+    const uint64_t end = std::min(to, seg.base + seg.count);
+    if (begin >= end) continue;
+    std::memcpy(out + (begin - from), seg.records + (begin - seg.base),
+                (end - begin) * sizeof(SideRecord));
   }
 }
 

@@ -288,6 +288,7 @@ ThreadRing* BindThread(uint32_t epoch) noexcept {
   ring->ring_mode = session.options.overflow == OverflowPolicy::kRing;
   ring->streaming = session.streaming;
   ring->drained = 0;
+  ring->side_drained = 0;
   ring->recycled_chunks = 0;
   ring->drops_by_site.clear();
   ring->dropped_open = 0;
@@ -395,7 +396,13 @@ bool AppendSideSlow(ThreadRing& r, const SideRecord& record) {
     SessionState& session = Session();
     std::lock_guard<std::mutex> lock(r.mu);
     if (g_epoch.load(std::memory_order_relaxed) != r.epoch) return false;
-    const uint64_t grow = std::max<uint64_t>(kFirstSideRecords, n);
+    // Grants double, except on a streaming ring: it reuses the memory the
+    // stream holds a block at a time, so that what it holds stays flat.
+    const uint64_t grow = std::max<uint64_t>(
+        kFirstSideRecords,
+        r.streaming && !r.ring_mode
+            ? std::min<uint64_t>(n, kBlockBytes / sizeof(SideRecord))
+            : n);
     uint64_t grant = 0;
     uint64_t left = session.side_budget.load(std::memory_order_relaxed);
     while (left > 0) {
@@ -427,6 +434,13 @@ bool AppendSideSlow(ThreadRing& r, const SideRecord& record) {
         r.side_published.store(n + 1, std::memory_order_release);
         return true;
       }
+    }
+    // Streaming: the memory of the side records the stream holds is reused
+    // first, so that arguments keep the ring's memory flat too.
+    // The record before `n` stays where it is: an empty context scope may
+    // withdraw it (PopContext).
+    if (r.streaming && !r.ring_mode && n > 0) {
+      r.side.Recycle(std::min(r.side_drained, n - 1), n + grant);
     }
     // Segments never move, so small grants near the end of the budget cost
     // no copy.

@@ -68,7 +68,9 @@ bool SameSpan(ThreadRing& ring, const ExportPoint& a, uint64_t b_position,
     }
   }
   if (depth != 0) return false;
-  if (b_side > ring.side.storage()) return false;
+  if (a.side < ring.side.first() || b_side > ring.side.storage()) {
+    return false;  // a streaming ring reused the memory of older ones
+  }
   for (uint64_t i = a.side; i < b_side; ++i) {
     const uint32_t kind = ring.side[i].kind;
     if (kind == kSideContextPush || kind == kSideContextPop) return false;

@@ -70,7 +70,7 @@ class MappedFile {
 bool AnyRecycled(const std::vector<ThreadRing*>& rings) {
   return std::ranges::any_of(rings, [](ThreadRing* r) {
     std::lock_guard<std::mutex> lock(r->mu);
-    return r->recycled_chunks > 0;
+    return r->recycled_chunks > 0 || r->side.first() > 0;
   });
 }
 
@@ -118,9 +118,9 @@ uint64_t JoinRecords(const RingSnapshot& live, RingSnapshot& snap) {
 }
 
 // Writing the stream failed after some rings reused drained chunks: joins
-// what the rings still hold (records past the stream's, every side record:
-// side buffers are never reused, and the drops) to what the stream has.
-// Returns the records that neither holds.
+// what the rings still hold (records past the stream's, the side records
+// from the oldest one the ring still holds, and the drops) to what the
+// stream has. Returns the records that neither holds.
 uint64_t JoinRings(const std::vector<ThreadRing*>& rings, CaptureInputs& in) {
   std::vector<uint64_t> drops;
   std::vector<RingSnapshot> live = SnapshotRings(rings, &drops);
@@ -131,8 +131,17 @@ uint64_t JoinRings(const std::vector<ThreadRing*>& rings, CaptureInputs& in) {
     lost += JoinRecords(l, snap);
     uint64_t records = 0;
     for (const Chunk& chunk : snap.chunks) records += chunk.used;
-    snap.side.clear();
-    snap.side_index.clear();
+    // The stream's side records up to the ring's oldest (whose memory the
+    // ring reused), then the ring's.
+    const uint64_t first_live =
+        l.side_index.empty() ? UINT64_MAX : l.side_index.front();
+    size_t keep = 0;
+    while (keep < snap.side.size() && keep < snap.side_index.size() &&
+           snap.side_index[keep] < first_live) {
+      ++keep;
+    }
+    snap.side.resize(keep);
+    snap.side_index.resize(keep);
     for (size_t k = 0; k < l.side.size(); ++k) {
       if (l.side[k].position > records) break;
       snap.side.push_back(l.side[k]);

@@ -277,6 +277,9 @@ void StreamWriter::DrainSide(const ThreadRing& ring, ThreadProgress& progress) {
     Chunk(kChunkSide, ring.slot, progress.seq++);
     records_written_ += n;
     progress.side += n;
+    // As for records: the buffer stays about one chunk in size however many
+    // arguments wait (a short session drains them all at its end).
+    if (out_.size() >= kFlushBytes && !Flush()) return;
   }
 }
 
@@ -322,6 +325,7 @@ void StreamWriter::PublishDrained(const std::vector<ThreadRing*>& rings) {
   for (size_t i = 0; i < rings.size() && i < threads_.size(); ++i) {
     std::lock_guard<std::mutex> lock(rings[i]->mu);
     rings[i]->drained = threads_[i].position;
+    rings[i]->side_drained = threads_[i].side;
   }
 }
 

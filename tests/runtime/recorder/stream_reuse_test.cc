@@ -72,15 +72,18 @@ long ThreadMinorFaults() {
   return usage.ru_minflt;
 }
 
-// Runs `bursts` bursts of spans on a thread of its own; after each, the
-// calling thread drains the stream before the next burst starts. Returns
-// the recording thread's minor page faults and the ring bytes allocated
-// during the bursts after the first `warmup` ones.
+// Runs `bursts` bursts of spans (each with an argument when `with_args`) on
+// a thread of its own; after each, the calling thread drains the stream
+// before the next burst starts. Returns the recording thread's minor page
+// faults and the ring bytes allocated during the bursts after the first
+// `warmup` ones, and the side records its ring held at the end.
 struct Steady {
   long faults = 0;
   uint64_t ring_bytes = 0;
+  uint64_t side_held = 0;
 };
-Steady RecordBursts(StreamedRecording& recording, int warmup, int bursts) {
+Steady RecordBursts(StreamedRecording& recording, int warmup, int bursts,
+                    bool with_args = false) {
   std::mutex mu;
   std::condition_variable cv;
   int done = 0;     // bursts recorded
@@ -96,6 +99,7 @@ Steady RecordBursts(StreamedRecording& recording, int warmup, int bursts) {
       }
       for (uint64_t i = 0; i < kBurstSpans; ++i) {
         SPANPROF_SCOPE("reuse.step");
+        if (with_args) SPANPROF_ARG("i", static_cast<int64_t>(i));
       }
       std::unique_lock<std::mutex> lock(mu);
       ++done;
@@ -104,6 +108,8 @@ Steady RecordBursts(StreamedRecording& recording, int warmup, int bursts) {
     }
     steady.faults = ThreadMinorFaults() - faults_before;
     steady.ring_bytes = internal::RingBytesAllocated() - bytes_before;
+    const auto* ring = static_cast<const ThreadRing*>(internal::tls_state);
+    steady.side_held = ring->side.storage() - ring->side.first();
   });
   for (int k = 0; k < bursts; ++k) {
     {
@@ -134,12 +140,43 @@ TEST(StreamReuseTest, RingMemoryStaysFlatAndTheThreadTakesNoPageFault) {
   EXPECT_EQ(capture.dropped_events, 0u);
 }
 
+TEST(StreamReuseTest, ArgumentsKeepTheRingFlatToo) {
+  TempDir dir;
+  StreamedRecording recording(dir.File("s.stream"), /*reuse=*/true);
+  // 819,200 arguments: 25 MiB of side records that a side buffer keeping
+  // everything would have held.
+  const Steady steady = RecordBursts(recording, /*warmup=*/8, /*bursts=*/208,
+                                     /*with_args=*/true);
+  EXPECT_EQ(steady.ring_bytes, 0u);
+  EXPECT_EQ(steady.faults, 0);
+  // What one burst needs, in a few reused segments.
+  EXPECT_LE(steady.side_held, 4 * kBurstSpans);
+  const Capture capture =
+      internal::StopRecordingThroughStream(recording.writer(), "finished");
+  ASSERT_EQ(capture.spans.size(), 208 * kBurstSpans);
+  ASSERT_EQ(capture.args.size(), 208 * kBurstSpans);
+  EXPECT_EQ(capture.dropped_args, 0u);
+  // Every argument came back from the stream, on its own span.
+  for (size_t k = 0; k < capture.spans.size(); k += 4099) {
+    const Span& span = capture.spans[k];
+    ASSERT_EQ(span.arg_count, 1u);
+    EXPECT_EQ(capture.args[span.first_arg].key, "i");
+  }
+  uint64_t sum = 0;
+  for (const SpanArg& arg : capture.args) {
+    sum += static_cast<uint64_t>(arg.int_value);
+  }
+  EXPECT_EQ(sum, 208 * (kBurstSpans * (kBurstSpans - 1) / 2));
+}
+
 TEST(StreamReuseTest, WithoutStreamingTheRingKeepsGrowing) {
   // The same bursts with reuse off: the check above can fail.
   TempDir dir;
   StreamedRecording recording(dir.File("s.stream"), /*reuse=*/false);
-  const Steady steady = RecordBursts(recording, /*warmup=*/8, /*bursts=*/40);
+  const Steady steady = RecordBursts(recording, /*warmup=*/8, /*bursts=*/40,
+                                     /*with_args=*/true);
   EXPECT_GE(steady.ring_bytes, 32 * kBurstSpans * sizeof(internal::Record));
+  EXPECT_GE(steady.side_held, 40 * kBurstSpans);
 }
 
 // Spans on three threads with numeric, string and counter arguments and
