@@ -224,9 +224,8 @@ TEST(StreamTest, EveryCutReadsAsAValidCaptureOrAnError) {
   // Cuts at growing steps, and the whole file last (a step may pass over
   // it: the drain thread decides how the chunks fall).
   for (size_t cut = 0; cut <= bytes.size();
-       cut = cut == bytes.size()
-                 ? cut + 1
-                 : std::min(bytes.size(), cut + 1 + cut / 64)) {
+       cut = cut == bytes.size() ? cut + 1
+                                 : std::min(bytes.size(), cut + 1 + cut / 64)) {
     absl::StatusOr<RecoveredCapture> recovered =
         RecoverStream(std::string_view(bytes).substr(0, cut), "cut.stream");
     if (!recovered.ok()) {
