@@ -722,7 +722,8 @@ void PerfettoRenderer::CollectAnnotations(uint32_t index) {
     counter_name.append(arg.key);
     const uint64_t iid = interning_.AnnotationIid(counter_name);
     if (arg.is_string && !arg.is_counter) {
-      annotations_.push_back({iid, Annotation::kString, 0, 0.0, &arg.text});
+      annotations_.push_back(
+          {iid, Annotation::kString, 0, 0.0, &arg.text.str()});
       continue;
     }
     const bool is_double = arg.is_double && !arg.is_counter;

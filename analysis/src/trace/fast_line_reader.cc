@@ -374,7 +374,7 @@ class FastLineReader {
       std::string_view key_text;
       if (!ReadEntryKey(in, &key_text)) return false;
       SpanArg& arg = args_.emplace_back();
-      arg.key.assign(key_text.data(), key_text.size());
+      arg.key = key_text;
       if (in.Literal("null")) {
         arg.is_double = true;
         arg.double_value = std::numeric_limits<double>::quiet_NaN();
@@ -430,7 +430,7 @@ class FastLineReader {
         return false;
       }
       SpanArg& counter = args_.emplace_back();
-      counter.key.assign(key.data(), key.size());
+      counter.key = key;
       counter.int_value = count;
       counter.is_counter = true;
     } while (in.Literal(","));

@@ -22,11 +22,17 @@
 
 #include <algorithm>
 #include <array>
+#include <compare>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "spanprof/tags.h"
@@ -116,20 +122,166 @@ inline constexpr size_t kMaxSpanArgs = UINT16_MAX;
 // analysis computes). A span has at most one counter entry per name and none
 // for a counter it did not count; counter entries follow the span's numeric
 // arguments. Counter entries are never doubles.
+// `ArgKey` is an argument's or counter's name in 8 bytes: the text is kept
+// once per process (as the sites' names are, never freed), so a capture
+// holds no copy of a name per argument. It reads as a `const std::string&`
+// and a `std::string_view`, and is made from any string.
+class ArgKey {
+ public:
+  ArgKey() noexcept : name_(&Empty()) {}
+  // NOLINTBEGIN(google-explicit-constructor): a key is a string.
+  ArgKey(std::string_view name) : name_(Intern(name)) {}
+  ArgKey(const std::string& name) : name_(Intern(name)) {}
+  ArgKey(const char* name) : name_(Intern(name)) {}
+  operator const std::string&() const noexcept { return *name_; }
+  operator std::string_view() const noexcept { return *name_; }
+  // NOLINTEND(google-explicit-constructor)
+
+  const std::string& str() const noexcept { return *name_; }
+  const char* data() const noexcept { return name_->data(); }
+  const char* c_str() const noexcept { return name_->c_str(); }
+  size_t size() const noexcept { return name_->size(); }
+  bool empty() const noexcept { return name_->empty(); }
+
+  // Interned in one process-wide table, so one pointer means one name;
+  // another copy of the library in the process has a table of its own,
+  // hence the text comparison after the pointer's.
+  friend bool operator==(const ArgKey& a, const ArgKey& b) noexcept {
+    return a.name_ == b.name_ || *a.name_ == *b.name_;
+  }
+  friend bool operator==(const ArgKey& a, std::string_view b) noexcept {
+    return *a.name_ == b;
+  }
+  friend bool operator==(const ArgKey& a, const std::string& b) noexcept {
+    return *a.name_ == b;
+  }
+  friend bool operator==(const ArgKey& a, const char* b) noexcept {
+    return *a.name_ == b;
+  }
+  friend std::string operator+(std::string text, const ArgKey& key) {
+    text += key.str();
+    return text;
+  }
+  friend std::string operator+(const ArgKey& key, std::string_view text) {
+    std::string out = key.str();
+    out += text;
+    return out;
+  }
+  friend std::string operator+(const char* text, const ArgKey& key) {
+    return std::string(text) + key;
+  }
+  template <typename Out>
+  friend auto operator<<(Out& out, const ArgKey& key)
+      -> decltype(out << key.str()) {
+    return out << key.str();
+  }
+  friend std::strong_ordering operator<=>(const ArgKey& a,
+                                          const ArgKey& b) noexcept {
+    return a.str().compare(b.str()) <=> 0;
+  }
+
+ private:
+  static const std::string& Empty() noexcept {
+    static const std::string* const empty = new std::string();
+    return *empty;
+  }
+  static const std::string* Intern(std::string_view name) {
+    if (name.empty()) return &Empty();
+    // The names met last on this thread, by hash: a capture's arguments
+    // repeat a few names, which then cost no lock.
+    constexpr size_t kRecent = 64;
+    thread_local std::array<const std::string*, kRecent> recent{};
+    const size_t slot = std::hash<std::string_view>{}(name) % kRecent;
+    if (recent[slot] != nullptr && *recent[slot] == name) return recent[slot];
+    // Never destroyed: a session may end while static objects are.
+    static std::mutex* const mu = new std::mutex();
+    static auto* const names = new std::unordered_set<std::string>();
+    const std::lock_guard<std::mutex> lock(*mu);
+    const std::string* interned = &*names->emplace(name).first;
+    recent[slot] = interned;
+    return interned;
+  }
+
+  const std::string* name_;
+};
+
+// `ArgText` is a string argument's text in 8 bytes (numeric arguments and
+// counters, most of them, hold none). It reads as a `const std::string&`
+// and a `std::string_view`, and is made from any string.
+class ArgText {
+ public:
+  ArgText() noexcept = default;
+  // NOLINTBEGIN(google-explicit-constructor): a text is a string.
+  ArgText(std::string_view text) { assign(text); }
+  ArgText(const std::string& text) { assign(text); }
+  ArgText(std::string&& text)
+      : text_(text.empty() ? nullptr
+                           : std::make_unique<std::string>(std::move(text))) {}
+  ArgText(const char* text) { assign(text); }
+  operator const std::string&() const noexcept { return str(); }
+  operator std::string_view() const noexcept { return str(); }
+  // NOLINTEND(google-explicit-constructor)
+  ArgText(const ArgText& other) { assign(other.str()); }
+  ArgText& operator=(const ArgText& other) {
+    if (this != &other) assign(other.str());
+    return *this;
+  }
+  ArgText(ArgText&&) noexcept = default;
+  ArgText& operator=(ArgText&&) noexcept = default;
+  ~ArgText() = default;
+
+  void assign(std::string_view text) {
+    text_ = text.empty() ? nullptr : std::make_unique<std::string>(text);
+  }
+  void assign(const char* data, size_t size) {
+    assign(std::string_view(data, size));
+  }
+  const std::string& str() const noexcept {
+    static const std::string* const empty = new std::string();
+    return text_ != nullptr ? *text_ : *empty;
+  }
+  const char* data() const noexcept { return str().data(); }
+  size_t size() const noexcept { return str().size(); }
+  bool empty() const noexcept { return text_ == nullptr; }
+
+  friend bool operator==(const ArgText& a, const ArgText& b) noexcept {
+    return a.str() == b.str();
+  }
+  friend bool operator==(const ArgText& a, std::string_view b) noexcept {
+    return a.str() == b;
+  }
+  friend bool operator==(const ArgText& a, const std::string& b) noexcept {
+    return a.str() == b;
+  }
+  friend bool operator==(const ArgText& a, const char* b) noexcept {
+    return a.str() == b;
+  }
+  template <typename Out>
+  friend auto operator<<(Out& out, const ArgText& text)
+      -> decltype(out << text.str()) {
+    return out << text.str();
+  }
+
+ private:
+  std::unique_ptr<std::string> text_;
+};
+
 struct SpanArg {
-  std::string key;
-  bool is_double = false;
+  ArgKey key;
   int64_t int_value = 0;
   double double_value = 0.0;
-  bool is_counter = false;
-  bool is_string = false;
   // A string argument's text; `truncated` when the program's text was longer
   // than kMaxArgTextBytes.
-  std::string text;
+  ArgText text;
+  bool is_double = false;
+  bool is_counter = false;
+  bool is_string = false;
   bool truncated = false;
 
   friend bool operator==(const SpanArg&, const SpanArg&) = default;
 };
+// 40 bytes: session end holds one per argument (docs/performance.md).
+static_assert(sizeof(SpanArg) == 40, "SpanArg is session end's per-argument cost");
 
 // `Span` is one retained span. Times are nanoseconds relative to the session
 // start. `parent_id` is 0 for a root. A parent on another thread is a

@@ -209,6 +209,9 @@ class Collector {
   void ReserveArgs(size_t count) { args_.reserve(count); }
   // The `SpanArg` of a pending argument (its key and text looked up).
   SpanArg MakeArg(PendingArg& pending);
+  // The keys of site `id` and of counter name `index`, each made once.
+  const ArgKey& SiteKey(uint32_t id);
+  const ArgKey& CounterKey(uint32_t index);
   // The process's counter names (by id - 1), for counter side records.
   void set_counter_names(std::vector<std::string> names) {
     counter_names_ = std::move(names);
@@ -289,6 +292,10 @@ class Collector {
   // String arguments' texts (PendingArg::value indexes them).
   std::vector<std::string> texts_;
   std::vector<std::string> counter_names_;
+  // The keys made from site and counter names so far (by id): one lookup
+  // in the process's name table per name, not per argument.
+  std::vector<ArgKey> site_keys_;
+  std::vector<ArgKey> counter_keys_;
   std::vector<GatheredDrop> parsed_drops_;
   // Arguments and counts of the thread being parsed made with no span open:
   // named after the next span that begins on the thread (where the program
