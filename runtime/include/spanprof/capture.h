@@ -281,7 +281,8 @@ struct SpanArg {
   friend bool operator==(const SpanArg&, const SpanArg&) = default;
 };
 // 40 bytes: session end holds one per argument (docs/performance.md).
-static_assert(sizeof(SpanArg) == 40, "SpanArg is session end's per-argument cost");
+static_assert(sizeof(SpanArg) == 40,
+              "SpanArg is session end's per-argument cost");
 
 // `Span` is one retained span. Times are nanoseconds relative to the session
 // start. `parent_id` is 0 for a root. A parent on another thread is a
