@@ -1,0 +1,98 @@
+// SpanArg's key and text: 8 bytes each, read and compared as strings. A key
+// is interned once per process, so equal names share one text; a text is
+// held only when there is one, and copies of it are independent.
+#include <map>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "spanprof/capture.h"
+
+namespace spanprof {
+namespace {
+
+TEST(SpanArgTest, EqualNamesShareOneInternedText) {
+  const std::string name = "bytes_" + std::to_string(7);  // not a literal
+  const ArgKey a = name;
+  const ArgKey b = std::string_view("bytes_7");
+  const ArgKey c = "bytes_8";
+  EXPECT_EQ(&a.str(), &b.str());
+  EXPECT_NE(&a.str(), &c.str());
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+  EXPECT_LT(a, c);
+  // The key outlives the string it was made from.
+  std::string temporary = "made.at.run.time";
+  const ArgKey key = temporary;
+  temporary.assign(temporary.size(), 'x');
+  EXPECT_EQ(key, "made.at.run.time");
+}
+
+TEST(SpanArgTest, AKeyReadsAndComparesAsAString) {
+  const ArgKey key = "items";
+  const std::string& as_string = key;
+  const std::string_view as_view = key;
+  EXPECT_EQ(as_string, "items");
+  EXPECT_EQ(as_view, "items");
+  EXPECT_EQ(key, std::string("items"));
+  EXPECT_EQ(key, std::string_view("items"));
+  EXPECT_EQ("args." + key, "args.items");
+  EXPECT_EQ(std::string("args.") + key, "args.items");
+  EXPECT_EQ(key + ".sum", "items.sum");
+  std::ostringstream out;
+  out << key;
+  EXPECT_EQ(out.str(), "items");
+  std::map<std::string, int> by_name;
+  by_name[key] = 1;
+  EXPECT_EQ(by_name.count("items"), 1u);
+  const ArgKey empty;
+  EXPECT_TRUE(empty.empty());
+  EXPECT_EQ(empty, "");
+}
+
+TEST(SpanArgTest, ThreadsInterningTheSameNamesAgree) {
+  // Each thread sees its own recent names first, then the shared table.
+  std::vector<const std::string*> seen(4);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < seen.size(); ++t) {
+    threads.emplace_back([t, &seen] {
+      for (int i = 0; i < 1000; ++i) {
+        const ArgKey other = "other." + std::to_string(i);
+        static_cast<void>(other);
+      }
+      seen[t] = &ArgKey("shared.by.threads").str();
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (const std::string* s : seen) EXPECT_EQ(s, seen[0]);
+}
+
+TEST(SpanArgTest, ATextIsHeldOnlyWhenThereIsOneAndCopiesAreIndependent) {
+  SpanArg numeric;
+  numeric.key = "n";
+  numeric.int_value = 3;
+  EXPECT_TRUE(numeric.text.empty());
+  EXPECT_EQ(numeric.text, "");
+
+  SpanArg text;
+  text.key = "label";
+  text.is_string = true;
+  text.text = std::string("item-1");
+  SpanArg copy = text;
+  EXPECT_EQ(copy, text);
+  copy.text = "item-2";
+  EXPECT_EQ(text.text, "item-1");
+  EXPECT_EQ(copy.text, "item-2");
+  EXPECT_NE(copy, text);
+  copy.text.assign("item-1", 6);
+  EXPECT_EQ(copy, text);
+  const std::string_view view = text.text;
+  EXPECT_EQ(view, "item-1");
+  EXPECT_EQ(text.text.size(), 6u);
+}
+
+}  // namespace
+}  // namespace spanprof
