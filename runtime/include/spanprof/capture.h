@@ -172,7 +172,7 @@ class ArgKey {
   }
   template <typename Out>
   friend auto operator<<(Out& out, const ArgKey& key)
-      -> decltype(out << key.str()) {
+      -> decltype(out << std::declval<const std::string&>()) {
     return out << key.str();
   }
   friend std::strong_ordering operator<=>(const ArgKey& a,
@@ -258,7 +258,7 @@ class ArgText {
   }
   template <typename Out>
   friend auto operator<<(Out& out, const ArgText& text)
-      -> decltype(out << text.str()) {
+      -> decltype(out << std::declval<const std::string&>()) {
     return out << text.str();
   }
 
