@@ -111,24 +111,22 @@ inline constexpr size_t kMaxArgTextBytes = 64;
 // runtime counts the rest in `Capture::dropped_args`; readers reject more.
 inline constexpr size_t kMaxSpanArgs = UINT16_MAX;
 
-// `SpanArg` is one numeric argument attached to a span (`SPANPROF_ARG`), one
-// string argument (`SPANPROF_ARG_STR`, `is_string`: `text`, at most
-// kMaxArgTextBytes bytes of valid UTF-8), or one named counter's self count
-// (`SPANPROF_COUNT`, `is_counter`).
-//
-// A counter entry's `int_value` is the sum of the increments of counter `key`
-// made while this span was the innermost open span of its thread (its self
-// count; a span's inclusive count adds its same-thread descendants', which
-// analysis computes). A span has at most one counter entry per name and none
-// for a counter it did not count; counter entries follow the span's numeric
-// arguments. Counter entries are never doubles.
+namespace internal {
+// The empty text an `ArgKey` or `ArgText` reads as when it holds none
+// (never destroyed: a session may end while static objects are).
+inline const std::string& EmptyText() noexcept {
+  static const std::string* const empty = new std::string();
+  return *empty;
+}
+}  // namespace internal
+
 // `ArgKey` is an argument's or counter's name in 8 bytes: the text is kept
 // once per process (as the sites' names are, never freed), so a capture
 // holds no copy of a name per argument. It reads as a `const std::string&`
 // and a `std::string_view`, and is made from any string.
 class ArgKey {
  public:
-  ArgKey() noexcept : name_(&Empty()) {}
+  ArgKey() noexcept : name_(&internal::EmptyText()) {}
   // NOLINTBEGIN(google-explicit-constructor): a key is a string.
   ArgKey(std::string_view name) : name_(Intern(name)) {}
   ArgKey(const std::string& name) : name_(Intern(name)) {}
@@ -181,12 +179,8 @@ class ArgKey {
   }
 
  private:
-  static const std::string& Empty() noexcept {
-    static const std::string* const empty = new std::string();
-    return *empty;
-  }
   static const std::string* Intern(std::string_view name) {
-    if (name.empty()) return &Empty();
+    if (name.empty()) return &internal::EmptyText();
     // The names met last on this thread, by hash: a capture's arguments
     // repeat a few names, which then cost no lock.
     constexpr size_t kRecent = 64;
@@ -237,8 +231,7 @@ class ArgText {
     assign(std::string_view(data, size));
   }
   const std::string& str() const noexcept {
-    static const std::string* const empty = new std::string();
-    return text_ != nullptr ? *text_ : *empty;
+    return text_ != nullptr ? *text_ : internal::EmptyText();
   }
   const char* data() const noexcept { return str().data(); }
   size_t size() const noexcept { return str().size(); }
@@ -266,6 +259,17 @@ class ArgText {
   std::unique_ptr<std::string> text_;
 };
 
+// `SpanArg` is one numeric argument attached to a span (`SPANPROF_ARG`), one
+// string argument (`SPANPROF_ARG_STR`, `is_string`: `text`, at most
+// kMaxArgTextBytes bytes of valid UTF-8), or one named counter's self count
+// (`SPANPROF_COUNT`, `is_counter`).
+//
+// A counter entry's `int_value` is the sum of the increments of counter `key`
+// made while this span was the innermost open span of its thread (its self
+// count; a span's inclusive count adds its same-thread descendants', which
+// analysis computes). A span has at most one counter entry per name and none
+// for a counter it did not count; counter entries follow the span's numeric
+// arguments. Counter entries are never doubles.
 struct SpanArg {
   ArgKey key;
   int64_t int_value = 0;

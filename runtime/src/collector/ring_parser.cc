@@ -322,40 +322,33 @@ void Collector::PlaceDrops(uint32_t site) {
   unplaced_.clear();
 }
 
-const ArgKey& Collector::SiteKey(uint32_t id) {
-  if (site_keys_.size() <= id) site_keys_.resize(size_t{id} + 1);
-  ArgKey& key = site_keys_[id];
-  if (key.empty()) key = sites_[id].name;
-  return key;
-}
-
-const ArgKey& Collector::CounterKey(uint32_t index) {
-  if (counter_keys_.size() <= index) counter_keys_.resize(size_t{index} + 1);
-  ArgKey& key = counter_keys_[index];
-  if (key.empty()) key = counter_names_[index];
-  return key;
+const ArgKey& Collector::CachedKey(std::vector<ArgKey>& keys, size_t index,
+                                   const std::string& name) {
+  if (keys.size() <= index) keys.resize(index + 1);
+  if (keys[index].empty()) keys[index] = name;
+  return keys[index];
 }
 
 SpanArg Collector::MakeArg(PendingArg& pending) {
   SpanArg arg;
+  arg.key = pending.kind == PendingArg::kCounter
+                ? CachedKey(counter_keys_, pending.key - 1,
+                            counter_names_[pending.key - 1])
+                : CachedKey(site_keys_, pending.key, sites_[pending.key].name);
   switch (pending.kind) {
     case PendingArg::kInt:
-      arg.key = SiteKey(pending.key);
       arg.int_value = static_cast<int64_t>(pending.value);
       break;
     case PendingArg::kDouble:
-      arg.key = SiteKey(pending.key);
       arg.is_double = true;
       std::memcpy(&arg.double_value, &pending.value, sizeof(double));
       break;
     case PendingArg::kString:
-      arg.key = SiteKey(pending.key);
       arg.is_string = true;
       arg.text = std::move(texts_[pending.value & ~kTextTruncatedBit]);
       arg.truncated = (pending.value & kTextTruncatedBit) != 0;
       break;
     case PendingArg::kCounter:
-      arg.key = CounterKey(pending.key - 1);
       arg.int_value = static_cast<int64_t>(pending.value);
       arg.is_counter = true;
       break;

@@ -209,9 +209,9 @@ class Collector {
   void ReserveArgs(size_t count) { args_.reserve(count); }
   // The `SpanArg` of a pending argument (its key and text looked up).
   SpanArg MakeArg(PendingArg& pending);
-  // The keys of site `id` and of counter name `index`, each made once.
-  const ArgKey& SiteKey(uint32_t id);
-  const ArgKey& CounterKey(uint32_t index);
+  // The key of `name`, made once and kept in `keys[index]`.
+  static const ArgKey& CachedKey(std::vector<ArgKey>& keys, size_t index,
+                                 const std::string& name);
   // The process's counter names (by id - 1), for counter side records.
   void set_counter_names(std::vector<std::string> names) {
     counter_names_ = std::move(names);

@@ -436,9 +436,9 @@ bool AppendSideSlow(ThreadRing& r, const SideRecord& record) {
       }
     }
     // Streaming: the memory of the side records the stream holds is reused
-    // first, so that arguments keep the ring's memory flat too.
-    // The record before `n` stays where it is: an empty context scope may
-    // withdraw it (PopContext).
+    // first, so that arguments keep the ring's memory flat too. The record
+    // before `n` stays where it is: an empty context scope may withdraw it
+    // (PopContext).
     if (r.streaming && !r.ring_mode && n > 0) {
       r.side.Recycle(std::min(r.side_drained, n - 1), n + grant);
     }
