@@ -1094,7 +1094,7 @@ std::string CaptureToPerfetto(const Capture& capture) {
 
 absl::Status WritePerfettoTrace(const Capture& capture,
                                 const std::string& path) {
-  constexpr size_t kChunk = size_t{1} << 20;
+  constexpr size_t kChunk = size_t{256} << 10;
   SPANPROF_ASSIGN_OR_RETURN(
       std::unique_ptr<internal::OutputFile> file,
       internal::OutputFile::Create(path, internal::EndsWithGz(path)));

@@ -669,9 +669,9 @@ std::string TraceToJson(const Capture& capture) {
 
 absl::Status WriteTrace(const Capture& capture, const std::string& path) {
   if (IsPerfettoTracePath(path)) return WritePerfettoTrace(capture, path);
-  // Streams 1 MiB chunks to the file (through gzip for `.gz`), so memory does
+  // Streams 256 KiB chunks to the file (through gzip for `.gz`), so memory does
   // not grow with the trace.
-  constexpr size_t kChunk = size_t{1} << 20;
+  constexpr size_t kChunk = size_t{256} << 10;
   SPANPROF_ASSIGN_OR_RETURN(
       std::unique_ptr<internal::OutputFile> file,
       internal::OutputFile::Create(path, internal::EndsWithGz(path)));

@@ -95,6 +95,8 @@ class SideBuffer {
 
   // Records that fit without another segment.
   uint64_t storage() const noexcept { return storage_; }
+  // Records whose memory is held (not given back by Discard).
+  uint64_t held() const noexcept;
   // The oldest record still held: a streaming ring reuses the memory of the
   // records before it, which the stream file holds (Recycle).
   uint64_t first() const noexcept {
@@ -108,6 +110,12 @@ class SideBuffer {
   void Recycle(uint64_t drained, uint64_t count) noexcept;
   // Frees every segment.
   void Release() noexcept;
+  // Gives the pages of the block segments wholly before index `end` back to
+  // the kernel, keeping the segments in place (the owner thread may still
+  // read the list without the lock); Release() unmaps them instead of caching
+  // them. A streaming session's end calls it with the ring's lock held: the
+  // stream holds those records, and the owner writes only past `end`.
+  void Discard(uint64_t end) noexcept;
   // Copies records [from, to) (first() <= from, to <= storage()) to `out`.
   void CopyOut(uint64_t from, uint64_t to, SideRecord* out) const noexcept;
 
@@ -129,6 +137,7 @@ class SideBuffer {
     uint64_t base;   // index of records[0]
     uint64_t count;  // records
     bool block;      // a ring block (else malloc)
+    bool discarded;  // its pages went back to the kernel (Discard)
   };
   size_t Find(uint64_t i) const noexcept;
 

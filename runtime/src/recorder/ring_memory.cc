@@ -198,7 +198,7 @@ void* TakeBlock() noexcept {
 
 bool SideBuffer::Reserve(uint64_t count) noexcept {
   while (storage_ < count) {
-    Segment seg{nullptr, storage_, 0, false};
+    Segment seg{nullptr, storage_, 0, false, false};
     if (storage_ < kBlockSideRecords) {
       // Small segments double the storage up to one block's worth.
       seg.count = std::min(
@@ -220,7 +220,9 @@ bool SideBuffer::Reserve(uint64_t count) noexcept {
 
 void SideBuffer::Release() noexcept {
   for (const Segment& seg : segments_) {
-    if (seg.block) {
+    if (seg.discarded) {
+      munmap(seg.records, kBlockBytes);  // not faulted in: not for the cache
+    } else if (seg.block) {
       Chunk chunk{reinterpret_cast<Record*>(seg.records), kBlockRecords, 0, 0};
       FreeChunk(chunk);
     } else {
@@ -231,6 +233,24 @@ void SideBuffer::Release() noexcept {
   segments_.shrink_to_fit();
   last_ = 0;
   storage_ = 0;
+}
+
+void SideBuffer::Discard(uint64_t end) noexcept {
+  for (size_t k = 0; k + 1 < segments_.size(); ++k) {
+    Segment& seg = segments_[k];
+    if (seg.base + seg.count > end) break;
+    if (!seg.block || seg.discarded) continue;
+    madvise(seg.records, kBlockBytes, MADV_DONTNEED);
+    seg.discarded = true;
+  }
+}
+
+uint64_t SideBuffer::held() const noexcept {
+  uint64_t held = 0;
+  for (const Segment& seg : segments_) {
+    if (!seg.discarded) held += seg.count;
+  }
+  return held;
 }
 
 void SideBuffer::Recycle(uint64_t drained, uint64_t count) noexcept {
@@ -277,6 +297,19 @@ void ReleaseCachedChunks() noexcept {
   for (size_t i = 0; i < cache.count; ++i) munmap(cache.blocks[i], kBlockBytes);
   cache.count = 0;
 }
+
+void TrimCachedBlocks(uint64_t keep) noexcept {
+  BlockCache& cache = Blocks();
+  std::lock_guard<std::mutex> lock(cache.mu);
+  if (cache.count <= keep) return;
+  // The oldest go: the newest are the warmest in the CPU cache.
+  const size_t drop = cache.count - static_cast<size_t>(keep);
+  for (size_t i = 0; i < drop; ++i) munmap(cache.blocks[i], kBlockBytes);
+  std::memmove(cache.blocks, cache.blocks + drop, keep * sizeof(void*));
+  cache.count = static_cast<size_t>(keep);
+}
+
+uint64_t ReadyBlocks() noexcept { return kReadyBlocks; }
 
 uint64_t ChunkCapacity(uint64_t records) noexcept {
   return ChunkBytes(records) == kBlockBytes ? kBlockRecords : records;

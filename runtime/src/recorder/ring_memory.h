@@ -26,6 +26,15 @@ uint64_t RingBytesAllocated() noexcept;
 // path.
 void ReleaseCachedChunks() noexcept;
 
+// Unmaps cached ring blocks beyond the newest `keep`. A streaming session's
+// end calls it: its rings reuse drained chunks, so the next session needs
+// few blocks warm, and the rest would only add to the end's peak beside the
+// capture. Thread-safe; not for the hot path.
+void TrimCachedBlocks(uint64_t keep) noexcept;
+
+// Blocks the prefaulter keeps mapped ahead of the rings during a session.
+uint64_t ReadyBlocks() noexcept;
+
 // Ring blocks in the process-wide cache, faulted in and ready for a ring
 // (freed by earlier sessions or mapped ahead by the prefaulter thread).
 // Tests wait on it. Thread-safe; not for the hot path.

@@ -19,6 +19,7 @@
 
 #include "collector/assemble.h"
 #include "collector/ring_snapshot.h"
+#include "recorder/ring_memory.h"
 #include "stream/stream_reader.h"
 
 namespace spanprof::internal {
@@ -74,8 +75,18 @@ bool AnyRecycled(const std::vector<ThreadRing*>& rings) {
   });
 }
 
+// The stream holds everything: the rings' record chunks go back (to the
+// block cache) and their side records' pages to the kernel, before the
+// capture is built beside them. The record before the newest side record
+// stays: an empty context scope may still withdraw it. A flight recorder's
+// side buffer wraps (its owner may write anywhere in it): it stays whole.
 void GiveBack(const std::vector<ThreadRing*>& rings) {
   for (ThreadRing* r : rings) {
+    {
+      std::lock_guard<std::mutex> lock(r->mu);
+      const uint64_t n = r->side_published.load(std::memory_order_relaxed);
+      if (!r->ring_mode && n > 0) r->side.Discard(n - 1);
+    }
     RingSnapshot snap;
     snap.ring = r;
     HandBack(snap);
@@ -191,7 +202,14 @@ Capture CollectThroughStream(StreamWriter& writer, const SessionState& session,
     return CollectEndedSession(session, rings, stop);
   }
   // The stream holds everything: the rings' memory goes back first.
-  if (written && give_back) GiveBack(rings);
+  if (written && give_back) {
+    GiveBack(rings);
+    // A streaming ring reuses its drained chunks, so the next session keeps
+    // warm with the prefaulter's few blocks; the rest of what the rings took
+    // (all of it when the session ended before the drain caught up) would
+    // sit beside the capture at the end's peak.
+    TrimCachedBlocks(ReadyBlocks());
+  }
   const MappedFile file(writer.path());
   CaptureInputs in = ReadBack(file, writer.path());
   if (!written) {

@@ -158,11 +158,11 @@ class StreamScanner {
     }
   }
 
-  // Drops the mapped pages wholly before `at` every few MiB: they were
+  // Drops the mapped pages wholly before `at` every MiB: they were
   // checked, and the parser reads their records again later (the file stays
   // in the page cache; only this process's share of it goes meanwhile).
   void ReleaseScanned(size_t at) {
-    constexpr size_t kReleaseBytes = size_t{8} << 20;
+    constexpr size_t kReleaseBytes = size_t{1} << 20;
     const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
     const size_t end = at / page * page;
     if (end < released_ + kReleaseBytes) return;

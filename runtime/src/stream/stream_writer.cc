@@ -381,6 +381,10 @@ void StreamWriter::WriteEnd(std::string_view reason) {
   payload_.String(reason);
   Chunk(kChunkEnd, 0, seq_++);
   Flush();
+  // Nothing follows the end: the buffers' memory (up to 1 MiB each) goes
+  // before the session end reads the stream back beside it.
+  std::string().swap(out_);
+  payload_ = StreamEncoder();
 }
 
 void StreamWriter::Close(bool remove) {
