@@ -201,7 +201,8 @@ TEST(StreamReuseTest, TheEndGivesTheRingsMemoryBackBeforeTheCapture) {
         internal::StopRecordingThroughStream(recording.writer(), "finished");
     // Without the release: 73 blocks cached, 300,000 side records held.
     EXPECT_LE(internal::CachedBlocks(), internal::ReadyBlocks());
-    EXPECT_LE(ring->side.held(), 2 * internal::kBlockBytes / sizeof(internal::SideRecord));
+    EXPECT_LE(ring->side.held(),
+              2 * internal::kBlockBytes / sizeof(internal::SideRecord));
     // Everything came back from the stream, in both sessions (the second
     // one's side buffer replaced the given-back one).
     ASSERT_EQ(capture.spans.size(), kSpans);
