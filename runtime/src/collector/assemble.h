@@ -50,6 +50,10 @@ struct CaptureInputs {
   // stream read back by `spanprof recover` has only their totals.
   std::vector<SlotDrop> arg_drops;
   bool arg_drops_known = false;
+  // Storage for the capture's spans reserved ahead (empty: none). Used when
+  // it holds every span; the session end faults it in on another thread
+  // while it reads the stream back.
+  std::vector<Span> spans;
 };
 
 // Ends the active session: from here on no span is recorded (the fast path

@@ -433,6 +433,10 @@ Capture AssembleCapture(const SessionFacts& facts, CaptureInputs& in) {
   std::vector<RingSnapshot>& snaps = in.snaps;
   Capture capture;
   const size_t begins = CountBegins(snaps);
+  if (in.spans.capacity() >= begins) {
+    in.spans.clear();
+    capture.spans = std::move(in.spans);
+  }
   capture.spans.reserve(begins);
   if (facts.count_allocs) capture.span_allocs.reserve(begins);
   in.sites = ValidSites(std::move(in.sites));

@@ -193,6 +193,10 @@ uint64_t RingBytes(const std::vector<RingSnapshot>& snaps) {
 uint64_t CountBegins(const std::vector<RingSnapshot>& snaps) {
   uint64_t begins = 0;
   for (const RingSnapshot& snap : snaps) {
+    if (snap.begins != UINT64_MAX) {
+      begins += snap.begins;
+      continue;
+    }
     for (const Chunk& chunk : snap.chunks) {
       for (uint64_t i = 0; i < chunk.used; ++i) {
         begins +=

@@ -90,6 +90,9 @@ struct RingSnapshot {
   uint64_t os_tid = 0;
   std::string name;
   bool truncated = false;  // the stream lost a prefix (ring mode)
+  // The begin records in `chunks` when the stream reader counted them;
+  // UINT64_MAX: CountBegins() reads the records.
+  uint64_t begins = UINT64_MAX;
 };
 
 // Snapshots every ring of a stopped session, in order. After its lock is held

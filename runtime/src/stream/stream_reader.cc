@@ -43,6 +43,7 @@ struct ThreadData {
   // collector can free each once parsed).
   std::vector<internal::OwnedRecords> records;
   uint64_t record_count = 0;
+  uint64_t begins = 0;  // begin records among them
   // A flight recorder's stream starts wherever its files begin: the
   // position of the first record kept, and the index of the first side
   // record kept.
@@ -62,6 +63,11 @@ class StreamScanner {
   // time, and the pages scanned are given back as the scan goes.
   StreamScanner(std::string_view bytes, std::string_view name, bool own_session)
       : bytes_(bytes), name_(name), own_session_(own_session) {}
+
+  // What the writer wrote of each thread's side records (ReadStream).
+  void set_side_hints(std::vector<uint64_t> hints) {
+    side_hints_ = std::move(hints);
+  }
 
   // Reads `files` in order: the stream's files oldest first (a flight
   // recorder's `<path>.old`, then `<path>`), as one stream.
@@ -198,6 +204,11 @@ class StreamScanner {
       }
       case internal::kChunkSide: {
         ThreadData& t = Thread(slot);
+        if (t.side.capacity() == 0 && slot < side_hints_.size()) {
+          // At most what the file could hold, whatever the hint says.
+          t.side.reserve(std::min<uint64_t>(
+              side_hints_[slot], bytes_.size() / sizeof(SideRecord)));
+        }
         return ReadSide(d, t);
       }
       case internal::kChunkClock:
@@ -322,6 +333,7 @@ class StreamScanner {
       if (first < t.record_base) return true;  // read already
       t.records.clear();
       t.record_count = 0;
+      t.begins = 0;
       t.record_base = first;
     }
     const uint64_t end = t.record_base + t.record_count;
@@ -332,6 +344,14 @@ class StreamScanner {
       return true;
     }
     if (n == 0) return true;
+    // Counted here, while the checksum has just brought the records into
+    // the CPU's cache: the collector sizes the capture from the count
+    // without reading every record (and faulting in the whole file) again.
+    const auto* records = reinterpret_cast<const Record*>(d.Rest().data());
+    for (size_t i = 0; i < n; ++i) {
+      t.begins += (internal::LoadRecord(records, i).word >>
+                   internal::kKindShift) == internal::kBeginRecord;
+    }
     if (own_session_) {
       // The session's own mapping outlives the parse: its records are read
       // where they lie (the pages scanned come back from the page cache).
@@ -426,6 +446,7 @@ class StreamScanner {
         position += piece.size();
       }
       snap.owned = std::move(t.records);
+      snap.begins = t.begins;
       snap.side = std::move(t.side);
       snap.side_index.resize(snap.side.size());
       for (uint64_t k = 0; k < snap.side.size(); ++k) {
@@ -448,7 +469,8 @@ class StreamScanner {
   std::string_view bytes_;
   std::string_view name_;
   bool own_session_ = false;
-  size_t released_ = 0;  // own session: mapped bytes given back
+  size_t released_ = 0;               // own session: mapped bytes given back
+  std::vector<uint64_t> side_hints_;  // side records by slot, when known
   std::string session_payload_;
   bool has_session_ = false;
   SessionFacts facts_;
@@ -464,10 +486,12 @@ class StreamScanner {
 
 namespace internal {
 
-absl::StatusOr<StreamContents> ReadStream(std::string_view bytes,
-                                          std::string_view name,
-                                          bool own_session) {
-  return StreamScanner({}, name, own_session).Read({bytes});
+absl::StatusOr<StreamContents> ReadStream(
+    std::string_view bytes, std::string_view name, bool own_session,
+    const std::vector<uint64_t>* side_records) {
+  StreamScanner scanner({}, name, own_session);
+  if (side_records != nullptr) scanner.set_side_hints(*side_records);
+  return scanner.Read({bytes});
 }
 
 }  // namespace internal

@@ -11,6 +11,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "collector/assemble.h"
@@ -35,10 +36,13 @@ struct StreamContents {
 // is left to the caller (the session knows it), pages already scanned
 // are given back (madvise) as the scan goes, and the records stay where
 // they lie in the mapping (OwnedRecords::InMapping), which must outlive
-// the inputs' parse.
-absl::StatusOr<StreamContents> ReadStream(std::string_view bytes,
-                                          std::string_view name,
-                                          bool own_session);
+// the inputs' parse. `side_records`, when given, is what the writer wrote
+// of each thread's side records (by slot): each thread's copy is reserved
+// once instead of growing by doubling (up to twice the memory at the end's
+// peak).
+absl::StatusOr<StreamContents> ReadStream(
+    std::string_view bytes, std::string_view name, bool own_session,
+    const std::vector<uint64_t>* side_records = nullptr);
 
 }  // namespace spanprof::internal
 

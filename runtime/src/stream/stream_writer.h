@@ -83,6 +83,19 @@ class StreamWriter {
   const std::string& path() const { return path_; }
   // Records (main and side) written so far.
   uint64_t records_written() const { return records_written_; }
+  // Span records (not side records) written so far, all threads.
+  uint64_t SpanRecordsWritten() const {
+    uint64_t written = 0;
+    for (const ThreadProgress& t : threads_) written += t.position;
+    return written;
+  }
+  // Side records written so far, by thread slot.
+  std::vector<uint64_t> SideRecordsWritten() const {
+    std::vector<uint64_t> written;
+    written.reserve(threads_.size());
+    for (const ThreadProgress& t : threads_) written.push_back(t.side);
+    return written;
+  }
 
  private:
   struct ThreadProgress {

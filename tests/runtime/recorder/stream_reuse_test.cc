@@ -14,6 +14,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "collector/assemble.h"
@@ -24,6 +25,7 @@
 #include "spanprof/analysis/trace.h"
 #include "spanprof/spanprof.h"
 #include "stream/stream_end.h"
+#include "stream/stream_reader.h"
 #include "stream/stream_writer.h"
 #include "tests/testing/test_support.h"
 
@@ -263,6 +265,37 @@ TEST(StreamReuseTest, TheStreamGivesTheSameOutputsAsTheRings) {
   ASSERT_TRUE(analysis::WriteSummary(analysis::Summarize(streamed), a).ok());
   ASSERT_TRUE(analysis::WriteSummary(analysis::Summarize(collected), b).ok());
   EXPECT_EQ(ReadText(a), ReadText(b));
+}
+
+// The reader counts each thread's begin records as it checks them, so
+// that the session end sizes the capture without reading every record (and
+// faulting the whole file in) once more: the counts are the records' own.
+TEST(StreamReuseTest, TheReaderCountsEachThreadsBegins) {
+  TempDir dir;
+  const std::string path = dir.File("s.stream");
+  StreamedRecording recording(path, /*reuse=*/false);
+  RecordMixedWork(recording);
+  const Capture capture =
+      internal::StopRecordingThroughStream(recording.writer(), "finished");
+  const std::string bytes = ReadText(path);
+  absl::StatusOr<internal::StreamContents> read =
+      internal::ReadStream(bytes, path, /*own_session=*/false);
+  ASSERT_TRUE(read.ok()) << read.status();
+  std::vector<internal::RingSnapshot>& snaps = read->inputs.snaps;
+  ASSERT_EQ(snaps.size(), 4u);  // the root's thread and three workers
+  uint64_t total = 0;
+  for (internal::RingSnapshot& snap : snaps) {
+    const uint64_t counted = snap.begins;
+    ASSERT_NE(counted, UINT64_MAX);
+    total += counted;
+    EXPECT_GT(counted, 0u);
+    const uint32_t slot = snap.slot;
+    std::vector<internal::RingSnapshot> one;
+    one.push_back(std::move(snap));
+    one[0].begins = UINT64_MAX;  // read the records themselves
+    EXPECT_EQ(counted, internal::CountBegins(one)) << "slot " << slot;
+  }
+  EXPECT_EQ(total, capture.spans.size());
 }
 
 }  // namespace
