@@ -11,6 +11,8 @@
 #include <mutex>
 #include <numeric>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -388,11 +390,9 @@ void StreamWriter::WriteEnd(std::string_view reason) {
 }
 
 void StreamWriter::Close(bool remove) {
-  if (fd_ >= 0) {
-    ::close(fd_);
-    fd_ = -1;
-  }
   if (remove) {
+    // The name goes now; the file's pages and blocks when its last
+    // descriptor closes.
     ::unlink(path_.c_str());
     if (rotations_ > 0) ::unlink((path_ + ".old").c_str());
   }
@@ -401,6 +401,21 @@ void StreamWriter::Close(bool remove) {
     ::unlink((path_ + ".next").c_str());
     ::unlink((path_ + ".old.next").c_str());
   }
+  if (fd_ < 0) return;
+  const int fd = fd_;
+  fd_ = -1;
+  if (remove) {
+    // Freeing a removed stream's page cache and disk blocks took 60 ms for
+    // 5 M spans (160 MB), a tenth of the session end: a thread of its own
+    // closes it while the program goes on (at exit, the kernel does).
+    try {
+      std::thread([fd] { ::close(fd); }).detach();
+      return;
+    } catch (const std::system_error&) {
+      // No thread: closed here.
+    }
+  }
+  ::close(fd);
 }
 
 }  // namespace spanprof::internal
