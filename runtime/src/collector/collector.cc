@@ -433,9 +433,15 @@ Capture AssembleCapture(const SessionFacts& facts, CaptureInputs& in) {
   std::vector<RingSnapshot>& snaps = in.snaps;
   Capture capture;
   const size_t begins = CountBegins(snaps);
-  if (in.spans.capacity() >= begins) {
+  // Storage reserved ahead is taken when it fits the spans; an estimate far
+  // above them (the stream could not be read) or below them (records joined
+  // from the rings) is freed first.
+  if (in.spans.capacity() >= begins &&
+      in.spans.capacity() <= begins + begins / 8 + 4096) {
     in.spans.clear();
     capture.spans = std::move(in.spans);
+  } else {
+    std::vector<Span>().swap(in.spans);
   }
   capture.spans.reserve(begins);
   if (facts.count_allocs) capture.span_allocs.reserve(begins);
