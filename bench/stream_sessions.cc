@@ -23,6 +23,10 @@
 //
 // bench/gate runs it twice, with SPANPROF_STREAM unset and =off (the
 // in-memory rings), and checks the ratios and the memory against each other.
+//
+// --sizes gives every third span an integer argument (a size, as the
+// scaling method asks of interesting spans), to measure the end with
+// arguments: its ratios to the floor then include the argument's cost.
 #include <dirent.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -116,7 +120,8 @@ struct SessionFigures {
   int64_t session_growth_kib = 0;
 };
 
-SessionFigures RunSession(const std::string& dir, int index, uint64_t spans) {
+SessionFigures RunSession(const std::string& dir, int index, uint64_t spans,
+                          bool sizes) {
   spanprof::Config config = spanprof::ConfigFromEnvironment().value();
   config.trace_path = dir + "/s" + std::to_string(index) + ".pftrace";
   config.summary_path = dir + "/s" + std::to_string(index) + ".summary.json";
@@ -134,6 +139,7 @@ SessionFigures RunSession(const std::string& dir, int index, uint64_t spans) {
     for (uint64_t i = 0; i < spans; ++i) {
       if (i == spans / 2) faults_half = ThreadMinorFaults();
       SPANPROF_SCOPE("bench.span");
+      if (sizes && i % 3 == 0) SPANPROF_ARG("size", static_cast<int64_t>(i));
       Barrier();
     }
     f.ns_per_span =
@@ -157,13 +163,19 @@ SessionFigures RunSession(const std::string& dir, int index, uint64_t spans) {
 int main(int argc, char** argv) {
   uint64_t spans = 5'000'000;
   std::string dir = "/tmp";
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--spans") == 0) {
-      spans = std::strtoull(argv[i + 1], nullptr, 10);
-    } else if (std::strcmp(argv[i], "--dir") == 0) {
-      dir = argv[i + 1];
+  bool sizes = false;
+  for (int i = 1; i < argc; ++i) {
+    const bool has_value = i + 1 < argc;
+    if (std::strcmp(argv[i], "--sizes") == 0) {
+      sizes = true;
+    } else if (std::strcmp(argv[i], "--spans") == 0 && has_value) {
+      spans = std::strtoull(argv[++i], nullptr, 10);
+    } else if (std::strcmp(argv[i], "--dir") == 0 && has_value) {
+      dir = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: stream_sessions [--spans N] [--dir DIR]\n");
+      std::fprintf(stderr,
+                   "usage: stream_sessions [--spans N] [--dir DIR] "
+                   "[--sizes]\n");
       return 2;
     }
   }
@@ -174,7 +186,7 @@ int main(int argc, char** argv) {
   for (int k = 0; k < 3; ++k) {
     const double floor_k = FloorNs(spans);
     floor_ns = k == 0 ? floor_k : std::min(floor_ns, floor_k);
-    s[k] = RunSession(dir, k + 1, spans);
+    s[k] = RunSession(dir, k + 1, spans, sizes);
   }
   const auto per_span = [spans](double total) {
     return total / static_cast<double>(spans);

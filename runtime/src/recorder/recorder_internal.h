@@ -116,6 +116,15 @@ class SideBuffer {
   // them. A streaming session's end calls it with the ring's lock held: the
   // stream holds those records, and the owner writes only past `end`.
   void Discard(uint64_t end) noexcept;
+  // Record `i` (first() <= i < storage()) and the records after it in the
+  // same segment: returns its address and sets `*count` to how many lie
+  // there contiguously, itself included. Walking by runs costs one search a
+  // segment instead of one a record.
+  const SideRecord* Run(uint64_t i, uint64_t* count) const noexcept {
+    const Segment& seg = segments_[Find(i)];
+    *count = seg.base + seg.count - i;
+    return seg.records + (i - seg.base);
+  }
   // Copies records [from, to) (first() <= from, to <= storage()) to `out`.
   void CopyOut(uint64_t from, uint64_t to, SideRecord* out) const noexcept;
 

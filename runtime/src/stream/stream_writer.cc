@@ -268,13 +268,28 @@ void StreamWriter::DrainSide(const ThreadRing& ring, ThreadProgress& progress) {
   const uint64_t published =
       ring.side_published.load(std::memory_order_acquire);
   const SideBuffer& side = ring.side;
+  // By runs of a segment: a search per record (the buffer's const lookup)
+  // was a tenth of the drain thread's time with an argument on every third
+  // span.
   uint64_t end = progress.side;
-  while (end < published && side[end].position <= progress.position) ++end;
+  while (end < published) {
+    uint64_t run = 0;
+    const SideRecord* records = side.Run(end, &run);
+    run = std::min(run, published - end);
+    uint64_t k = 0;
+    while (k < run && records[k].position <= progress.position) ++k;
+    end += k;
+    if (k < run) break;
+  }
   while (progress.side < end) {
     const uint64_t n = std::min(end - progress.side, kSideRecordsPerChunk);
     payload_.U64(progress.side);
-    for (uint64_t k = progress.side; k < progress.side + n; ++k) {
-      payload_.Raw(&side[k], sizeof(SideRecord));
+    for (uint64_t at = progress.side; at < progress.side + n;) {
+      uint64_t run = 0;
+      const SideRecord* records = side.Run(at, &run);
+      run = std::min(run, progress.side + n - at);
+      payload_.Raw(records, run * sizeof(SideRecord));
+      at += run;
     }
     Chunk(kChunkSide, ring.slot, progress.seq++);
     records_written_ += n;
