@@ -150,27 +150,29 @@ class Crc32c {
     }
   };
   // Built once: the shift of each of the 32 bits (kLane / 8 instructions
-  // each), then every byte value as the XOR of its bits' shifts.
-  __attribute__((target("sse4.2"))) static const LaneShift& Shift() {
-    static const LaneShift shift = [] {
-      uint32_t bit[32];
-      for (int k = 0; k < 32; ++k) {
-        uint64_t r = uint64_t{1} << k;
-        for (size_t i = 0; i < kLane; i += 8) r = __builtin_ia32_crc32di(r, 0);
-        bit[k] = static_cast<uint32_t>(r);
-      }
-      LaneShift built{};
-      for (int j = 0; j < 4; ++j) {
-        for (uint32_t v = 0; v < 256; ++v) {
-          uint32_t x = 0;
-          for (int k = 0; k < 8; ++k) {
-            if ((v >> k) & 1u) x ^= bit[8 * j + k];
-          }
-          built.table[j][v] = x;
+  // each), then every byte value as the XOR of its bits' shifts. (A lambda
+  // would not inherit the target attribute the instruction needs.)
+  __attribute__((target("sse4.2"))) static LaneShift BuildShift() {
+    uint32_t bit[32];
+    for (int k = 0; k < 32; ++k) {
+      uint64_t r = uint64_t{1} << k;
+      for (size_t i = 0; i < kLane; i += 8) r = __builtin_ia32_crc32di(r, 0);
+      bit[k] = static_cast<uint32_t>(r);
+    }
+    LaneShift built{};
+    for (int j = 0; j < 4; ++j) {
+      for (uint32_t v = 0; v < 256; ++v) {
+        uint32_t x = 0;
+        for (int k = 0; k < 8; ++k) {
+          if ((v >> k) & 1u) x ^= bit[8 * j + k];
         }
+        built.table[j][v] = x;
       }
-      return built;
-    }();
+    }
+    return built;
+  }
+  static const LaneShift& Shift() {
+    static const LaneShift shift = BuildShift();
     return shift;
   }
 #endif
