@@ -1,6 +1,7 @@
 // The Perfetto protobuf trace writer: see docs/formats.md ("Perfetto protobuf
 // trace") for the layout and perfetto_format.h for the field numbers.
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -316,16 +317,12 @@ template <typename Encoder>
   e.EndNested(event);
 }
 
-// A packet of at most 62 bytes built on the stack and then appended whole
-// (PerfettoRenderer::Append): bytes stored through a pointer into the output
-// could alias the renderer's own state, so the compiler would reload that
-// after every byte; bytes of a local array cannot.
-// Its bytes past `end` are never read but copied along (a fixed-size copy is
-// a few vector moves), so they are left uninitialised.
-struct SmallPacket {
-  char bytes[64];
-  char* end = bytes + 2;  // [0, 2) will hold the Trace.packet key and length
-};
+// The most bytes a plain slice begin or a slice end takes, the Trace.packet
+// key and length included. Both are written in place in the output: built
+// on the stack and copied whole, each packet's vector copy waited on the
+// byte stores just made (a failed store forward), which cost a quarter of
+// the writer's time.
+constexpr size_t kSmallPacketBytes = 64;
 
 // Renders the trace packet by packet into `*out`, handing it to `flush`
 // whenever it holds `chunk` bytes (see RenderTrace in trace_writer.cc).
@@ -367,7 +364,6 @@ class PerfettoRenderer {
   [[gnu::always_inline]] inline char* WriteEventHead(char* p, uint64_t ts);
   void StartEventPacket(int64_t ns);
   void FinishSmallPacket(char* buf, char* end);
-  void Append(const SmallPacket& packet);
   bool TryWriteSmallBegin(uint32_t index, size_t site, uint64_t category);
   bool IsPlain(const Span& span, uint32_t index) const;
   bool TryWritePlainBegin(uint32_t index);
@@ -380,6 +376,7 @@ class PerfettoRenderer {
     return iid < seen.size() && seen[iid] == sequence_;
   }
   void CollectAnnotations(uint32_t index);
+  uint64_t ArgAnnotationIid(const SpanArg& arg);
   void CollectOverrides(uint32_t index);
   bool TimeFits(int64_t ns) const {
     uint64_t ts;
@@ -431,6 +428,16 @@ class PerfettoRenderer {
   std::vector<uint32_t> annotation_seen_;
   std::vector<Annotation> annotations_;  // of the slice being written
   std::vector<uint32_t> stack_;          // open slices of the thread
+  // Recent arguments' annotation iids by the key's interned text (one
+  // address, one text, for the capture's lifetime) and prefix: the name is
+  // built and hashed once per key, not once per argument.
+  struct CachedIid {
+    const std::string* key = nullptr;
+    uint32_t prefix = 0;
+    uint64_t iid = 0;
+  };
+  static constexpr size_t kIidCacheSize = 64;
+  std::array<CachedIid, kIidCacheSize> iid_cache_{};
 };
 
 // Wraps `packet_` as one `Trace.packet` field of the output.
@@ -655,14 +662,6 @@ void PerfettoRenderer::Grow(size_t n) {
 
 // Completes the packet written in place at `buf[2, end)` (from `Reserve()`,
 // at most 127 bytes) with its key and length in `buf[0, 2)`.
-void PerfettoRenderer::Append(const SmallPacket& packet) {
-  char* out = Reserve(sizeof packet.bytes);
-  std::memcpy(out, packet.bytes, sizeof packet.bytes);  // a fixed-size copy
-  out[0] = ShortKey(pf::kTracePacket, internal::kWireLengthDelimited);
-  out[1] = static_cast<char>(packet.end - packet.bytes - 2);
-  used_ += static_cast<size_t>(packet.end - packet.bytes);
-}
-
 void PerfettoRenderer::FinishSmallPacket(char* buf, char* end) {
   buf[0] = ShortKey(pf::kTracePacket, internal::kWireLengthDelimited);
   buf[1] = static_cast<char>(end - buf - 2);
@@ -712,15 +711,9 @@ void PerfettoRenderer::CollectAnnotations(uint32_t index) {
   const size_t begin = std::min<size_t>(span.first_arg, capture_.args.size());
   const size_t end =
       std::min<size_t>(begin + span.arg_count, capture_.args.size());
-  std::string counter_name;  // the annotation's name
   for (size_t a = begin; a < end; ++a) {
     const SpanArg& arg = capture_.args[a];
-    counter_name.assign(arg.is_counter ? pf::kCounterPrefix
-                        : arg.is_string && arg.truncated
-                            ? pf::kTruncatedArgPrefix
-                            : pf::kArgPrefix);
-    counter_name.append(arg.key);
-    const uint64_t iid = interning_.AnnotationIid(counter_name);
+    const uint64_t iid = ArgAnnotationIid(arg);
     if (arg.is_string && !arg.is_counter) {
       annotations_.push_back(
           {iid, Annotation::kString, 0, 0.0, &arg.text.str()});
@@ -749,6 +742,25 @@ void PerfettoRenderer::CollectAnnotations(uint32_t index) {
     }
     ++flag_iid;
   }
+}
+
+// An argument's annotation name is its key behind a prefix that says what it
+// is (a counter, a truncated text, an argument).
+uint64_t PerfettoRenderer::ArgAnnotationIid(const SpanArg& arg) {
+  const uint32_t prefix = arg.is_counter                   ? 0
+                          : arg.is_string && arg.truncated ? 1
+                                                           : 2;
+  const std::string* key = &arg.key.str();
+  const auto address = reinterpret_cast<uintptr_t>(key);
+  CachedIid& cached =
+      iid_cache_[((address >> 4) ^ (address >> 12) ^ prefix) % kIidCacheSize];
+  if (cached.key == key && cached.prefix == prefix) return cached.iid;
+  std::string name(prefix == 0   ? pf::kCounterPrefix
+                   : prefix == 1 ? pf::kTruncatedArgPrefix
+                                 : pf::kArgPrefix);
+  name.append(*key);
+  cached = {key, prefix, interning_.AnnotationIid(name)};
+  return cached.iid;
 }
 
 // What the reader cannot derive from the slice's place: the span id when it
@@ -880,17 +892,16 @@ bool PerfettoRenderer::TryWritePlainBegin(uint32_t index) {
   }
   // Head 22 + event key, length, type 4 + name and category 22 + heartbeats
   // 14: 62 bytes, so both lengths fit one byte.
-  SmallPacket packet;
-  internal::SmallEncoder e(WriteEventHead(packet.end, ts));
   const Annotation heartbeats{kHeartbeatsIid, Annotation::kInt,
                               static_cast<int64_t>(span.heartbeats), 0.0};
+  char* const buf = Reserve(kSmallPacketBytes);
+  internal::SmallEncoder e(WriteEventHead(buf + 2, ts));
   EncodeSliceBegin(
       e, {.name_iid = uint64_t{span.site} + 1,
           .category_iid = category,
           .annotations = std::span(
               &heartbeats, span.heartbeats != 0 ? size_t{1} : size_t{0})});
-  packet.end = e.end();
-  Append(packet);
+  FinishSmallPacket(buf, e.end());
   last_id_ = span.id;
   return true;
 }
@@ -909,14 +920,14 @@ void PerfettoRenderer::WriteBegin(uint32_t index) {
 }
 
 void PerfettoRenderer::WriteEnd(uint32_t index) {
-  SmallPacket packet;
-  char* p = WriteEventHead(packet.end, Timestamp(capture_.spans[index].end_ns));
+  const uint64_t ts = Timestamp(capture_.spans[index].end_ns);
+  char* const buf = Reserve(kSmallPacketBytes);
+  char* p = WriteEventHead(buf + 2, ts);
   *p++ = ShortKey(pf::kPacketTrackEvent, internal::kWireLengthDelimited);
   *p++ = 2;
   *p++ = ShortKey(pf::kEventType, internal::kWireVarint);
   *p++ = static_cast<char>(pf::kTypeSliceEnd);
-  packet.end = p;
-  Append(packet);
+  FinishSmallPacket(buf, p);
 }
 
 // Whether the k-th span (index k, unsorted) keeps the shape Render()
@@ -1015,6 +1026,7 @@ void PerfettoRenderer::Restart() {
   // Annotation iids are handed out in order of first use: start over, so
   // that the trace is the one WritePerfettoTrace() writes, byte for byte.
   interning_ = Interning(capture_);
+  iid_cache_ = {};  // its iids were the old interning's
   shape_broken_ = false;
 }
 

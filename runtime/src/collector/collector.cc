@@ -279,7 +279,11 @@ void AttachArgs(Collector& collector, const std::vector<size_t>& new_index,
     std::stable_sort(order.begin(), order.end(), before);
   }
   capture.args.reserve(capture.args.size() + args.size());
+  size_t released = 0;  // of `args`, read in order when sorted
   for (size_t k = 0; k < args.size(); ++k) {
+    if (sorted && k % 4096 == 0) {
+      internal::ReleaseReadPrefix(args, k, &released);
+    }
     PendingArg& pending = args[sorted ? k : order[k]];
     const size_t index =
         new_index.empty() ? pending.span : new_index[pending.span];
@@ -308,6 +312,7 @@ void AttachArgs(Collector& collector, const std::vector<size_t>& new_index,
     ++span.arg_count;
     capture.args.push_back(std::move(arg));
   }
+  std::vector<PendingArg>().swap(args);
 }
 
 // The exported points' spans (`exported[k]`, parse-time index, -1: none)

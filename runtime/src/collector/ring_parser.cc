@@ -1,7 +1,11 @@
 // Parsing rings into spans and linking cross-thread parents.
 #include "collector/ring_parser.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -10,6 +14,19 @@
 #include <vector>
 
 namespace spanprof::internal {
+
+void ReleaseReadPrefix(const void* data, size_t done_bytes, size_t* released) {
+  constexpr uintptr_t kStep = uintptr_t{1} << 20;
+  static const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const auto begin = reinterpret_cast<uintptr_t>(data);
+  const uintptr_t first = (begin + page - 1) / page * page;  // a whole page
+  const uintptr_t end = (begin + done_bytes) / page * page;
+  const uintptr_t from = std::max(first, begin + *released);
+  if (data == nullptr || end < from + kStep) return;
+  // NOLINTNEXTLINE(performance-no-int-to-ptr): an address inside `data`
+  madvise(reinterpret_cast<void*>(from), end - from, MADV_DONTNEED);
+  *released = end - begin;
+}
 
 std::string ValidUtf8(std::string_view text) {
   std::string out;
@@ -77,7 +94,11 @@ struct Collector::ThreadParse {
   // Roots that a span whose begin was overwritten may enclose (ring mode):
   // when the lost span's end shows up, they lost their parent.
   std::vector<size_t> pending_roots;
-  size_t side_i = 0;                // the next side record to apply
+  size_t side_i = 0;  // the next side record to apply
+  // How much of the snapshot's side records (and their indices) went back
+  // to the kernel once parsed (ReleaseReadPrefix).
+  size_t side_released = 0;
+  size_t index_released = 0;
   uint64_t next_side = UINT64_MAX;  // its stream position
   uint64_t last_raw = 0;
   uint32_t last_hb = 0;
@@ -102,6 +123,8 @@ void Collector::ParseThread(uint32_t snapshot, const RingSnapshot& snap) {
     const bool more = ParseChunk(p, snap.chunks[chunk_index]);
     if (chunk_index < snap.owned.size()) snap.owned[chunk_index].Release();
     if (!more) break;
+    ReleaseReadPrefix(snap.side, p.side_i, &p.side_released);
+    ReleaseReadPrefix(snap.side_index, p.side_i, &p.index_released);
     // A closed chunk is never written again and is read only here: free it
     // now (the ring's own descriptor, so the hand-back skips it), so that the
     // rings shrink while the capture grows.

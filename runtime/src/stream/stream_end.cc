@@ -141,10 +141,16 @@ class SpanStorage {
     const auto begin = reinterpret_cast<uintptr_t>(bytes);
     const uintptr_t first = (begin + page - 1) / page * page;
     const uintptr_t last = (begin + size) / page * page;
-    if (last <= first || madvise(bytes + (first - begin), last - first,
-                                 MADV_POPULATE_WRITE) == 0) {
-      return;
+    // In steps of 2 MiB: the call holds the process's memory map lock, which
+    // the caller's own mmap and munmap calls wait for meanwhile.
+    constexpr uintptr_t kStep = uintptr_t{2} << 20;
+    uintptr_t done = first;
+    while (done < last) {
+      const uintptr_t n = std::min(kStep, last - done);
+      if (madvise(bytes + (done - begin), n, MADV_POPULATE_WRITE) != 0) break;
+      done += n;
     }
+    if (done >= last) return;
 #endif
     // The storage is raw (no span is built in it yet): a byte a page.
     for (size_t at = 0; at < size; at += page) {
