@@ -24,8 +24,7 @@ std::vector<bool> Resident(const std::vector<uint64_t>& v) {
   const uintptr_t last = (begin + v.size() * sizeof(uint64_t)) / page * page;
   std::vector<unsigned char> pages((last - first) / page);
   // NOLINTNEXTLINE(performance-no-int-to-ptr): an address inside `v`
-  EXPECT_EQ(mincore(reinterpret_cast<void*>(first), last - first,
-                    pages.data()),
+  EXPECT_EQ(mincore(reinterpret_cast<void*>(first), last - first, pages.data()),
             0);
   std::vector<bool> resident;
   for (const unsigned char p : pages) resident.push_back((p & 1) != 0);
