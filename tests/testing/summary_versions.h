@@ -23,8 +23,10 @@
 #include <string_view>
 #include <utility>
 
+#include "absl/status/statusor.h"
 #include "analysis/src/summary/summary_format.h"
 #include "gtest/gtest.h"
+#include "spanprof/analysis/summary.h"
 
 namespace spanprof::testing {
 
@@ -190,6 +192,16 @@ inline std::string SummaryAsVersion(std::string_view json, int64_t version,
       << edit.drop << "\" from at version " << version;
   if (edited_at != nullptr) *edited_at = rewriter.edited_at();
   return std::move(rewriter.out());
+}
+
+// The strict reader's error for `json`, read as `source` (the error names
+// it), or "accepted": what the summary reader's tests compare.
+inline std::string SummaryParseError(std::string_view json,
+                                     std::string_view source) {
+  absl::StatusOr<analysis::Summary> parsed =
+      analysis::ParseSummary(json, source);
+  if (parsed.ok()) return "accepted";
+  return std::string(parsed.status().message());
 }
 
 }  // namespace spanprof::testing

@@ -293,66 +293,61 @@ class EventReader {
   absl::Status ReadUserArgs(value& v, const JsonPath& p,
                             std::vector<SpanArg>& out) {
     SPANPROF_ASSIGN_OR_RETURN(object o, json_.Object(v, p));
-    for (auto field_result : o) {
-      simdjson::ondemand::field field;
-      simdjson::error_code error = std::move(field_result).get(field);
-      if (error != simdjson::SUCCESS) return json_.Simdjson(error, p);
-      std::string_view key;
-      error = field.unescaped_key().get(key);
-      if (error != simdjson::SUCCESS) return json_.Simdjson(error, p);
-      SpanArg& arg = out.emplace_back();
-      arg.key = std::string(key);
-      value av = field.value();
-      const JsonPath ap = p.Field(arg.key);
-      simdjson::ondemand::json_type type;
-      if (av.type().get(type) != simdjson::SUCCESS) {
+    return json_.ForEachField(
+        o, p, [&](std::string_view key, value& av) -> absl::Status {
+          SpanArg& arg = out.emplace_back();
+          arg.key = std::string(key);
+          return ReadUserArg(av, p.Field(arg.key), arg);
+        });
+  }
+
+  // One user argument's value (see ReadUserArgs).
+  absl::Status ReadUserArg(value& av, const JsonPath& ap, SpanArg& arg) {
+    simdjson::ondemand::json_type type;
+    if (av.type().get(type) != simdjson::SUCCESS) {
+      return json_.Expected(av, ap, "a number or null");
+    }
+    if (type == simdjson::ondemand::json_type::null) {
+      bool is_null = false;
+      if (av.is_null().get(is_null) != simdjson::SUCCESS || !is_null) {
         return json_.Expected(av, ap, "a number or null");
       }
-      if (type == simdjson::ondemand::json_type::null) {
-        bool is_null = false;
-        if (av.is_null().get(is_null) != simdjson::SUCCESS || !is_null) {
-          return json_.Expected(av, ap, "a number or null");
-        }
-        arg.is_double = true;
-        arg.double_value = std::numeric_limits<double>::quiet_NaN();
-        continue;
-      }
-      if (type == simdjson::ondemand::json_type::string) {
-        std::string_view text;
-        if (av.get_string().get(text) != simdjson::SUCCESS) {
-          return json_.Expected(av, ap, "a string");
-        }
-        SPANPROF_RETURN_IF_ERROR(SetStringArg(text, false, ap, arg));
-        continue;
-      }
-      if (type == simdjson::ondemand::json_type::object) {
-        SPANPROF_RETURN_IF_ERROR(ReadTruncatedText(av, ap, arg));
-        continue;
-      }
-      if (type != simdjson::ondemand::json_type::number) {
-        return json_.Expected(
-            av, ap, "a number, null, a string or {\"text\", \"truncated\"}");
-      }
-      const std::string_view raw = StrictJson::TrimRight(av.raw_json_token());
-      if (!StrictJson::IsJsonNumber(raw)) {
-        return json_.Error(ap,
-                           Cat("invalid number ", StrictJson::Describe(av)));
-      }
-      if (raw.find_first_of(".eE") == std::string_view::npos) {
-        if (StrictJson::ParseInteger(raw, &arg.int_value) !=
-            StrictJson::IntegerForm::kOk) {
-          return json_.Error(ap, Cat("integer out of range (beyond int64): ",
-                                     StrictJson::Describe(av)));
-        }
-        continue;
-      }
       arg.is_double = true;
-      const auto [end, ec] = std::from_chars(
-          raw.data(), raw.data() + raw.size(), arg.double_value);
-      if (ec != std::errc() || end != raw.data() + raw.size()) {
-        return json_.Error(
-            ap, Cat("number out of double range: ", StrictJson::Describe(av)));
+      arg.double_value = std::numeric_limits<double>::quiet_NaN();
+      return absl::OkStatus();
+    }
+    if (type == simdjson::ondemand::json_type::string) {
+      std::string_view text;
+      if (av.get_string().get(text) != simdjson::SUCCESS) {
+        return json_.Expected(av, ap, "a string");
       }
+      return SetStringArg(text, false, ap, arg);
+    }
+    if (type == simdjson::ondemand::json_type::object) {
+      return ReadTruncatedText(av, ap, arg);
+    }
+    if (type != simdjson::ondemand::json_type::number) {
+      return json_.Expected(
+          av, ap, "a number, null, a string or {\"text\", \"truncated\"}");
+    }
+    const std::string_view raw = StrictJson::TrimRight(av.raw_json_token());
+    if (!StrictJson::IsJsonNumber(raw)) {
+      return json_.Error(ap, Cat("invalid number ", StrictJson::Describe(av)));
+    }
+    if (raw.find_first_of(".eE") == std::string_view::npos) {
+      if (StrictJson::ParseInteger(raw, &arg.int_value) !=
+          StrictJson::IntegerForm::kOk) {
+        return json_.Error(ap, Cat("integer out of range (beyond int64): ",
+                                   StrictJson::Describe(av)));
+      }
+      return absl::OkStatus();
+    }
+    arg.is_double = true;
+    const auto [end, ec] =
+        std::from_chars(raw.data(), raw.data() + raw.size(), arg.double_value);
+    if (ec != std::errc() || end != raw.data() + raw.size()) {
+      return json_.Error(
+          ap, Cat("number out of double range: ", StrictJson::Describe(av)));
     }
     return absl::OkStatus();
   }
@@ -394,28 +389,21 @@ class EventReader {
   absl::Status ReadCounters(value& v, const JsonPath& p,
                             std::vector<SpanArg>& out) {
     SPANPROF_ASSIGN_OR_RETURN(object o, json_.Object(v, p));
-    for (auto field_result : o) {
-      simdjson::ondemand::field field;
-      simdjson::error_code error = std::move(field_result).get(field);
-      if (error != simdjson::SUCCESS) return json_.Simdjson(error, p);
-      std::string_view key;
-      error = field.unescaped_key().get(key);
-      if (error != simdjson::SUCCESS) return json_.Simdjson(error, p);
-      if (key.empty()) return json_.Error(p, "empty counter name");
-      const JsonPath cp = p.Field(key);
-      for (const SpanArg& seen : out) {
-        if (seen.key == key) {
-          return json_.Error(cp, Cat("duplicate counter ", Quote(key)));
-        }
-      }
-      SpanArg& counter = out.emplace_back();
-      counter.key = std::string(key);
-      counter.is_counter = true;
-      value cv = field.value();
-      SPANPROF_RETURN_IF_ERROR(
-          Assign(json_.Int(cv, cp, INT64_MIN, INT64_MAX), counter.int_value));
-    }
-    return absl::OkStatus();
+    return json_.ForEachField(
+        o, p, [&](std::string_view key, value& cv) -> absl::Status {
+          if (key.empty()) return json_.Error(p, "empty counter name");
+          const JsonPath cp = p.Field(key);
+          for (const SpanArg& seen : out) {
+            if (seen.key == key) {
+              return json_.Error(cp, Cat("duplicate counter ", Quote(key)));
+            }
+          }
+          SpanArg& counter = out.emplace_back();
+          counter.key = std::string(key);
+          counter.is_counter = true;
+          return Assign(json_.Int(cv, cp, INT64_MIN, INT64_MAX),
+                        counter.int_value);
+        });
   }
 
   absl::Status ReadString(value& v, const JsonPath& p, std::string& out) {

@@ -19,12 +19,11 @@ namespace {
 using ::spanprof::testing::ReplaceFirst;
 using ::spanprof::testing::RichCapture;
 using ::spanprof::testing::SummaryAsVersion;
+using ::spanprof::testing::SummaryParseError;
 using ::testing::HasSubstr;
 
 std::string ParseError(const std::string& json) {
-  absl::StatusOr<Summary> parsed = ParseSummary(json, "rows.json");
-  if (parsed.ok()) return "accepted";
-  return std::string(parsed.status().message());
+  return SummaryParseError(json, "rows.json");
 }
 
 // Allocations, counters, exceptions, failed hooks and keys with every tag:

@@ -20,6 +20,7 @@ namespace {
 using ::spanprof::testing::ReplaceFirst;
 using ::spanprof::testing::RichCapture;
 using ::spanprof::testing::SummaryAsVersion;
+using ::spanprof::testing::SummaryParseError;
 using ::testing::HasSubstr;
 
 std::string Json() { return SummaryToJson(Summarize(RichCapture())); }
@@ -30,9 +31,7 @@ std::string VersionField(int64_t version) {
 }
 
 std::string ParseError(const std::string& json) {
-  absl::StatusOr<Summary> parsed = ParseSummary(json, "s.json");
-  if (parsed.ok()) return "accepted";
-  return std::string(parsed.status().message());
+  return SummaryParseError(json, "s.json");
 }
 
 // A field no version has, placed before `schema`.
