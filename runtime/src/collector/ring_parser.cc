@@ -1,11 +1,7 @@
 // Parsing rings into spans and linking cross-thread parents.
 #include "collector/ring_parser.h"
 
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cstdint>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -14,19 +10,6 @@
 #include <vector>
 
 namespace spanprof::internal {
-
-void ReleaseReadPrefix(const void* data, size_t done_bytes, size_t* released) {
-  constexpr uintptr_t kStep = uintptr_t{1} << 20;
-  static const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-  const auto begin = reinterpret_cast<uintptr_t>(data);
-  const uintptr_t first = (begin + page - 1) / page * page;  // a whole page
-  const uintptr_t end = (begin + done_bytes) / page * page;
-  const uintptr_t from = std::max(first, begin + *released);
-  if (data == nullptr || end < from + kStep) return;
-  // NOLINTNEXTLINE(performance-no-int-to-ptr): an address inside `data`
-  madvise(reinterpret_cast<void*>(from), end - from, MADV_DONTNEED);
-  *released = end - begin;
-}
 
 std::string ValidUtf8(std::string_view text) {
   std::string out;

@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -20,20 +19,6 @@
 namespace spanprof::internal {
 
 __extension__ using Uint128 = unsigned __int128;
-
-// Gives the kernel back the whole pages of `v`'s storage before element
-// `done`, which its one reader has read for the last time, once a MiB of
-// them has gathered; `*released` (bytes from the storage's start) says how
-// far it went. The vector keeps its size, and no byte of it is read again
-// before it is freed: a session end's parse and attach read their inputs
-// once, in order, and the capture they build takes those pages' place
-// instead of adding to the end's peak. Only for trivially copyable elements.
-void ReleaseReadPrefix(const void* data, size_t done_bytes, size_t* released);
-template <typename T>
-void ReleaseReadPrefix(const std::vector<T>& v, size_t done, size_t* released) {
-  static_assert(std::is_trivially_copyable_v<T>);
-  ReleaseReadPrefix(v.data(), done * sizeof(T), released);
-}
 
 // The collector builds the spans in place, in the Capture's own array, and
 // in their final form as far as one thread's records tell: a retained span

@@ -108,20 +108,36 @@ OwnedRecords OwnedRecords::InMapping(const char* bytes, uint64_t count) {
   return view;
 }
 
+void GiveBackWholePages(const void* data, size_t bytes) noexcept {
+  if (data == nullptr) return;
+  static const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const auto begin = reinterpret_cast<uintptr_t>(data);
+  const uintptr_t first = (begin + page - 1) / page * page;
+  const uintptr_t last = (begin + bytes) / page * page;
+  if (last <= first) return;
+  // Pointer arithmetic from `data`, not a cast from the integer.
+  char* const at = const_cast<char*>(static_cast<const char*>(data));
+  madvise(at + (first - begin), last - first, MADV_DONTNEED);
+}
+
+void ReleaseReadPrefix(const void* data, size_t done_bytes, size_t* released) {
+  constexpr size_t kStep = size_t{1} << 20;
+  if (data == nullptr || done_bytes < *released + kStep) return;
+  // Up to the last page boundary, so that the next call starts on one.
+  static const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const auto begin = reinterpret_cast<uintptr_t>(data);
+  const size_t end = (begin + done_bytes) / page * page - begin;
+  GiveBackWholePages(static_cast<const char*>(data) + *released,
+                     end - *released);
+  *released = end;
+}
+
 void OwnedRecords::Release() noexcept {
   if (data_ != nullptr && mapped_) {
     // The pages wholly inside the records go (the file stays in the page
     // cache); a page shared with the next chunk stays until the mapping
     // goes.
-    const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-    char* const bytes = reinterpret_cast<char*>(data_);
-    const auto begin = reinterpret_cast<uintptr_t>(bytes);
-    const uintptr_t first = (begin + page - 1) / page * page;
-    const uintptr_t last = (begin + count_ * sizeof(Record)) / page * page;
-    if (last > first) {
-      // Pointer arithmetic from `bytes`, not a cast from the integer.
-      madvise(bytes + (first - begin), last - first, MADV_DONTNEED);
-    }
+    GiveBackWholePages(data_, count_ * sizeof(Record));
   } else if (data_ != nullptr) {
     munmap(data_, count_ * sizeof(Record));
   }

@@ -7,11 +7,32 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "recorder/recorder_internal.h"
 
 namespace spanprof::internal {
+
+// Gives the kernel back the pages wholly inside `[data, data + bytes)`
+// (MADV_DONTNEED): they read as zeros if touched again.
+void GiveBackWholePages(const void* data, size_t bytes) noexcept;
+
+// Gives the kernel back the whole pages of `data` before byte `done_bytes`,
+// which its one reader has read for the last time, once a MiB of them has
+// gathered; `*released` (bytes from `data`) says how far it went. A session
+// end reads its inputs once, in order (the stream file as it is checked, the
+// side records as they are parsed, the pending arguments as they are
+// attached), so the capture it builds takes those pages' place instead of
+// adding to the end's peak.
+void ReleaseReadPrefix(const void* data, size_t done_bytes, size_t* released);
+// The same over a vector that keeps its size and is not read there again
+// before it is freed. Only for trivially copyable elements.
+template <typename T>
+void ReleaseReadPrefix(const std::vector<T>& v, size_t done, size_t* released) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  ReleaseReadPrefix(v.data(), done * sizeof(T), released);
+}
 
 // Records read back from a stream, in memory of their own (mapped, not from
 // malloc): freeing them gives the pages back to the kernel at once, so the

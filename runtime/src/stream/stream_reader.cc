@@ -3,9 +3,6 @@
 // contiguous, then assemble the capture as a session end would.
 #include "stream/stream_reader.h"
 
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -168,13 +165,7 @@ class StreamScanner {
   // checked, and the parser reads their records again later (the file stays
   // in the page cache; only this process's share of it goes meanwhile).
   void ReleaseScanned(size_t at) {
-    constexpr size_t kReleaseBytes = size_t{1} << 20;
-    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-    const size_t end = at / page * page;
-    if (end < released_ + kReleaseBytes) return;
-    madvise(const_cast<char*>(bytes_.data()) + released_, end - released_,
-            MADV_DONTNEED);
-    released_ = end;
+    internal::ReleaseReadPrefix(bytes_.data(), at, &released_);
   }
 
   // Applies one valid chunk; false when its payload does not fit its kind.
