@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "collector/ring_parser.h"
 #include "collector/ring_snapshot.h"
 #include "recorder/recorder_internal.h"
 #include "spanprof/capture.h"
@@ -54,6 +55,9 @@ struct CaptureInputs {
   // it holds every span; the session end faults it in on another thread
   // while it reads the stream back.
   std::vector<Span> spans;
+  // Storage for the collector's pending arguments reserved ahead (empty:
+  // none), faulted in the same way. Used when it holds every side record.
+  std::vector<PendingArg> args;
 };
 
 // Ends the active session: from here on no span is recorded (the fast path

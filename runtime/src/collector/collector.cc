@@ -68,7 +68,8 @@ namespace {
 // the next thread's spans are written: the peak is the capture plus one ring,
 // not plus all. Returns, by ring slot, the snapshot index of each thread.
 std::vector<uint32_t> ParseRings(Collector& collector,
-                                 std::vector<RingSnapshot>& snaps) {
+                                 std::vector<RingSnapshot>& snaps,
+                                 std::vector<internal::PendingArg>& reserved) {
   uint32_t slots = 0;
   for (const RingSnapshot& snap : snaps) slots = std::max(slots, snap.slot + 1);
   std::vector<uint32_t> slot_to_thread(slots, UINT32_MAX);
@@ -79,6 +80,12 @@ std::vector<uint32_t> ParseRings(Collector& collector,
   // the doublings of push_back (up to twice the arguments' memory).
   size_t side_records = 0;
   for (const RingSnapshot& snap : snaps) side_records += snap.side.size();
+  // Storage reserved ahead is taken when it fits, as for the spans.
+  if (reserved.capacity() >= side_records &&
+      reserved.capacity() <= side_records + side_records / 8 + 4096) {
+    collector.args().swap(reserved);
+  }
+  std::vector<internal::PendingArg>().swap(reserved);
   collector.ReserveArgs(side_records);
   for (uint32_t t = 0; t < snaps.size(); ++t) {
     collector.ParseThread(t, snaps[t]);
@@ -457,7 +464,8 @@ Capture AssembleCapture(const SessionFacts& facts, CaptureInputs& in) {
   collector.set_counter_names(std::move(in.counter_names));
   collector.set_alloc_column(facts.count_allocs);
   collector.set_release_blocks(RingBytes(snaps) > BlockCacheCapacityBytes());
-  const std::vector<uint32_t> slot_to_thread = ParseRings(collector, snaps);
+  const std::vector<uint32_t> slot_to_thread =
+      ParseRings(collector, snaps, in.args);
   // Before the cross-thread links: resolving walks same-thread parents.
   std::vector<int64_t> exported =
       collector.ResolvePoints(slot_to_thread, in.exports);

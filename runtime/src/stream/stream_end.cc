@@ -96,16 +96,19 @@ void GiveBack(const std::vector<ThreadRing*>& rings) {
   }
 }
 
-// Storage for the capture's spans, reserved from the records the stream
-// holds and faulted in on a thread of its own while the caller reads the
-// stream back, so that the parse writes 56 bytes a span into memory the
-// kernel has mapped already (first touch was about a tenth of a streaming
-// session end, on the one core the end used then). A flight recorder's
-// stream holds fewer records than it was written: none is reserved there,
-// nor for a small session.
-class SpanStorage {
+// Storage for the capture's spans and for the collector's pending
+// arguments, reserved from what the stream writer wrote and faulted in on a
+// thread of its own while the caller reads the stream back and parses it,
+// so that the parse writes 56 bytes a span and 24 an argument into memory
+// the kernel has mapped already (first touch was about a tenth of a
+// streaming session end, and a third of one with arguments, on the one core
+// that parses). Both are written whole by the parse, so faulting them in
+// ahead adds nothing to the end's peak. A flight recorder's stream holds
+// fewer records than it was written: nothing is reserved there, nor for a
+// small session.
+class CaptureStorage {
  public:
-  SpanStorage(const StreamWriter& writer, const SessionState& session) {
+  CaptureStorage(const StreamWriter& writer, const SessionState& session) {
     constexpr uint64_t kMinSpans = uint64_t{1} << 16;
     if (session.options.overflow == OverflowPolicy::kRing) return;
     // A span is a begin and an end, two records each with the allocation
@@ -113,52 +116,124 @@ class SpanStorage {
     const uint64_t spans =
         writer.SpanRecordsWritten() / (session.count_allocs ? 4 : 2) + 1024;
     if (spans < kMinSpans) return;
+    uint64_t side = 0;
+    const std::vector<uint64_t> side_by_slot = writer.SideRecordsWritten();
+    for (const uint64_t n : side_by_slot) side += n;
     try {
+      side_.resize(side_by_slot.size());
+      for (size_t slot = 0; slot < side_.size(); ++slot) {
+        side_[slot].reserve(side_by_slot[slot]);
+      }
       spans_.reserve(spans);
+      args_.reserve(side);
+      // The kernel populates in the background only where it can
+      // (MADV_POPULATE_WRITE, Linux 5.14): then the parse may write into the
+      // storage while it is being faulted in. Elsewhere a byte is written
+      // per page, which must end before the storage is used (Take*()).
+      background_ = CanPopulate(spans_.data());
+      // The stream's scan fills the side records' copies while they may
+      // still be faulted in: only where the kernel does it.
+      if (!background_) side_.clear();
       prefault_ = std::thread([this] { FaultIn(); });
     } catch (const std::exception&) {
       // No memory or no thread: the capture reserves its own.
     }
   }
-  SpanStorage(const SpanStorage&) = delete;
-  SpanStorage& operator=(const SpanStorage&) = delete;
-  ~SpanStorage() {
+  CaptureStorage(const CaptureStorage&) = delete;
+  CaptureStorage& operator=(const CaptureStorage&) = delete;
+  ~CaptureStorage() {
     if (prefault_.joinable()) prefault_.join();
   }
 
-  std::vector<Span> Take() {
-    if (prefault_.joinable()) prefault_.join();
-    return std::move(spans_);
+  // Storage for each thread's copy of its side records, by slot (the
+  // stream reader takes it).
+  std::vector<std::vector<SideRecord>>* side() { return &side_; }
+
+  // The reserved storage, moved into the capture's inputs (the buffers do
+  // not move, so the kernel may still be populating them).
+  void Take(CaptureInputs& in) {
+    if (!background_ && prefault_.joinable()) prefault_.join();
+    in.spans = std::move(spans_);
+    in.args = std::move(args_);
   }
 
  private:
+  struct Region {
+    char* bytes;
+    size_t size;
+  };
+
+  // Whether MADV_POPULATE_WRITE works here (tried on the page of `at`).
+  static bool CanPopulate(const void* at) {
+#ifdef MADV_POPULATE_WRITE
+    const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+    const uintptr_t first = reinterpret_cast<uintptr_t>(at) / page * page;
+    return madvise(reinterpret_cast<void*>(first), page, MADV_POPULATE_WRITE) ==
+           0;
+#else
+    (void)at;
+    return false;
+#endif
+  }
+
+  // Faults in the side records' copies first (the stream's scan fills
+  // them), then the spans and the pending arguments, both at the same pace
+  // (the parse fills them side by side: an argument every few spans), a
+  // step at a time.
   void FaultIn() {
     const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-    auto* const bytes = reinterpret_cast<char*>(spans_.data());
-    const size_t size = spans_.capacity() * sizeof(Span);
-#ifdef MADV_POPULATE_WRITE
-    // Linux 5.14: the kernel maps every page in one call.
-    const auto begin = reinterpret_cast<uintptr_t>(bytes);
-    const uintptr_t first = (begin + page - 1) / page * page;
-    const uintptr_t last = (begin + size) / page * page;
-    // In steps of 2 MiB: the call holds the process's memory map lock, which
-    // the caller's own mmap and munmap calls wait for meanwhile.
-    constexpr uintptr_t kStep = uintptr_t{2} << 20;
-    uintptr_t done = first;
-    while (done < last) {
-      const uintptr_t n = std::min(kStep, last - done);
-      if (madvise(bytes + (done - begin), n, MADV_POPULATE_WRITE) != 0) break;
-      done += n;
+    constexpr size_t kStep = size_t{2} << 20;
+    for (std::vector<SideRecord>& side : side_) {
+      auto* const bytes = reinterpret_cast<char*>(side.data());
+      const size_t size = side.capacity() * sizeof(SideRecord);
+      for (size_t done = 0; done < size; done += kStep) {
+        Populate(bytes + done, std::min(kStep, size - done), page);
+      }
     }
-    if (done >= last) return;
-#endif
-    // The storage is raw (no span is built in it yet): a byte a page.
-    for (size_t at = 0; at < size; at += page) {
-      static_cast<volatile char*>(bytes)[at] = 0;
+    const Region regions[] = {{reinterpret_cast<char*>(spans_.data()),
+                               spans_.capacity() * sizeof(Span)},
+                              {reinterpret_cast<char*>(args_.data()),
+                               args_.capacity() * sizeof(PendingArg)}};
+    size_t done[2] = {0, 0};
+    // In steps of 2 MiB of spans: a call holds the process's memory map
+    // lock, which the caller's own mmap and munmap calls wait for meanwhile.
+    const size_t steps = regions[0].size / kStep + 1;
+    for (size_t step = 1; step <= steps; ++step) {
+      for (size_t r = 0; r < 2; ++r) {
+        const Region& region = regions[r];
+        if (region.bytes == nullptr) continue;
+        const size_t upto =
+            step == steps ? region.size : region.size / steps * step;
+        if (upto > done[r])
+          Populate(region.bytes + done[r], upto - done[r], page);
+        done[r] = std::max(done[r], upto);
+      }
     }
   }
 
+  // Faults in the whole pages of `[bytes, bytes + size)` that begin in it.
+  void Populate(char* bytes, size_t size, size_t page) const {
+    const auto begin = reinterpret_cast<uintptr_t>(bytes);
+    const uintptr_t first = (begin + page - 1) / page * page;
+    const uintptr_t last = (begin + size + page - 1) / page * page;
+    if (first >= last) return;
+#ifdef MADV_POPULATE_WRITE
+    if (background_) {
+      madvise(reinterpret_cast<void*>(first), last - first,
+              MADV_POPULATE_WRITE);
+      return;
+    }
+#endif
+    // The storage is raw (nothing is built in it yet): a byte a page.
+    for (uintptr_t at = first; at < begin + size; at += page) {
+      *reinterpret_cast<volatile char*>(at) = 0;
+    }
+  }
+
+  std::vector<std::vector<SideRecord>> side_;  // by thread slot
   std::vector<Span> spans_;
+  std::vector<PendingArg> args_;
+  bool background_ = false;
   std::thread prefault_;
 };
 
@@ -241,14 +316,15 @@ uint64_t JoinRings(const std::vector<ThreadRing*>& rings, CaptureInputs& in) {
 // a line on stderr) when it cannot be read. The inputs' records lie in
 // `file`'s mapping: the caller keeps it until they are parsed.
 CaptureInputs ReadBack(const MappedFile& file, const std::string& path,
-                       const std::vector<uint64_t>& side_records) {
+                       const std::vector<uint64_t>& side_records,
+                       std::vector<std::vector<SideRecord>>* side_storage) {
   if (!file.ok()) {
     std::fprintf(stderr, "spanprof: cannot read back the stream %s: %s\n",
                  path.c_str(), file.error().c_str());
     return {};
   }
-  absl::StatusOr<StreamContents> read =
-      ReadStream(file.bytes(), path, /*own_session=*/true, &side_records);
+  absl::StatusOr<StreamContents> read = ReadStream(
+      file.bytes(), path, /*own_session=*/true, &side_records, side_storage);
   if (!read.ok()) {
     std::fprintf(stderr, "spanprof: cannot read back the stream: %s\n",
                  std::string(read.status().message()).c_str());
@@ -281,10 +357,11 @@ Capture CollectThroughStream(StreamWriter& writer, const SessionState& session,
     // sit beside the capture at the end's peak.
     TrimCachedBlocks(ReadyBlocks());
   }
-  SpanStorage storage(writer, session);
+  CaptureStorage storage(writer, session);
   const MappedFile file(writer.path());
-  CaptureInputs in = ReadBack(file, writer.path(), writer.SideRecordsWritten());
-  in.spans = storage.Take();
+  CaptureInputs in = ReadBack(file, writer.path(), writer.SideRecordsWritten(),
+                              storage.side());
+  storage.Take(in);
   if (!written) {
     const uint64_t lost = JoinRings(rings, in);
     std::fprintf(stderr,

@@ -65,6 +65,10 @@ class StreamScanner {
   void set_side_hints(std::vector<uint64_t> hints) {
     side_hints_ = std::move(hints);
   }
+  // Storage reserved ahead for each thread's side records (ReadStream).
+  void set_side_storage(std::vector<std::vector<SideRecord>>* storage) {
+    side_storage_ = storage;
+  }
 
   // Reads `files` in order: the stream's files oldest first (a flight
   // recorder's `<path>.old`, then `<path>`), as one stream.
@@ -195,11 +199,7 @@ class StreamScanner {
       }
       case internal::kChunkSide: {
         ThreadData& t = Thread(slot);
-        if (t.side.capacity() == 0 && slot < side_hints_.size()) {
-          // At most what the file could hold, whatever the hint says.
-          t.side.reserve(std::min<uint64_t>(
-              side_hints_[slot], bytes_.size() / sizeof(SideRecord)));
-        }
+        if (t.side.capacity() == 0) ReserveSide(slot, t);
         return ReadSide(d, t);
       }
       case internal::kChunkClock:
@@ -211,6 +211,24 @@ class StreamScanner {
         return out_.ended;
       default:
         return false;
+    }
+  }
+
+  // A thread's side records' storage, at its first side chunk: what was
+  // reserved ahead, or reserved now from the writer's count; at most what
+  // the file could hold, whatever the count says.
+  void ReserveSide(uint32_t slot, ThreadData& t) {
+    const uint64_t most = bytes_.size() / sizeof(SideRecord);
+    if (side_storage_ != nullptr && slot < side_storage_->size()) {
+      std::vector<SideRecord>& reserved = (*side_storage_)[slot];
+      if (reserved.capacity() > 0 && reserved.capacity() <= most) {
+        reserved.clear();
+        t.side.swap(reserved);
+        return;
+      }
+    }
+    if (slot < side_hints_.size()) {
+      t.side.reserve(std::min<uint64_t>(side_hints_[slot], most));
     }
   }
 
@@ -462,6 +480,7 @@ class StreamScanner {
   bool own_session_ = false;
   size_t released_ = 0;               // own session: mapped bytes given back
   std::vector<uint64_t> side_hints_;  // side records by slot, when known
+  std::vector<std::vector<SideRecord>>* side_storage_ = nullptr;
   std::string session_payload_;
   bool has_session_ = false;
   SessionFacts facts_;
@@ -479,9 +498,11 @@ namespace internal {
 
 absl::StatusOr<StreamContents> ReadStream(
     std::string_view bytes, std::string_view name, bool own_session,
-    const std::vector<uint64_t>* side_records) {
+    const std::vector<uint64_t>* side_records,
+    std::vector<std::vector<SideRecord>>* side_storage) {
   StreamScanner scanner({}, name, own_session);
   if (side_records != nullptr) scanner.set_side_hints(*side_records);
+  scanner.set_side_storage(side_storage);
   return scanner.Read({bytes});
 }
 

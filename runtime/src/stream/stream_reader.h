@@ -39,10 +39,12 @@ struct StreamContents {
 // the inputs' parse. `side_records`, when given, is what the writer wrote
 // of each thread's side records (by slot): each thread's copy is reserved
 // once instead of growing by doubling (up to twice the memory at the end's
-// peak).
+// peak). `side_storage`, when given, holds storage reserved ahead for those
+// copies (by slot), taken where it fits what the file can hold.
 absl::StatusOr<StreamContents> ReadStream(
     std::string_view bytes, std::string_view name, bool own_session,
-    const std::vector<uint64_t>* side_records = nullptr);
+    const std::vector<uint64_t>* side_records = nullptr,
+    std::vector<std::vector<SideRecord>>* side_storage = nullptr);
 
 }  // namespace spanprof::internal
 
