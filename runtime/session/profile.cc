@@ -177,6 +177,21 @@ absl::Status WriteOutputs(const Capture& capture, BackgroundSummary& background,
   return absl::UnavailableError("spanprof: could not write outputs: " + errors);
 }
 
+// Frees a large capture on a thread of its own: giving back the memory of
+// millions of spans took 30 ms of a 5 M-span session end (5%), which the
+// program need not wait for (the removed stream's descriptor is closed the
+// same way). A small capture, or one when no thread can be started, is
+// freed here.
+void FreeCapture(Capture capture) {
+  constexpr size_t kLarge = size_t{1} << 20;
+  if (capture.spans.size() < kLarge) return;
+  try {
+    std::thread([freed = std::move(capture)] {}).detach();
+  } catch (const std::system_error&) {
+    // Freed here, as the lambda that held it is destroyed.
+  }
+}
+
 // A session the program ended early (exit(), a return from main,
 // FinishSession()) ended normally: the spans still open then end then, as
 // the program's own end, not as a loss (unfinished).
@@ -240,6 +255,7 @@ absl::Status CollectAndWrite(const RunningSession& running,
                    stream->path().c_str(), stream->path().c_str());
     }
   }
+  FreeCapture(std::move(capture));
   return written;
 }
 

@@ -4,6 +4,7 @@
 #ifndef SPANPROF_RUNTIME_SRC_COLLECTOR_ASSEMBLE_H_
 #define SPANPROF_RUNTIME_SRC_COLLECTOR_ASSEMBLE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -15,6 +16,27 @@
 #include "spanprof/recording.h"
 
 namespace spanprof::internal {
+
+// How far a session end has come, for a helper that faults its storage in
+// just ahead of it (stream_end.cc): the spans parsed, then the arguments
+// attached. Each step is published with a wake-up; Stop() ends the wait.
+struct EndProgress {
+  std::atomic<uint64_t> spans{0};
+  std::atomic<uint64_t> args{0};
+  std::atomic<uint32_t> changes{0};  // what the helper waits on
+  std::atomic<bool> stopped{false};
+
+  void Publish(std::atomic<uint64_t>& what, uint64_t value) {
+    what.store(value, std::memory_order_relaxed);
+    changes.fetch_add(1, std::memory_order_release);
+    changes.notify_one();
+  }
+  void Stop() {
+    stopped.store(true, std::memory_order_relaxed);
+    changes.fetch_add(1, std::memory_order_release);
+    changes.notify_one();
+  }
+};
 
 // What a capture says about its session (`SessionState`'s description, or
 // the stream's session chunk).
@@ -58,6 +80,11 @@ struct CaptureInputs {
   // Storage for the collector's pending arguments reserved ahead (empty:
   // none), faulted in the same way. Used when it holds every side record.
   std::vector<PendingArg> args;
+  // Storage for the capture's arguments reserved ahead (empty: none), used
+  // when it fits them, and the progress that paces the helper faulting
+  // these stores in (null: none).
+  std::vector<SpanArg> span_args;
+  EndProgress* progress = nullptr;
 };
 
 // Ends the active session: from here on no span is recorded (the fast path

@@ -263,7 +263,8 @@ void DescribeSession(const SessionFacts& facts, const ClockPair& stop,
 // (empty: nothing moved). A span keeps at most kMaxSpanArgs entries; the
 // rest count as dropped arguments.
 void AttachArgs(Collector& collector, const std::vector<size_t>& new_index,
-                Capture& capture) {
+                Capture& capture, std::vector<SpanArg>& reserved,
+                internal::EndProgress* progress) {
   std::vector<PendingArg>& args = collector.args();
   // Each span's arguments in arrival order, its counts after them. They
   // usually arrive in that order already (one thread's stream after
@@ -285,11 +286,24 @@ void AttachArgs(Collector& collector, const std::vector<size_t>& new_index,
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), before);
   }
+  // Storage reserved ahead (a slot per side record) is taken when it holds
+  // every argument: a text argument takes up to four side records, and the
+  // helper that faults the storage in stops just past the last argument, so
+  // the rest stays address space, never memory.
+  if (capture.args.empty() && reserved.capacity() >= args.size() &&
+      reserved.capacity() <= 4 * args.size() + 4096) {
+    reserved.clear();
+    capture.args.swap(reserved);
+  }
+  std::vector<SpanArg>().swap(reserved);
   capture.args.reserve(capture.args.size() + args.size());
   size_t released = 0;  // of `args`, read in order when sorted
   for (size_t k = 0; k < args.size(); ++k) {
-    if (sorted && k % 4096 == 0) {
-      internal::ReleaseReadPrefix(args, k, &released);
+    if (k % 4096 == 0) {
+      if (sorted) internal::ReleaseReadPrefix(args, k, &released);
+      if (progress != nullptr) {
+        progress->Publish(progress->args, capture.args.size());
+      }
     }
     PendingArg& pending = args[sorted ? k : order[k]];
     const size_t index =
@@ -464,6 +478,7 @@ Capture AssembleCapture(const SessionFacts& facts, CaptureInputs& in) {
   collector.set_counter_names(std::move(in.counter_names));
   collector.set_alloc_column(facts.count_allocs);
   collector.set_release_blocks(RingBytes(snaps) > BlockCacheCapacityBytes());
+  collector.set_progress(in.progress);
   const std::vector<uint32_t> slot_to_thread =
       ParseRings(collector, snaps, in.args);
   // Before the cross-thread links: resolving walks same-thread parents.
@@ -485,7 +500,7 @@ Capture AssembleCapture(const SessionFacts& facts, CaptureInputs& in) {
 
   DescribeSession(facts, in.stop, capture);
   AttachExports(in.exports, exported, new_index, capture);
-  AttachArgs(collector, new_index, capture);
+  AttachArgs(collector, new_index, capture, in.span_args, in.progress);
   AttachDrops(in.drops_by_site, collector, capture);
   AttachArgDrops(collector, in, capture);
   capture.failed_prepares = in.failed_prepares;

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "collector/assemble.h"
+
 namespace spanprof::internal {
 
 std::string ValidUtf8(std::string_view text) {
@@ -106,6 +108,10 @@ void Collector::ParseThread(uint32_t snapshot, const RingSnapshot& snap) {
     const bool more = ParseChunk(p, snap.chunks[chunk_index]);
     if (chunk_index < snap.owned.size()) snap.owned[chunk_index].Release();
     if (!more) break;
+    if (progress_ != nullptr && spans_.size() >= published_ + 16384) {
+      published_ = spans_.size();
+      progress_->Publish(progress_->spans, published_);
+    }
     ReleaseReadPrefix(snap.side, p.side_i, &p.side_released);
     ReleaseReadPrefix(snap.side_index, p.side_i, &p.index_released);
     // A closed chunk is never written again and is read only here: free it

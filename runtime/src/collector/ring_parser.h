@@ -98,6 +98,8 @@ struct ThreadStreams {
   uint64_t side_horizon = 0;
 };
 
+struct EndProgress;  // assemble.h
+
 // Converts raw clock values to session-relative ns: floor(delta * ns / ticks)
 // for the TSC, exactly, without a division per span (a 64.64 fixed-point
 // estimate, corrected by one step).
@@ -205,6 +207,10 @@ class Collector {
   // entry (reserve it with the spans).
   void set_alloc_column(bool measured) { alloc_column_ = measured; }
 
+  // A helper faults the end's storage in just ahead of the parse
+  // (EndProgress::spans): published every few thousand spans.
+  void set_progress(EndProgress* progress) { progress_ = progress; }
+
   std::vector<PendingArg>& args() { return args_; }
   void ReserveArgs(size_t count) { args_.reserve(count); }
   // The `SpanArg` of a pending argument (its key and text looked up).
@@ -282,6 +288,8 @@ class Collector {
   uint64_t stop_raw_;
   int64_t stop_ns_;
   bool keep_positions_;
+  EndProgress* progress_ = nullptr;
+  size_t published_ = 0;  // spans, when progress_ was last told
   bool release_blocks_ = false;
   bool alloc_column_ = false;
   size_t removed_ = 0;

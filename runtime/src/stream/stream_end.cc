@@ -96,16 +96,22 @@ void GiveBack(const std::vector<ThreadRing*>& rings) {
   }
 }
 
-// Storage for the capture's spans and for the collector's pending
-// arguments, reserved from what the stream writer wrote and faulted in on a
-// thread of its own while the caller reads the stream back and parses it,
-// so that the parse writes 56 bytes a span and 24 an argument into memory
-// the kernel has mapped already (first touch was about a tenth of a
-// streaming session end, and a third of one with arguments, on the one core
-// that parses). Both are written whole by the parse, so faulting them in
-// ahead adds nothing to the end's peak. A flight recorder's stream holds
-// fewer records than it was written: nothing is reserved there, nor for a
-// small session.
+// Storage for what a streaming session end writes, reserved from what the
+// stream writer wrote and faulted in on a thread of its own while the caller
+// reads the stream back, parses it and attaches the arguments, so that they
+// write into memory the kernel has mapped already (first touch was about a
+// tenth of a streaming session end, and a third of one with arguments, on
+// the one core that parses):
+//   - each thread's copy of its side records, which the scan fills;
+//   - the capture's spans (56 bytes a span);
+//   - the collector's pending arguments (24 bytes an argument), just ahead
+//     of the parse, which meanwhile gives back the side records it read;
+//   - the capture's arguments (40 bytes an argument), just ahead of the
+//     attachment, which meanwhile gives back the pending arguments it read.
+// "Just ahead" (EndProgress) keeps the end's peak where it was: the memory
+// faulted in early is at most a sixteenth of each paced store. A flight
+// recorder's stream holds fewer records than it was written: nothing is
+// reserved there, nor for a small session.
 class CaptureStorage {
  public:
   CaptureStorage(const StreamWriter& writer, const SessionState& session) {
@@ -120,20 +126,29 @@ class CaptureStorage {
     const std::vector<uint64_t> side_by_slot = writer.SideRecordsWritten();
     for (const uint64_t n : side_by_slot) side += n;
     try {
-      side_.resize(side_by_slot.size());
-      for (size_t slot = 0; slot < side_.size(); ++slot) {
-        side_[slot].reserve(side_by_slot[slot]);
-      }
       spans_.reserve(spans);
-      args_.reserve(side);
       // The kernel populates in the background only where it can
-      // (MADV_POPULATE_WRITE, Linux 5.14): then the parse may write into the
+      // (MADV_POPULATE_WRITE, Linux 5.14): then the end may write into the
       // storage while it is being faulted in. Elsewhere a byte is written
-      // per page, which must end before the storage is used (Take*()).
-      background_ = CanPopulate(spans_.data());
-      // The stream's scan fills the side records' copies while they may
-      // still be faulted in: only where the kernel does it.
-      if (!background_) side_.clear();
+      // per page, which must end before the storage is used (Take()): the
+      // spans only, as before the stream.
+      background_ = CanPopulate(reinterpret_cast<char*>(spans_.data()));
+      if (background_) {
+        side_.resize(side_by_slot.size());
+        for (size_t slot = 0; slot < side_.size(); ++slot) {
+          side_[slot].reserve(side_by_slot[slot]);
+        }
+        args_.reserve(side);
+        span_args_.reserve(side);
+      }
+      // Where the storage lies, noted before the helper starts: the scan
+      // and Take() move the vectors away meanwhile (their buffers stay).
+      for (std::vector<SideRecord>& v : side_) {
+        side_regions_.push_back(RegionOf(v));
+      }
+      span_region_ = RegionOf(spans_);
+      arg_region_ = RegionOf(args_);
+      span_arg_region_ = RegionOf(span_args_);
       prefault_ = std::thread([this] { FaultIn(); });
     } catch (const std::exception&) {
       // No memory or no thread: the capture reserves its own.
@@ -142,6 +157,7 @@ class CaptureStorage {
   CaptureStorage(const CaptureStorage&) = delete;
   CaptureStorage& operator=(const CaptureStorage&) = delete;
   ~CaptureStorage() {
+    progress_.Stop();
     if (prefault_.joinable()) prefault_.join();
   }
 
@@ -150,90 +166,137 @@ class CaptureStorage {
   std::vector<std::vector<SideRecord>>* side() { return &side_; }
 
   // The reserved storage, moved into the capture's inputs (the buffers do
-  // not move, so the kernel may still be populating them).
+  // not move, so the kernel may still be populating them), with the
+  // progress that paces the helper.
   void Take(CaptureInputs& in) {
     if (!background_ && prefault_.joinable()) prefault_.join();
     in.spans = std::move(spans_);
     in.args = std::move(args_);
+    in.span_args = std::move(span_args_);
+    in.progress = prefault_.joinable() ? &progress_ : nullptr;
   }
 
  private:
-  struct Region {
-    char* bytes;
-    size_t size;
-  };
-
   // Whether MADV_POPULATE_WRITE works here (tried on the page of `at`).
-  static bool CanPopulate(const void* at) {
+  static bool CanPopulate(char* at) {
 #ifdef MADV_POPULATE_WRITE
     const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-    const uintptr_t first = reinterpret_cast<uintptr_t>(at) / page * page;
-    return madvise(reinterpret_cast<void*>(first), page, MADV_POPULATE_WRITE) ==
-           0;
+    // Pointer arithmetic from `at`, not a cast from the integer.
+    char* const first = at - reinterpret_cast<uintptr_t>(at) % page;
+    return madvise(first, page, MADV_POPULATE_WRITE) == 0;
 #else
     (void)at;
     return false;
 #endif
   }
 
-  // Faults in the side records' copies first (the stream's scan fills
-  // them), then the spans and the pending arguments, both at the same pace
-  // (the parse fills them side by side: an argument every few spans), a
-  // step at a time.
+  // In steps of 2 MiB: a call holds the process's memory map lock, which
+  // the caller's own mmap and munmap calls wait for meanwhile.
+  static constexpr size_t kStep = size_t{2} << 20;
+
+  struct Region {
+    char* bytes = nullptr;
+    size_t size = 0;
+  };
+  template <typename T>
+  static Region RegionOf(std::vector<T>& v) {
+    return {reinterpret_cast<char*>(v.data()), v.capacity() * sizeof(T)};
+  }
+
+  // The side records' copies first (the scan fills them while the helper
+  // starts), then the spans, with the pending arguments kept just ahead of
+  // the parse; then the capture's arguments, just ahead of their attachment.
   void FaultIn() {
-    const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-    constexpr size_t kStep = size_t{2} << 20;
-    for (std::vector<SideRecord>& side : side_) {
-      auto* const bytes = reinterpret_cast<char*>(side.data());
-      const size_t size = side.capacity() * sizeof(SideRecord);
-      for (size_t done = 0; done < size; done += kStep) {
-        Populate(bytes + done, std::min(kStep, size - done), page);
+    for (const Region& side : side_regions_) {
+      for (size_t done = 0; done < side.size; done += kStep) {
+        Populate(side.bytes + done, std::min(kStep, side.size - done));
       }
     }
-    const Region regions[] = {{reinterpret_cast<char*>(spans_.data()),
-                               spans_.capacity() * sizeof(Span)},
-                              {reinterpret_cast<char*>(args_.data()),
-                               args_.capacity() * sizeof(PendingArg)}};
-    size_t done[2] = {0, 0};
-    // In steps of 2 MiB of spans: a call holds the process's memory map
-    // lock, which the caller's own mmap and munmap calls wait for meanwhile.
-    const size_t steps = regions[0].size / kStep + 1;
-    for (size_t step = 1; step <= steps; ++step) {
-      for (size_t r = 0; r < 2; ++r) {
-        const Region& region = regions[r];
-        if (region.bytes == nullptr) continue;
-        const size_t upto =
-            step == steps ? region.size : region.size / steps * step;
-        if (upto > done[r])
-          Populate(region.bytes + done[r], upto - done[r], page);
-        done[r] = std::max(done[r], upto);
+    const Region spans = span_region_;
+    const Region args = arg_region_;
+    // The pending arguments the parse has written, estimated from its spans.
+    const auto parsed = [&] {
+      const auto share =
+          static_cast<double>(progress_.spans.load(std::memory_order_relaxed)) /
+          static_cast<double>(std::max<size_t>(spans.size / sizeof(Span), 1));
+      return static_cast<uint64_t>(share * static_cast<double>(args.size));
+    };
+    size_t args_done = 0;
+    for (size_t done = 0; done < spans.size; done += kStep) {
+      Populate(spans.bytes + done, std::min(kStep, spans.size - done));
+      args_done = PaceAhead(args, args_done, parsed);
+    }
+    // The pending arguments as the parse goes on, then the capture's
+    // arguments as they are attached.
+    Paced(args, args_done, parsed);
+    Paced(span_arg_region_, 0, [&] {
+      return progress_.args.load(std::memory_order_relaxed) * sizeof(SpanArg);
+    });
+  }
+
+  // Faults in `region` from `done` up to a sixteenth of it past what
+  // `written()` says its writer has reached; returns how far.
+  template <typename Written>
+  size_t PaceAhead(const Region& region, size_t done,
+                   const Written& written) const {
+    const size_t window = std::max(region.size / 16, size_t{256} << 10);
+    const size_t upto = std::min<uint64_t>(
+        region.size, static_cast<uint64_t>(written()) + window);
+    if (region.bytes == nullptr || upto <= done) return done;
+    Populate(region.bytes + done, upto - done);
+    return upto;
+  }
+
+  // PaceAhead() until all of `region` is faulted in, waiting for the writer
+  // between steps; returns early when the end is over (Stop()).
+  template <typename Written>
+  void Paced(const Region& region, size_t done, const Written& written) {
+    if (region.bytes == nullptr) return;
+    while (done < region.size) {
+      const uint32_t seen = progress_.changes.load(std::memory_order_acquire);
+      if (progress_.stopped.load(std::memory_order_relaxed)) return;
+      const size_t next = PaceAhead(region, done, written);
+      if (next == done) {
+        progress_.changes.wait(seen, std::memory_order_acquire);
       }
+      done = next;
     }
   }
 
-  // Faults in the whole pages of `[bytes, bytes + size)` that begin in it.
-  void Populate(char* bytes, size_t size, size_t page) const {
-    const auto begin = reinterpret_cast<uintptr_t>(bytes);
-    const uintptr_t first = (begin + page - 1) / page * page;
-    const uintptr_t last = (begin + size + page - 1) / page * page;
-    if (first >= last) return;
+  // Faults in the pages of `[bytes, bytes + size)` that begin in it. The
+  // storage is raw (nothing is built in it yet), so where the kernel cannot
+  // populate it a byte a page is written.
+  void Populate(char* bytes, size_t size) const {
+    static const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+    if (bytes == nullptr || size == 0) return;
+    // Pointer arithmetic from `bytes`, not a cast from the integer.
+    const uintptr_t begin = reinterpret_cast<uintptr_t>(bytes);
+    const size_t skip = (page - begin % page) % page;
+    if (skip >= size) return;
 #ifdef MADV_POPULATE_WRITE
     if (background_) {
-      madvise(reinterpret_cast<void*>(first), last - first,
-              MADV_POPULATE_WRITE);
+      // The last page may go on past the region: populating it changes
+      // nothing in it.
+      const size_t span = (size - skip + page - 1) / page * page;
+      madvise(bytes + skip, span, MADV_POPULATE_WRITE);
       return;
     }
 #endif
-    // The storage is raw (nothing is built in it yet): a byte a page.
-    for (uintptr_t at = first; at < begin + size; at += page) {
-      *reinterpret_cast<volatile char*>(at) = 0;
+    for (size_t at = skip; at < size; at += page) {
+      static_cast<volatile char*>(bytes)[at] = 0;
     }
   }
 
   std::vector<std::vector<SideRecord>> side_;  // by thread slot
   std::vector<Span> spans_;
   std::vector<PendingArg> args_;
+  std::vector<SpanArg> span_args_;
+  std::vector<Region> side_regions_;
+  Region span_region_;
+  Region arg_region_;
+  Region span_arg_region_;
   bool background_ = false;
+  EndProgress progress_;
   std::thread prefault_;
 };
 

@@ -215,15 +215,16 @@ TEST(StreamReuseTest, TheEndGivesTheRingsMemoryBackBeforeTheCapture) {
   }
 }
 
-// Spans on three threads with numeric, string and counter arguments and
-// cross-thread parents, drained twice while they record.
-void RecordMixedWork(StreamedRecording& recording) {
+// Spans on three threads (`steps` each, and an inner span every 100) with
+// numeric, string and counter arguments and cross-thread parents, drained
+// twice while they record.
+void RecordMixedWork(StreamedRecording& recording, int steps = 3000) {
   SPANPROF_SCOPE("mixed.root");
   std::vector<std::thread> threads;
   for (int t = 0; t < 3; ++t) {
-    threads.emplace_back(Bind([t] {
+    threads.emplace_back(Bind([t, steps] {
       SetThreadName(("mixed-" + std::to_string(t)).c_str());
-      for (int i = 0; i < 3000; ++i) {
+      for (int i = 0; i < steps; ++i) {
         SPANPROF_SCOPE("mixed.step");
         SPANPROF_ARG("i", i);
         if (i % 3 == 0) SPANPROF_ARG_STR("label", "item-" + std::to_string(i));
@@ -240,10 +241,12 @@ void RecordMixedWork(StreamedRecording& recording) {
   recording.Drain();
 }
 
-TEST(StreamReuseTest, TheStreamGivesTheSameOutputsAsTheRings) {
+// The same capture, in every output, whether the session end reads it back
+// from the stream or the rings give it; `steps` as in RecordMixedWork().
+void ExpectTheSameOutputs(int steps) {
   TempDir dir;
   StreamedRecording recording(dir.File("s.stream"), /*reuse=*/false);
-  RecordMixedWork(recording);
+  RecordMixedWork(recording, steps);
   internal::SessionState& session = Session();
   std::vector<ThreadRing*> rings;
   ClockPair stop{};
@@ -252,7 +255,8 @@ TEST(StreamReuseTest, TheStreamGivesTheSameOutputsAsTheRings) {
       recording.writer(), session, rings, stop, "finished",
       /*give_back=*/false);
   const Capture collected = internal::CollectEndedSession(session, rings, stop);
-  ASSERT_EQ(collected.spans.size(), 1u + 3 * (3000 + 30));
+  ASSERT_EQ(collected.spans.size(), 1u + 3 * (steps + steps / 100));
+  ASSERT_GT(collected.args.size(), collected.spans.size());
   for (const std::string format : {"json", "pftrace"}) {
     const std::string a = dir.File("streamed." + format);
     const std::string b = dir.File("collected." + format);
@@ -265,6 +269,17 @@ TEST(StreamReuseTest, TheStreamGivesTheSameOutputsAsTheRings) {
   ASSERT_TRUE(analysis::WriteSummary(analysis::Summarize(streamed), a).ok());
   ASSERT_TRUE(analysis::WriteSummary(analysis::Summarize(collected), b).ok());
   EXPECT_EQ(ReadText(a), ReadText(b));
+}
+
+TEST(StreamReuseTest, TheStreamGivesTheSameOutputsAsTheRings) {
+  ExpectTheSameOutputs(3000);
+}
+
+// Past 65,536 spans the end reserves the spans', side records' and
+// arguments' storage ahead and a helper thread faults it in while the
+// stream is read back, parsed and the arguments attached.
+TEST(StreamReuseTest, StorageReservedAheadGivesTheSameOutputs) {
+  ExpectTheSameOutputs(25'000);
 }
 
 // The reader counts each thread's begin records as it checks them, so
