@@ -1,7 +1,9 @@
 // The session glue: Profile() joins the recorder (runtime) and the analysis
 // library (summary, trace, table) and writes the outputs.
+#include <fcntl.h>
 #include <pthread.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -177,6 +179,41 @@ absl::Status WriteOutputs(const Capture& capture, BackgroundSummary& background,
   return absl::UnavailableError("spanprof: could not write outputs: " + errors);
 }
 
+// The large trace that a session end's new one replaces, held open from
+// before the new one is renamed over it until a thread of its own closes
+// it: the rename then only unlinks it, and the kernel frees its pages at
+// that close instead of inside rename() (26 ms for a 124 MB trace, on the
+// thread that writes the outputs). Only a regular file at the path itself
+// (lstat: no link, device or FIFO is opened).
+class ReplacedTrace {
+ public:
+  explicit ReplacedTrace(const std::string& path) {
+    constexpr off_t kLarge = off_t{16} << 20;
+    struct stat info {};
+    if (path.empty() || ::lstat(path.c_str(), &info) != 0 ||
+        !S_ISREG(info.st_mode) || info.st_size < kLarge) {
+      return;
+    }
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  }
+  ReplacedTrace(const ReplacedTrace&) = delete;
+  ReplacedTrace& operator=(const ReplacedTrace&) = delete;
+  ~ReplacedTrace() {
+    if (fd_ < 0) return;
+    const int fd = fd_;
+    try {
+      std::thread([fd] { ::close(fd); }).detach();
+      return;
+    } catch (const std::system_error&) {
+      // No thread: closed here.
+    }
+    ::close(fd);
+  }
+
+ private:
+  int fd_ = -1;
+};
+
 // Frees a large capture on a thread of its own: giving back the memory of
 // millions of spans took 30 ms of a 5 M-span session end (5%), which the
 // program need not wait for (the removed stream's descriptor is closed the
@@ -229,6 +266,7 @@ absl::Status CollectAndWrite(const RunningSession& running,
   };
   std::string trace_path = expand(running.config.trace_path);
   std::string summary_path = expand(running.config.summary_path);
+  const ReplacedTrace replaced(trace_path);
   BackgroundSummary background(capture,
                                /*start_thread=*/!trace_path.empty());
   analysis::Summary summary;

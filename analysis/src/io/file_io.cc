@@ -462,6 +462,20 @@ absl::Status OutputFile::WriteRaw(std::string_view bytes) {
   if (const int error = WriteAll(fd_, bytes); error != 0) {
     return ErrnoError(error, "write: cannot write", path_);
   }
+  written_ += bytes.size();
+  // The commit's fsync waits until the disk holds every byte: for a trace
+  // of a hundred MB that was 45-52 ms on this project's machines, a tenth
+  // of a 5 M-span session end. Each 8 MiB written is handed to the disk
+  // at once instead (started, not waited for), so that the fsync waits for
+  // the last few MiB only. An error here is the fsync's to report.
+  constexpr uint64_t kFlushBytes = uint64_t{8} << 20;
+  if (target_.kind == TargetKind::kAtomic &&
+      written_ - flushed_ >= kFlushBytes) {
+    ::sync_file_range(fd_, static_cast<off_t>(flushed_),
+                      static_cast<off_t>(written_ - flushed_),
+                      SYNC_FILE_RANGE_WRITE);
+    flushed_ = written_;
+  }
   return absl::OkStatus();
 }
 

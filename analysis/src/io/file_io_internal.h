@@ -88,6 +88,10 @@ class OutputFile {
   std::unique_ptr<GzipStream> gzip_;
   std::string compressed_;
   bool committed_ = false;
+  // kAtomic: bytes written, and how many of them were handed to the disk
+  // ahead of the commit's fsync.
+  uint64_t written_ = 0;
+  uint64_t flushed_ = 0;
 };
 
 // `ResolveLinks()` follows symbolic links at `path` (not in its directories)

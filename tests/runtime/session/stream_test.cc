@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -163,6 +164,31 @@ TEST(StreamTest, ARemovedStreamIsClosedToo) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   EXPECT_EQ(OpenDescriptorsOf("session.stream"), 0);
+}
+
+// A large trace that a session end replaces is held open across the rename
+// and closed on a thread of its own, where the kernel frees its pages: the
+// new trace replaces it whole, and its descriptor is closed, not leaked.
+TEST(StreamTest, AReplacedLargeTraceIsClosedToo) {
+  TempDir dir;
+  Config config = StreamConfig(dir);
+  std::filesystem::create_directories(dir.File("out"));
+  {
+    std::ofstream old(dir.File("out/trace.json"), std::ios::binary);
+    const std::string block(size_t{1} << 20, 'x');
+    for (int i = 0; i < 17; ++i) old << block;
+  }
+  Profile(config, "stream.root", [] { RecordWork(); });
+  absl::StatusOr<Capture> trace =
+      analysis::ReadTrace(dir.File("out/trace.json"));
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  EXPECT_GT(trace->spans.size(), 600u);
+  // Waits for the closing thread, however slow the machine (no timing is
+  // asserted: only that it happens).
+  for (int i = 0; i < 6000 && OpenDescriptorsOf("trace.json") > 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_EQ(OpenDescriptorsOf("trace.json"), 0);
 }
 
 TEST(StreamTest, StreamOffWritesNoStream) {
