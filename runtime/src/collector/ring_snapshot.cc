@@ -132,6 +132,34 @@ void ReleaseReadPrefix(const void* data, size_t done_bytes, size_t* released) {
   *released = end;
 }
 
+void MappingRelease::Add(const char* bytes, size_t size) noexcept {
+  constexpr size_t kGap = size_t{1} << 20;
+  // A piece behind the range, or far past it, starts a range of its own.
+  if (lo_ != nullptr &&
+      (bytes < hi_ || static_cast<size_t>(bytes - hi_) > kGap)) {
+    Flush();
+  }
+  if (lo_ == nullptr) lo_ = bytes;
+  hi_ = bytes + size;
+  if (static_cast<size_t>(hi_ - lo_) >= batch_) Flush();
+}
+
+void MappingRelease::Flush() noexcept {
+  if (lo_ != nullptr) GiveBackWholePages(lo_, static_cast<size_t>(hi_ - lo_));
+  lo_ = nullptr;
+  hi_ = nullptr;
+}
+
+void OwnedRecords::ReleaseInto(MappingRelease& mapping) noexcept {
+  if (data_ == nullptr || !mapped_) {
+    Release();
+    return;
+  }
+  mapping.Add(reinterpret_cast<const char*>(data_), count_ * sizeof(Record));
+  data_ = nullptr;
+  count_ = 0;
+}
+
 void OwnedRecords::Release() noexcept {
   if (data_ != nullptr && mapped_) {
     // The pages wholly inside the records go (the file stays in the page

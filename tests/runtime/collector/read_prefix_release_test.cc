@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "collector/ring_parser.h"
+#include "collector/ring_snapshot.h"
 #include "gtest/gtest.h"
 #include "spanprof/spanprof.h"
 
@@ -84,6 +85,60 @@ TEST(ReadPrefixReleaseTest, EveryArgumentSurvivesTheRelease) {
     const SpanArg& arg = capture.args[span.first_arg];
     ASSERT_EQ(arg.key, "i") << k;
     ASSERT_EQ(arg.int_value, static_cast<int64_t>(k)) << k;
+  }
+}
+
+// The pieces of a mapping read for the last time go back a batch at a
+// time: none while the batch is not full, all of a full batch's whole pages
+// at once, a range pending when a piece far from it arrives, and the rest
+// when the release ends. Anonymous memory stands in for the stream's
+// mapping (mincore sees its pages go).
+TEST(ReadPrefixReleaseTest, MappingReleaseGivesBackPiecesByTheBatch) {
+  const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  std::vector<uint64_t> v(size_t{1} << 20);  // 8 MiB, every page written
+  for (size_t i = 0; i < v.size(); ++i) v[i] = i;
+  const char* const bytes = reinterpret_cast<const char*>(v.data());
+  const auto begin = reinterpret_cast<uintptr_t>(v.data());
+  const uintptr_t first = (begin + page - 1) / page * page;
+  // Whether page `p` (of Resident()) lies wholly in bytes [lo, hi) of `v`.
+  const auto inside = [&](size_t p, size_t lo, size_t hi) {
+    const size_t at = first - begin + p * page;
+    return at >= lo && at + page <= hi;
+  };
+  constexpr size_t kPiece = size_t{128} << 10;
+  constexpr size_t kBatch = size_t{1} << 20;
+  {
+    internal::MappingRelease mapping(kBatch);
+    for (size_t at = 0; at + kPiece < kBatch; at += kPiece) {
+      mapping.Add(bytes + at, kPiece);
+    }
+    for (const bool r : Resident(v)) ASSERT_TRUE(r);  // the batch is not full
+    mapping.Add(bytes + kBatch - kPiece, kPiece);     // now it is
+    std::vector<bool> resident = Resident(v);
+    for (size_t p = 0; p < resident.size(); ++p) {
+      ASSERT_EQ(resident[p], !inside(p, 0, kBatch)) << "page " << p;
+    }
+    // One piece, then one 3 MiB further: the first goes back at once.
+    mapping.Add(bytes + kBatch, kPiece);
+    mapping.Add(bytes + 4 * kBatch, kPiece);
+    resident = Resident(v);
+    for (size_t p = 0; p < resident.size(); ++p) {
+      const bool gone =
+          inside(p, 0, kBatch) || inside(p, kBatch, kBatch + kPiece);
+      ASSERT_EQ(resident[p], !gone) << "page " << p;
+    }
+  }
+  // The end gave back the last piece too, and nothing it was not given.
+  const std::vector<bool> resident = Resident(v);
+  for (size_t p = 0; p < resident.size(); ++p) {
+    const bool gone = inside(p, 0, kBatch) ||
+                      inside(p, kBatch, kBatch + kPiece) ||
+                      inside(p, 4 * kBatch, 4 * kBatch + kPiece);
+    ASSERT_EQ(resident[p], !gone) << "page " << p;
+  }
+  for (size_t i = (kBatch + kPiece) / sizeof(uint64_t);
+       i < 4 * kBatch / sizeof(uint64_t); ++i) {
+    ASSERT_EQ(v[i], i);
   }
 }
 
