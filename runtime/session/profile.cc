@@ -199,15 +199,7 @@ class ReplacedTrace {
   ReplacedTrace(const ReplacedTrace&) = delete;
   ReplacedTrace& operator=(const ReplacedTrace&) = delete;
   ~ReplacedTrace() {
-    if (fd_ < 0) return;
-    const int fd = fd_;
-    try {
-      std::thread([fd] { ::close(fd); }).detach();
-      return;
-    } catch (const std::system_error&) {
-      // No thread: closed here.
-    }
-    ::close(fd);
+    if (fd_ >= 0) CloseOnItsOwnThread(fd_);
   }
 
  private:

@@ -4,7 +4,6 @@
 #ifndef SPANPROF_RUNTIME_SRC_COLLECTOR_ASSEMBLE_H_
 #define SPANPROF_RUNTIME_SRC_COLLECTOR_ASSEMBLE_H_
 
-#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -16,27 +15,6 @@
 #include "spanprof/recording.h"
 
 namespace spanprof::internal {
-
-// How far a session end has come, for a helper that faults its storage in
-// just ahead of it (stream_end.cc): the spans parsed, then the arguments
-// attached. Each step is published with a wake-up; Stop() ends the wait.
-struct EndProgress {
-  std::atomic<uint64_t> spans{0};
-  std::atomic<uint64_t> args{0};
-  std::atomic<uint32_t> changes{0};  // what the helper waits on
-  std::atomic<bool> stopped{false};
-
-  void Publish(std::atomic<uint64_t>& what, uint64_t value) {
-    what.store(value, std::memory_order_relaxed);
-    changes.fetch_add(1, std::memory_order_release);
-    changes.notify_one();
-  }
-  void Stop() {
-    stopped.store(true, std::memory_order_relaxed);
-    changes.fetch_add(1, std::memory_order_release);
-    changes.notify_one();
-  }
-};
 
 // What a capture says about its session (`SessionState`'s description, or
 // the stream's session chunk).

@@ -81,11 +81,9 @@ std::vector<uint32_t> ParseRings(Collector& collector,
   size_t side_records = 0;
   for (const RingSnapshot& snap : snaps) side_records += snap.side.size();
   // Storage reserved ahead is taken when it fits, as for the spans.
-  if (reserved.capacity() >= side_records &&
-      reserved.capacity() <= side_records + side_records / 8 + 4096) {
-    collector.args().swap(reserved);
-  }
-  std::vector<internal::PendingArg>().swap(reserved);
+  internal::TakeReserved(reserved, side_records,
+                         side_records + side_records / 8 + 4096,
+                         collector.args());
   collector.ReserveArgs(side_records);
   for (uint32_t t = 0; t < snaps.size(); ++t) {
     collector.ParseThread(t, snaps[t]);
@@ -290,12 +288,8 @@ void AttachArgs(Collector& collector, const std::vector<size_t>& new_index,
   // every argument: a text argument takes up to four side records, and the
   // helper that faults the storage in stops just past the last argument, so
   // the rest stays address space, never memory.
-  if (capture.args.empty() && reserved.capacity() >= args.size() &&
-      reserved.capacity() <= 4 * args.size() + 4096) {
-    reserved.clear();
-    capture.args.swap(reserved);
-  }
-  std::vector<SpanArg>().swap(reserved);
+  internal::TakeReserved(reserved, args.size(), 4 * args.size() + 4096,
+                         capture.args);
   capture.args.reserve(capture.args.size() + args.size());
   size_t released = 0;  // of `args`, read in order when sorted
   for (size_t k = 0; k < args.size(); ++k) {
@@ -462,13 +456,7 @@ Capture AssembleCapture(const SessionFacts& facts, CaptureInputs& in) {
   // Storage reserved ahead is taken when it fits the spans; an estimate far
   // above them (the stream could not be read) or below them (records joined
   // from the rings) is freed first.
-  if (in.spans.capacity() >= begins &&
-      in.spans.capacity() <= begins + begins / 8 + 4096) {
-    in.spans.clear();
-    capture.spans = std::move(in.spans);
-  } else {
-    std::vector<Span>().swap(in.spans);
-  }
+  TakeReserved(in.spans, begins, begins + begins / 8 + 4096, capture.spans);
   capture.spans.reserve(begins);
   if (facts.count_allocs) capture.span_allocs.reserve(begins);
   in.sites = ValidSites(std::move(in.sites));

@@ -9,8 +9,6 @@
 #include <utility>
 #include <vector>
 
-#include "collector/assemble.h"
-
 namespace spanprof::internal {
 
 std::string ValidUtf8(std::string_view text) {

@@ -5,6 +5,7 @@
 #ifndef SPANPROF_RUNTIME_SRC_COLLECTOR_RING_PARSER_H_
 #define SPANPROF_RUNTIME_SRC_COLLECTOR_RING_PARSER_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -98,7 +99,26 @@ struct ThreadStreams {
   uint64_t side_horizon = 0;
 };
 
-struct EndProgress;  // assemble.h
+// How far a session end has come, for a helper that faults its storage in
+// just ahead of it (stream_end.cc): the spans parsed, then the arguments
+// attached. Each step is published with a wake-up; Stop() ends the wait.
+struct EndProgress {
+  std::atomic<uint64_t> spans{0};
+  std::atomic<uint64_t> args{0};
+  std::atomic<uint32_t> changes{0};  // what the helper waits on
+  std::atomic<bool> stopped{false};
+
+  void Publish(std::atomic<uint64_t>& what, uint64_t value) {
+    what.store(value, std::memory_order_relaxed);
+    changes.fetch_add(1, std::memory_order_release);
+    changes.notify_one();
+  }
+  void Stop() {
+    stopped.store(true, std::memory_order_relaxed);
+    changes.fetch_add(1, std::memory_order_release);
+    changes.notify_one();
+  }
+};
 
 // Converts raw clock values to session-relative ns: floor(delta * ns / ticks)
 // for the TSC, exactly, without a division per span (a 64.64 fixed-point

@@ -61,6 +61,21 @@ class MappingRelease {
   const char* hi_ = nullptr;
 };
 
+// Storage reserved ahead for `need` elements (empty: none), taken as
+// `into`'s when it holds them and is no larger than `most`, which bounds
+// what an estimate far off may cost, and `into` holds nothing yet; freed
+// otherwise.
+template <typename T>
+void TakeReserved(std::vector<T>& reserved, size_t need, size_t most,
+                  std::vector<T>& into) {
+  if (into.empty() && reserved.capacity() >= need &&
+      reserved.capacity() <= most) {
+    reserved.clear();
+    into.swap(reserved);
+  }
+  std::vector<T>().swap(reserved);
+}
+
 // Records read back from a stream, in memory of their own (mapped, not from
 // malloc): freeing them gives the pages back to the kernel at once, so the
 // capture that the parser builds meanwhile reuses them instead of adding to

@@ -44,6 +44,12 @@ struct StreamOutputs {
 // newest `max_events` spans between the two files.
 uint64_t StreamGenerationBytes(uint64_t max_events);
 
+// Closes `fd` on a detached thread of its own (here when none can be
+// started): the last close of a large file that is already unlinked (a
+// removed stream, a replaced trace) frees its pages and blocks, tens of ms
+// that the program need not wait for. At exit, the kernel closes it.
+void CloseOnItsOwnThread(int fd) noexcept;
+
 class StreamWriter {
  public:
   // Creates (or truncates) the regular file `path` and writes the file
