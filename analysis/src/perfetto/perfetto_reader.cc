@@ -704,6 +704,12 @@ absl::Status PerfettoReader::ReadInternedEntry(
   }
   if (d.error() != nullptr) return DecodeError(d, "interned entry");
   if (iid == 0) return Error(field.offset, "interned entry without an iid");
+  // Names reach every output (the summary's counter keys among them), all
+  // of which are UTF-8.
+  if (!simdjson::validate_utf8(name.data(), name.size())) {
+    return Error(field.offset,
+                 Cat("interned name of iid ", iid, " is not UTF-8"));
+  }
   m[iid] = std::string(name);
   return absl::OkStatus();
 }
