@@ -44,6 +44,21 @@ TEST_F(CompareRunsCliTest, TenRunsASideFindTheSlowerPhase) {
   EXPECT_THAT(json, HasSubstr("\"verdict\":\"regressed\""));
 }
 
+// A trace in a directory of runs is skipped with a note, even when one of its
+// spans is named like the summary's schema.
+TEST_F(CompareRunsCliTest, ATraceThatNamesTheSummarySchemaIsSkipped) {
+  WriteRichRuns(Path("base"), 3, 4000);
+  WriteRichRuns(Path("cand"), 3, 4000);
+  testing::WriteText(Path("cand/trace.json"),
+                     R"([{"name": "spanprof.summary", "ph": "X", "ts": 0, )"
+                     R"("dur": 1, "pid": 1, "tid": 1}])");
+  const ProcessResult r =
+      Spanprof({"compare", Path("base"), Path("cand"), "--metric", "max_ns"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("Repeated runs: 3 baseline, 3 candidate"));
+  EXPECT_THAT(r.err, HasSubstr("trace.json: not a spanprof summary, skipped"));
+}
+
 TEST_F(CompareRunsCliTest, TwoRunsASideCannotDecideAndSayHowManyWould) {
   WriteRichRuns(Path("base"), 2, 4000);
   WriteRichRuns(Path("cand"), 2, 4800);

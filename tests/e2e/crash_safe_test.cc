@@ -2,6 +2,7 @@
 // with real signals, crashed and killed, and its stream recovered with the
 // real `spanprof recover`.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 #include <map>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -88,6 +90,31 @@ bool WaitForProgress(pid_t pid, const std::string& path, uint64_t n) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   return false;
+}
+
+// The stream file's inode and size: a drain that writes changes the size,
+// and a flight recorder's rotation gives the path a new file.
+std::pair<ino_t, off_t> StreamState(const std::string& path) {
+  struct stat st = {};
+  if (stat(path.c_str(), &st) != 0) return {0, 0};
+  return {st.st_ino, st.st_size};
+}
+
+// Polls until the program's drains changed `stream` `drains` times, or the
+// process died; false then.
+bool WaitForDrains(pid_t pid, const std::string& stream, int drains) {
+  std::pair<ino_t, off_t> seen = StreamState(stream);
+  for (int i = 0; i < 60000 && drains > 0; ++i) {
+    const std::pair<ino_t, off_t> now = StreamState(stream);
+    if (now != seen) {
+      seen = now;
+      --drains;
+      continue;
+    }
+    if (kill(pid, 0) != 0) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return drains == 0;
 }
 
 // For each worker thread, the request numbers of its finished
@@ -330,7 +357,9 @@ TEST(FlightRecorderTest, KeepsItsNewestSpansOnBoundedDisk) {
   EXPECT_LE(taken->spans.size(), kCap);
   EXPECT_GE(taken->spans.size(), kCap / 2);
 
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  // Newer spans reach the disk: two drains write after the snapshot (the
+  // first may have begun during it), whatever the machine's load.
+  ASSERT_TRUE(WaitForDrains(pid, stream, 2));
   ASSERT_EQ(kill(pid, SIGKILL), 0);
   const ProcessResult result =
       WaitProcess(pid, dir.File("out"), dir.File("err"));

@@ -19,6 +19,7 @@
 #include "absl/strings/str_format.h"
 #include "gate/compare_internal.h"
 #include "gate/shift.h"
+#include "input/input_kind.h"
 #include "json/cat.h"
 #include "spanprof/analysis/compare.h"
 #include "spanprof/analysis/file_io.h"
@@ -329,7 +330,12 @@ absl::StatusOr<SummaryRuns> ReadSummaryRuns(const std::string& directory,
       if (!read.ok()) return read.status();
       text = std::move(*read);
     }
-    if (text.find("\"spanprof.summary\"") == std::string::npos) {
+    // A summary is told by what the file is (input/input_kind.h), not by a
+    // mention of the schema's name: a trace with a span of that name is
+    // another program's output in the directory, skipped like it.
+    if (text.empty() ||
+        internal::SniffInput(text) != internal::InputKind::kSummary ||
+        text.find("\"spanprof.summary\"") == std::string::npos) {
       notes->push_back(Cat(path, ": not a spanprof summary, skipped"));
       continue;
     }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -13,12 +14,14 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <string_view>
 
 namespace spanprof::analysis {
 namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 class FileIoTest : public ::testing::Test {
  protected:
@@ -103,21 +106,70 @@ TEST_F(FileIoTest, WritesRelativePathsInTheCurrentDirectory) {
   EXPECT_EQ(Slurp(dir_ / "plain.json"), "x");
 }
 
-TEST_F(FileIoTest, LeavesTheOldFileIntactWhenTheDirectoryIsUnwritable) {
-  if (::geteuid() == 0) {
-    GTEST_SKIP() << "root ignores directory permissions; see "
-                    "LeavesTheOldFileIntactWhenTheWriteFails";
+// Writes `path` atomically in a child process that gave up root for
+// `uid` (root ignores directory permissions); its status message, empty when
+// the write succeeded, or a line saying why the child could not try.
+std::string WriteAs(uid_t uid, const fs::path& path, std::string_view bytes) {
+  int fds[2];
+  if (::pipe(fds) != 0) return "pipe failed";
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::close(fds[0]);
+    std::string message;
+    if (::setresgid(uid, uid, uid) != 0 || ::setresuid(uid, uid, uid) != 0) {
+      message = "child: setresuid failed";
+    } else if (::access(path.parent_path().c_str(), X_OK) != 0) {
+      message =
+          "child: the directory is not reachable as uid " + std::to_string(uid);
+    } else {
+      message =
+          std::string(WriteFileAtomically(path.string(), bytes).message());
+    }
+    const ssize_t ignored = ::write(fds[1], message.data(), message.size());
+    (void)ignored;
+    ::_exit(0);
   }
+  ::close(fds[1]);
+  std::string message;
+  char buffer[512];
+  ssize_t n = 0;
+  while ((n = ::read(fds[0], buffer, sizeof(buffer))) > 0) {
+    message.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return message;
+}
+
+// A directory its writer may not write to (mode r-x): the write fails,
+// naming the path, and the old file stays whole with nothing beside it. As
+// root (CI), the directories are given to nobody's uid and the write runs in
+// a child that became nobody, so the check runs there too.
+TEST_F(FileIoTest, LeavesTheOldFileIntactWhenTheDirectoryIsUnwritable) {
   const fs::path locked = dir_ / "locked";
   fs::create_directories(locked);
   const fs::path path = locked / "baseline.json";
   ASSERT_TRUE(WriteFileAtomically(path.string(), "baseline").ok());
+  const bool root = ::geteuid() == 0;
+  constexpr uid_t kNobody = 65534;
+  if (root) {
+    ASSERT_EQ(::chown(dir_.c_str(), kNobody, kNobody), 0);
+    ASSERT_EQ(::chown(locked.c_str(), kNobody, kNobody), 0);
+  }
   fs::permissions(locked, fs::perms::owner_read | fs::perms::owner_exec);
-  const absl::Status status =
-      WriteFileAtomically(path.string(), "replacement that must not land");
+  std::string message;
+  if (root) {
+    message = WriteAs(kNobody, path, "replacement that must not land");
+  } else {
+    message = std::string(
+        WriteFileAtomically(path.string(), "replacement that must not land")
+            .message());
+  }
   fs::permissions(locked, fs::perms::owner_all);
-  ASSERT_FALSE(status.ok());
-  EXPECT_THAT(std::string(status.message()), HasSubstr(path.string()));
+  EXPECT_THAT(message, Not(HasSubstr("child:")));
+  ASSERT_FALSE(message.empty()) << "the write succeeded";
+  EXPECT_THAT(message, HasSubstr(path.string()));
   EXPECT_EQ(Slurp(path), "baseline");
   EXPECT_EQ(EntriesIn(locked), 1u);
 }
