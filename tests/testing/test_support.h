@@ -21,6 +21,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -241,6 +242,40 @@ inline std::filesystem::path ToolInstallDir(const char* env_var,
 inline bool InCi() {
   const char* ci = std::getenv("CI");
   return ci != nullptr && std::string(ci) == "true";
+}
+
+// Under a sanitizer, a child forked while another thread of the program is
+// inside malloc can deadlock at its first allocation: the sanitizers'
+// allocator (GCC 12's and clang 14's) takes no lock around fork(), and a
+// thread that is starting allocates inside it. glibc's malloc does lock
+// around fork, so programs built normally are safe. A test that forks while
+// a session's threads run calls this first: it polls until every other
+// thread of the process is asleep (state S in /proc/self/task/<tid>/stat),
+// for at most 10 s. Without a sanitizer it does nothing, so the Release
+// suite forks as soon as a program would.
+inline void LetOtherThreadsSleepBeforeForkUnderSanitizers() {
+#ifdef SPANPROF_TEST_SANITIZED
+  const std::string self = std::to_string(gettid());
+  for (int i = 0; i < 10000; ++i) {
+    bool asleep = true;
+    std::error_code error;
+    for (const std::filesystem::directory_entry& task :
+         std::filesystem::directory_iterator("/proc/self/task", error)) {
+      if (task.path().filename().string() == self) continue;
+      std::ifstream stat(task.path() / "stat");
+      const std::string text((std::istreambuf_iterator<char>(stat)),
+                             std::istreambuf_iterator<char>());
+      const size_t name_end = text.rfind(')');
+      if (name_end != std::string::npos && name_end + 2 < text.size() &&
+          text[name_end + 2] != 'S') {
+        asleep = false;
+        break;
+      }
+    }
+    if (asleep) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+#endif
 }
 
 }  // namespace spanprof::testing

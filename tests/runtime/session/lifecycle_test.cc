@@ -39,6 +39,7 @@ using testing::TempDir;
 template <typename Fn>
 int RunInChild(Fn child) {
   std::fflush(nullptr);
+  testing::LetOtherThreadsSleepBeforeForkUnderSanitizers();
   const pid_t pid = fork();
   if (pid == 0) {
     child();
@@ -211,6 +212,7 @@ TEST(LifecycleTest, AForkedChildDoesNotRecordIntoTheParentsCapture) {
     bool recording_in_child = true;
     {
       SPANPROF_SCOPE("parent.open.at.fork");
+      testing::LetOtherThreadsSleepBeforeForkUnderSanitizers();
       pid = fork();
       if (pid == 0) {
         recording_in_child = IsRecording();
@@ -277,6 +279,7 @@ TEST(LifecycleTest, AForkedChildCountsAfreshInASessionOfItsOwn) {
     SPANPROF_SCOPE("parent");
     CountForked(5);  // held by this thread when it forks
     std::fflush(nullptr);
+    testing::LetOtherThreadsSleepBeforeForkUnderSanitizers();
     const pid_t pid = fork();
     if (pid == 0) {
       // The slot still says 5 here: unless the fork zeroed it, the child's
