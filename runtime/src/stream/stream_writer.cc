@@ -146,8 +146,13 @@ void StreamWriter::Rotate() {
       ::open(next_path.c_str(),
              O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd < 0) return;  // the file goes on growing: better than a gap
+  // The new file holds its header and the session before it takes
+  // `<path>`: a kill before the next drain's write leaves a file that reads
+  // (with no records yet), not an empty one.
+  std::string head = StreamFileHeader();
+  AppendChunk(kChunkSession, 0, seq_, session_payload_, &head);
   ::unlink(linked_path.c_str());
-  if (::link(path_.c_str(), linked_path.c_str()) != 0 ||
+  if (!WriteAll(fd, head) || ::link(path_.c_str(), linked_path.c_str()) != 0 ||
       ::rename(linked_path.c_str(), old_path.c_str()) != 0 ||
       ::rename(next_path.c_str(), path_.c_str()) != 0) {
     ::close(fd);
@@ -157,9 +162,9 @@ void StreamWriter::Rotate() {
   }
   ::close(fd_);
   fd_ = fd;
-  bytes_in_file_ = 0;
-  out_ = StreamFileHeader();
-  AppendChunk(kChunkSession, 0, seq_++, session_payload_, &out_);
+  seq_++;
+  bytes_in_file_ = head.size();
+  out_.clear();
   sites_written_ = 1;
   counters_written_ = 0;
   for (ThreadProgress& progress : threads_) {
