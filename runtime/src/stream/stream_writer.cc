@@ -270,10 +270,12 @@ void StreamWriter::CopyRecords(const ThreadRing& ring,
 }
 
 // Side records from `progress.side` to the published count, as far as their
-// positions lie within the records copied (`progress.position`): one
-// written after the cursor was read waits for the next drain. A wrapped side
-// buffer (ring mode) overwrites records in place: it is not copied.
-void StreamWriter::DrainSide(const ThreadRing& ring, ThreadProgress& progress) {
+// positions lie within the records up to `records_end` (those FindRecords()
+// found, which CopyRecords() writes next): one written after the cursor was
+// read waits for the next drain. A wrapped side buffer (ring mode)
+// overwrites records in place: it is not copied.
+void StreamWriter::DrainSide(const ThreadRing& ring, ThreadProgress& progress,
+                             uint64_t records_end) {
   if (ring.side_wrapped) return;
   const uint64_t published =
       ring.side_published.load(std::memory_order_acquire);
@@ -287,7 +289,7 @@ void StreamWriter::DrainSide(const ThreadRing& ring, ThreadProgress& progress) {
     const SideRecord* records = side.Run(end, &run);
     run = std::min(run, published - end);
     uint64_t k = 0;
-    while (k < run && records[k].position <= progress.position) ++k;
+    while (k < run && records[k].position <= records_end) ++k;
     end += k;
     if (k < run) break;
   }
@@ -335,14 +337,20 @@ void StreamWriter::DrainRing(ThreadRing& ring, ThreadProgress& progress) {
     std::lock_guard<std::mutex> lock(ring.mu);
     DescribeThread(ring, progress);
     FindRecords(ring, progress);
+    // The side records up to the records' end first, then the records. A
+    // span's arguments are published before its end record, so a span
+    // whose end is copied has its arguments written ahead of it, in the
+    // same drain: a kill anywhere in the drain (its chunks go out in
+    // several writes once the buffer passes kFlushBytes) leaves no ended
+    // span without them. Side records whose records a kill cut off are
+    // past the stream's last record: the reader counts them lost.
+    const uint64_t records_end =
+        pieces_.empty() ? progress.position
+                        : pieces_.back().position + pieces_.back().count;
+    DrainSide(ring, progress, records_end);
   }
-  // Records first, then the side records up to their end. A span's
-  // arguments are published before its end record, so a span whose end is
-  // copied has its arguments copied in the same drain: the last drain
-  // before a crash or a kill leaves no ended span without them.
   CopyRecords(ring, progress);
   std::lock_guard<std::mutex> lock(ring.mu);
-  DrainSide(ring, progress);
   DrainDrops(ring, progress);
 }
 

@@ -132,7 +132,8 @@ class StreamWriter {
   void PublishDrained(const std::vector<ThreadRing*>& rings);
   void WriteClock(const ClockPair& now);
   void Rotate();
-  void DrainSide(const ThreadRing& ring, ThreadProgress& progress);
+  void DrainSide(const ThreadRing& ring, ThreadProgress& progress,
+                 uint64_t records_end);
   void DescribeThread(const ThreadRing& ring, ThreadProgress& progress);
   void DrainDrops(const ThreadRing& ring, ThreadProgress& progress);
   bool Flush();

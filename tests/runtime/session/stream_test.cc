@@ -307,6 +307,32 @@ TEST(StreamTest, EveryCutReadsAsAValidCaptureOrAnError) {
   EXPECT_EQ(previous_spans, 602u);
 }
 
+// A kill may cut a drain between any two of its chunks (they go out in
+// several writes): at every cut, each span whose end is in the stream has
+// its arguments and counts there too, never an ended span without them.
+TEST(StreamTest, EveryCutKeepsTheArgumentsOfEachEndedSpan) {
+  TempDir dir;
+  const std::string bytes = KeptStream(dir);
+  size_t ended = 0;
+  for (size_t cut = 0; cut <= bytes.size(); cut += 1 + cut / 256) {
+    absl::StatusOr<RecoveredCapture> recovered =
+        RecoverStream(std::string_view(bytes).substr(0, cut), "cut.stream");
+    if (!recovered.ok()) continue;
+    const Capture& capture = recovered->capture;
+    for (const Span& span : capture.spans) {
+      if (capture.sites[span.site].name != "outer" ||
+          (span.flags & kSpanUnfinished) != 0) {
+        continue;
+      }
+      ++ended;
+      // "i", "kind" and the "items" count.
+      ASSERT_EQ(span.arg_count, 3u) << "cut at " << cut << " of "
+                                    << bytes.size() << ", span " << span.id;
+    }
+  }
+  EXPECT_GT(ended, 300u);
+}
+
 TEST(StreamTest, WhatIsNotAStreamIsRefused) {
   absl::StatusOr<RecoveredCapture> text =
       RecoverStream("{\"traceEvents\": []}", "trace.json");
