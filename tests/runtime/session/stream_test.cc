@@ -326,8 +326,8 @@ TEST(StreamTest, EveryCutKeepsTheArgumentsOfEachEndedSpan) {
       }
       ++ended;
       // "i", "kind" and the "items" count.
-      ASSERT_EQ(span.arg_count, 3u) << "cut at " << cut << " of "
-                                    << bytes.size() << ", span " << span.id;
+      ASSERT_EQ(span.arg_count, 3u)
+          << "cut at " << cut << " of " << bytes.size() << ", span " << span.id;
     }
   }
   EXPECT_GT(ended, 300u);
