@@ -401,12 +401,25 @@ TEST(FlightRecorderTest, KeepsItsNewestSpansOnBoundedDisk) {
       ++children[span.parent_id];
     }
   }
+  // And its argument: the requests here fill the side records' budget many
+  // times over, so the side buffer wraps long before the kill, and the
+  // stream must carry what it overwrites in place.
+  uint64_t handles = 0;
+  uint64_t bare = 0;
   for (const Span& span : trace->spans) {
     if (trace->sites[span.site].name == "request.handle" &&
         (span.flags & kSpanUnfinished) == 0) {
       EXPECT_EQ(children[span.id], 3) << "request.handle " << span.id;
+      ++handles;
+      const auto first = trace->args.begin() + span.first_arg;
+      bare += std::none_of(first, first + span.arg_count,
+                           [](const SpanArg& a) { return a.key == "request"; })
+                  ? 1
+                  : 0;
     }
   }
+  EXPECT_GT(handles, kCap / 8);
+  EXPECT_EQ(bare, 0u) << "of " << handles << " request.handle spans";
   const ProcessResult valid =
       RunProcess({kSpanprof, "validate", dir.File("lost-summary.json")});
   EXPECT_EQ(valid.exit_code, 0) << valid.out << valid.err;

@@ -78,6 +78,36 @@ struct SideRecord {
   uint64_t side;
 };
 
+// A flight recorder's side buffer, once it wrapped, overwrites its oldest
+// record in place while the stream's drain may be copying it (the owner
+// never waits for the drain). Both sides go field by field, atomically:
+// release stores, acquire loads (plain moves on x86). A drain that read any
+// field of an overwrite thereby sees the count published before it (the
+// previous record's), which tells it to leave the record out
+// (StreamWriter::DrainWrappedSide).
+inline void StoreWrappedSide(SideRecord& slot,
+                             const SideRecord& record) noexcept {
+  constexpr auto kOrder = std::memory_order_release;
+  std::atomic_ref<uint64_t>(slot.position).store(record.position, kOrder);
+  std::atomic_ref<uint32_t>(slot.kind).store(record.kind, kOrder);
+  std::atomic_ref<uint32_t>(slot.key).store(record.key, kOrder);
+  std::atomic_ref<uint64_t>(slot.value).store(record.value, kOrder);
+  std::atomic_ref<uint64_t>(slot.side).store(record.side, kOrder);
+}
+
+inline SideRecord LoadWrappedSide(const SideRecord& slot) noexcept {
+  constexpr auto kOrder = std::memory_order_acquire;
+  // atomic_ref takes no const object; the slot itself is not const.
+  auto& s = const_cast<SideRecord&>(slot);  // NOLINT(*-const-cast)
+  SideRecord record;
+  record.position = std::atomic_ref<uint64_t>(s.position).load(kOrder);
+  record.kind = std::atomic_ref<uint32_t>(s.kind).load(kOrder);
+  record.key = std::atomic_ref<uint32_t>(s.key).load(kOrder);
+  record.value = std::atomic_ref<uint64_t>(s.value).load(kOrder);
+  record.side = std::atomic_ref<uint64_t>(s.side).load(kOrder);
+  return record;
+}
+
 // `SideBuffer` holds a thread's side records in segments that never move:
 // the first ones small (malloc, zeroed at once), then one ring block each
 // (128 KiB, 4096 records, from the process-wide block cache that the

@@ -387,7 +387,7 @@ bool AppendSideSlow(ThreadRing& r, const SideRecord& record) {
   const uint64_t n = r.side_published.load(std::memory_order_relaxed);
   if (r.side_wrapped) {
     // Flight recorder: overwrite the oldest side record.
-    r.side[n % r.side_capacity] = record;
+    StoreWrappedSide(r.side[n % r.side_capacity], record);
     r.side_published.store(n + 1, std::memory_order_release);
     return true;
   }
@@ -430,7 +430,7 @@ bool AppendSideSlow(ThreadRing& r, const SideRecord& record) {
         grant = kFirstSideRecords;  // a thread may always keep a few
       } else {
         r.side_wrapped = true;
-        r.side[n % r.side_capacity] = record;
+        StoreWrappedSide(r.side[n % r.side_capacity], record);
         r.side_published.store(n + 1, std::memory_order_release);
         return true;
       }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <functional>
 #include <mutex>
 #include <numeric>
 #include <string>
@@ -243,20 +244,52 @@ void StreamWriter::FindRecords(const ThreadRing& ring,
   }
 }
 
+namespace {
+
+// Whether `ring`'s chunks still hold the record at stream position
+// `position` at `at` (a flight recorder recycles its oldest chunk for newer
+// records). Called with the ring's lock held.
+bool HoldsRecord(const ThreadRing& ring, const Record* at, uint64_t position) {
+  const std::less<const Record*> before;
+  for (const internal::Chunk& chunk : ring.chunks) {
+    if (chunk.records == nullptr || before(at, chunk.records) ||
+        !before(at, chunk.records + chunk.capacity)) {
+      continue;
+    }
+    return chunk.base_position + static_cast<uint64_t>(at - chunk.records) ==
+           position;
+  }
+  return false;
+}
+
+}  // namespace
+
 // Copies the pieces FindRecords() found into chunks of the stream, without
-// the ring's lock: the owner's chunk switches never wait for the copy.
-void StreamWriter::CopyRecords(const ThreadRing& ring,
-                               ThreadProgress& progress) {
+// the ring's lock: the owner's chunk switches never wait for the copy. A
+// flight recorder's (ring mode's) owner recycles its oldest chunk at a
+// switch, under the lock, whether drained or not: there each chunk's worth
+// is copied under the lock, if the ring still holds it (else it is a gap,
+// which the reader counts), and written out after.
+void StreamWriter::CopyRecords(ThreadRing& ring, ThreadProgress& progress) {
   for (const Piece& piece : pieces_) {
     uint64_t done = 0;
     while (done < piece.count && !abandon_.load(std::memory_order_relaxed)) {
       const uint64_t n = std::min(piece.count - done, kRecordsPerChunk);
+      const Record* records = piece.first + done;
+      if (ring.ring_mode) {
+        std::lock_guard<std::mutex> lock(ring.mu);
+        if (!HoldsRecord(ring, records, piece.position + done)) {
+          done = piece.count;  // overwritten meanwhile
+          break;
+        }
+        staging_.assign(records, records + n);
+        records = staging_.data();
+      }
       payload_.U64(piece.position + done);
-      AppendChunk(
-          kChunkRecords, ring.slot, progress.seq++, payload_.bytes(),
-          std::string_view(reinterpret_cast<const char*>(piece.first + done),
-                           n * sizeof(Record)),
-          &out_);
+      AppendChunk(kChunkRecords, ring.slot, progress.seq++, payload_.bytes(),
+                  std::string_view(reinterpret_cast<const char*>(records),
+                                   n * sizeof(Record)),
+                  &out_);
       payload_.clear();
       records_written_ += n;
       done += n;
@@ -272,11 +305,13 @@ void StreamWriter::CopyRecords(const ThreadRing& ring,
 // Side records from `progress.side` to the published count, as far as their
 // positions lie within the records up to `records_end` (those FindRecords()
 // found, which CopyRecords() writes next): one written after the cursor was
-// read waits for the next drain. A wrapped side buffer (ring mode)
-// overwrites records in place: it is not copied.
+// read waits for the next drain.
 void StreamWriter::DrainSide(const ThreadRing& ring, ThreadProgress& progress,
                              uint64_t records_end) {
-  if (ring.side_wrapped) return;
+  if (ring.side_wrapped) {
+    DrainWrappedSide(ring, progress, records_end);
+    return;
+  }
   const uint64_t published =
       ring.side_published.load(std::memory_order_acquire);
   const SideBuffer& side = ring.side;
@@ -312,9 +347,83 @@ void StreamWriter::DrainSide(const ThreadRing& ring, ThreadProgress& progress,
   }
 }
 
+// A flight recorder's side buffer once it wrapped (its side budget used
+// up): slot `i % side_capacity` holds side record `i` for the newest
+// indices, and the owner overwrites the oldest without waiting. Left
+// uncopied, every argument after the wrap was missing from the stream, so a
+// killed flight recorder recovered its newest spans bare. Copied a batch at
+// a time (the drain's memory stays one chunk), field by field; then the
+// records the owner may have begun to overwrite meanwhile are left out
+// (StoreWrappedSide). Those overwritten before the drain reached them leave
+// a gap, which the reader of a flight recorder's stream treats as it does
+// the records' (the newest win); they count as dropped arguments.
+void StreamWriter::DrainWrappedSide(const ThreadRing& ring,
+                                    ThreadProgress& progress,
+                                    uint64_t records_end) {
+  const uint64_t capacity = ring.side_capacity;
+  if (capacity == 0) return;
+  // The oldest record intact while the count is `count`: the owner may be
+  // writing record `count` over record `count - capacity` already.
+  const auto oldest_intact = [capacity](uint64_t count) {
+    return count >= capacity ? count - capacity + 1 : 0;
+  };
+  const uint64_t published =
+      ring.side_published.load(std::memory_order_acquire);
+  uint64_t at = std::max(progress.side, oldest_intact(published));
+  progress.side_lost += at - progress.side;
+  bool more = true;
+  while (more && at < published) {
+    const uint64_t batch_first = at;
+    wrapped_.clear();
+    while (at < published && wrapped_.size() < kSideRecordsPerChunk) {
+      const uint64_t slot = at % capacity;
+      uint64_t run = 0;
+      const SideRecord* records = ring.side.Run(slot, &run);
+      run = std::min({run, capacity - slot, published - at,
+                      kSideRecordsPerChunk - wrapped_.size()});
+      uint64_t k = 0;
+      for (; k < run; ++k) {
+        const SideRecord record = LoadWrappedSide(records[k]);
+        if (record.position > records_end) break;
+        wrapped_.push_back(record);
+      }
+      at += k;
+      if (k < run) {
+        more = false;
+        break;
+      }
+    }
+    const uint64_t intact =
+        oldest_intact(ring.side_published.load(std::memory_order_relaxed));
+    const uint64_t torn = std::min<uint64_t>(
+        intact > batch_first ? intact - batch_first : 0, wrapped_.size());
+    progress.side = at;
+    progress.side_lost += torn;
+    if (torn < wrapped_.size() &&
+        !WriteSide(ring.slot, progress, batch_first + torn,
+                   wrapped_.data() + torn, wrapped_.size() - torn)) {
+      return;
+    }
+  }
+  progress.side = std::max(progress.side, at);
+}
+
+// One side-records chunk of `count` records from index `first`, flushed
+// once the buffer passes kFlushBytes; false when that write failed.
+bool StreamWriter::WriteSide(uint32_t slot, ThreadProgress& progress,
+                             uint64_t first, const SideRecord* records,
+                             uint64_t count) {
+  payload_.U64(first);
+  payload_.Raw(records, count * sizeof(SideRecord));
+  Chunk(kChunkSide, slot, progress.seq++);
+  records_written_ += count;
+  return out_.size() < kFlushBytes || Flush();
+}
+
 void StreamWriter::DrainDrops(const ThreadRing& ring,
                               ThreadProgress& progress) {
-  const uint64_t args = ring.dropped_args.load(std::memory_order_relaxed);
+  const uint64_t args =
+      ring.dropped_args.load(std::memory_order_relaxed) + progress.side_lost;
   const uint64_t spans = std::accumulate(ring.drops_by_site.begin(),
                                          ring.drops_by_site.end(), uint64_t{0});
   if (args == progress.dropped_args && spans == progress.dropped_spans) return;

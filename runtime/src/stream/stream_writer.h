@@ -112,6 +112,10 @@ class StreamWriter {
     bool described = false;
     uint64_t dropped_args = 0;
     uint64_t dropped_spans = 0;
+    // A flight recorder's side records its owner overwrote before a drain
+    // copied them (DrainWrappedSide): counted with the thread's dropped
+    // arguments, so that spans recovered without them say so.
+    uint64_t side_lost = 0;
   };
 
   // A run of published records of one chunk.
@@ -128,12 +132,16 @@ class StreamWriter {
   void DrainRing(ThreadRing& ring, ThreadProgress& progress);
   void DrainRings(const std::vector<ThreadRing*>& rings);
   void FindRecords(const ThreadRing& ring, const ThreadProgress& progress);
-  void CopyRecords(const ThreadRing& ring, ThreadProgress& progress);
+  void CopyRecords(ThreadRing& ring, ThreadProgress& progress);
   void PublishDrained(const std::vector<ThreadRing*>& rings);
   void WriteClock(const ClockPair& now);
   void Rotate();
   void DrainSide(const ThreadRing& ring, ThreadProgress& progress,
                  uint64_t records_end);
+  void DrainWrappedSide(const ThreadRing& ring, ThreadProgress& progress,
+                        uint64_t records_end);
+  bool WriteSide(uint32_t slot, ThreadProgress& progress, uint64_t first,
+                 const SideRecord* records, uint64_t count);
   void DescribeThread(const ThreadRing& ring, ThreadProgress& progress);
   void DrainDrops(const ThreadRing& ring, ThreadProgress& progress);
   bool Flush();
@@ -152,7 +160,9 @@ class StreamWriter {
   uint64_t bytes_in_file_ = 0;
   uint64_t rotations_ = 0;
   std::vector<ThreadProgress> threads_;
-  std::vector<Piece> pieces_;  // FindRecords() for one ring
+  std::vector<Piece> pieces_;        // FindRecords() for one ring
+  std::vector<SideRecord> wrapped_;  // DrainWrappedSide()'s batch
+  std::vector<Record> staging_;      // CopyRecords()'s, in ring mode
   StreamEncoder payload_;
   std::string out_;  // chunks not yet written
 };

@@ -1,7 +1,12 @@
 // The drain under load: threads record spans, arguments, counts and thread
 // names while the helper thread copies their rings into the stream (TSan
 // runs this label), and the kept stream holds every span.
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <map>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -58,6 +63,95 @@ TEST(StreamConcurrencyTest, ThreadsRecordWhileTheDrainCopies) {
   EXPECT_EQ(recovered->capture.args.size(),
             static_cast<size_t>(kThreads) * kSpansPerThread +
                 static_cast<size_t>(kThreads) * ((kSpansPerThread + 6) / 7));
+}
+
+// A flight recorder (ring mode) whose side buffer wraps: its owners
+// overwrite their oldest arguments in place while the drain copies them.
+// The kept stream recovers the newest spans, each ended one with its own
+// argument: nothing torn, nothing attached to the wrong span. The threads
+// record until the drain has written several times after their side
+// buffers wrapped (the stream grew), however slow the machine.
+TEST(StreamConcurrencyTest, AWrappedSideBufferIsCopiedWhileItsOwnersOverwrite) {
+  constexpr uint64_t kCap = 4096;
+  TempDir dir;
+  Config config = QuietConfig(dir, "");
+  config.stream_path = dir.File("s.stream");
+  config.keep_stream = true;
+  config.recording.overflow = OverflowPolicy::kRing;
+  config.recording.max_events = kCap;
+  const std::string stream = dir.File("s.stream");
+  Profile(config, "load.root", [&stream] {
+    std::atomic<bool> stop{false};
+    std::atomic<int> wrapped{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      // Plain threads, no context: a flight recorder's stream does not
+      // carry a context scope whose push its ring overwrote, and the
+      // recovered spans under its pop would be set aside.
+      threads.emplace_back([t, &stop, &wrapped] {
+        SetThreadName(("recorder-" + std::to_string(t)).c_str());
+        for (int64_t i = 0; !stop.load(std::memory_order_relaxed); ++i) {
+          SPANPROF_SCOPE("load.step");
+          SPANPROF_ARG("i", i);
+          // Past twice the cap, the thread's side records have wrapped.
+          if (i == static_cast<int64_t>(2 * kCap)) wrapped.fetch_add(1);
+        }
+      });
+    }
+    while (wrapped.load() < kThreads) std::this_thread::yield();
+    uintmax_t size = 0;
+    for (int grew = 0; grew < 6;) {
+      std::error_code error;
+      const uintmax_t now = std::filesystem::file_size(stream, error);
+      if (!error && now != size) {
+        size = now;
+        ++grew;
+      }
+      std::this_thread::yield();
+    }
+    stop.store(true);
+    for (std::thread& thread : threads) thread.join();
+  });
+  // Its files, the full one first when the stream rotated (as `spanprof
+  // recover` reads them).
+  std::vector<std::string> files;
+  if (std::filesystem::exists(stream + ".old")) {
+    files.push_back(ReadText(stream + ".old"));
+  }
+  files.push_back(ReadText(stream));
+  absl::StatusOr<RecoveredCapture> recovered = RecoverStream(
+      std::vector<std::string_view>(files.begin(), files.end()), "s.stream");
+  ASSERT_TRUE(recovered.ok()) << recovered.status();
+  const Capture& capture = recovered->capture;
+  std::map<uint32_t, int64_t> last;  // thread: its last span's "i"
+  uint64_t with_arg = 0;
+  uint64_t bare = 0;
+  for (const Span& span : capture.spans) {
+    if (capture.sites[span.site].name != "load.step" ||
+        (span.flags & kSpanUnfinished) != 0) {
+      continue;
+    }
+    if (span.arg_count == 0) {
+      ++bare;
+      continue;
+    }
+    ++with_arg;
+    ASSERT_EQ(span.arg_count, 1u) << "span " << span.id;
+    const SpanArg& arg = capture.args[span.first_arg];
+    ASSERT_EQ(arg.key, "i") << "span " << span.id;
+    EXPECT_GE(arg.int_value, 0);
+    // A thread's spans are in start order: their "i" grows.
+    const auto previous = last.find(span.thread);
+    if (previous != last.end()) {
+      EXPECT_GT(arg.int_value, previous->second) << "span " << span.id;
+    }
+    last[span.thread] = arg.int_value;
+  }
+  // The newest spans (the stream's last file at least) with their
+  // arguments. A drain that fell a whole side buffer behind its threads
+  // (a loaded machine) leaves spans without theirs: never unsaid.
+  EXPECT_GT(with_arg, 1000u);
+  EXPECT_LE(bare, capture.dropped_args);
 }
 
 }  // namespace
