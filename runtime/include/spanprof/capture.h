@@ -366,7 +366,9 @@ struct SiteDrops {
 // counter flushes (`SPANPROF_COUNT`) of one kind, name and span site that
 // the capture lost for one reason. `reason` is one of:
 //   "cap"            the span they belonged to was dropped by the event cap
-//                    (its arguments and counts went with it);
+//                    (its arguments and counts went with it), or
+//                    overwritten by a flight recorder's ring, as were the
+//                    records around them;
 //   "side_budget"    the side record buffer (bounded by the same cap) was
 //                    full;
 //   "no_open_span"   made on a thread with no span open: nothing to attach

@@ -100,6 +100,8 @@ void Collector::ParseThread(uint32_t snapshot, const RingSnapshot& snap) {
   ThreadStreams& ts = StartThread(snap);
   open_.clear();
   ThreadParse p(snapshot, thread, snap, ts);
+  truncated_thread_ = ts.truncated;
+  first_position_ = ts.first_position;
   p.next_side = snap.side.empty() ? UINT64_MAX : snap.side.front().position;
   // A sixty-fourth of the thread's records at a time, at most 4 MiB: few
   // calls, and little held beyond the capture at the end's peak.
@@ -131,6 +133,7 @@ void Collector::ParseThread(uint32_t snapshot, const RingSnapshot& snap) {
   }
   ApplySide(p, p.cut_position);
   PlaceDrops(0);  // no span began after them
+  SettleProvisional();
   CloseOpenSpans(p.last_hb);
   ts.span_count = spans_.size() - ts.first_span;
   if (ts.side_horizon > 0) DiscardBeforeSideHorizon(ts);
@@ -267,7 +270,7 @@ void Collector::ApplyString(ThreadParse& p, const SideRecord& s,
   const size_t target = Target(p);
   if (s.key >= sites_.size()) return;
   if (target == kNoSpan) {
-    Unplaced(s.key, false);
+    Unplaced(s.key, false, s.position);
     return;
   }
   args_.push_back(PendingArg{
@@ -280,7 +283,7 @@ void Collector::ApplyString(ThreadParse& p, const SideRecord& s,
 void Collector::ApplyArg(const SideRecord& s, size_t target) {
   if (s.key >= sites_.size()) return;
   if (target == kNoSpan) {
-    Unplaced(s.key, false);
+    Unplaced(s.key, false, s.position);
     return;
   }
   args_.push_back(PendingArg{
@@ -295,7 +298,7 @@ void Collector::ApplyCounter(const SideRecord& s, size_t target) {
     return;
   }
   if (target == kNoSpan) {
-    Unplaced(s.key, true);
+    Unplaced(s.key, true, s.position);
     return;
   }
   args_.push_back(PendingArg{target, PendingArg::kCounter, s.key, s.value});
@@ -324,7 +327,12 @@ void Collector::CountDrop(uint32_t site, uint32_t key, bool is_counter,
   parsed_drops_.push_back(GatheredDrop{site, key, is_counter, reason, count});
 }
 
-void Collector::Unplaced(uint32_t key, bool is_counter) {
+void Collector::Unplaced(uint32_t key, bool is_counter, uint64_t position) {
+  if (truncated_thread_ && position < first_position_) {
+    // Made where the ring has overwritten the records: gone with them.
+    CountDrop(kUnknownSite, key, is_counter, kDropCap);
+    return;
+  }
   for (GatheredDrop& drop : unplaced_) {
     if (drop.key == key && drop.is_counter == is_counter) {
       ++drop.count;
@@ -336,9 +344,34 @@ void Collector::Unplaced(uint32_t key, bool is_counter) {
 
 void Collector::PlaceDrops(uint32_t site) {
   for (const GatheredDrop& drop : unplaced_) {
-    CountDrop(site, drop.key, drop.is_counter, kDropNoOpenSpan, drop.count);
+    if (truncated_thread_) {
+      provisional_.push_back(GatheredDrop{site, drop.key, drop.is_counter,
+                                          kDropNoOpenSpan, drop.count});
+    } else {
+      CountDrop(site, drop.key, drop.is_counter, kDropNoOpenSpan, drop.count);
+    }
   }
   unplaced_.clear();
+}
+
+// The end of a span whose begin was overwritten: what the thread made with
+// no span open before it was made inside that span, and went with it.
+void Collector::DropWithLostSpan() {
+  for (const std::vector<GatheredDrop>* drops : {&provisional_, &unplaced_}) {
+    for (const GatheredDrop& drop : *drops) {
+      CountDrop(kUnknownSite, drop.key, drop.is_counter, kDropCap, drop.count);
+    }
+  }
+  provisional_.clear();
+  unplaced_.clear();
+}
+
+// The thread's end: what still waits was made with no span open.
+void Collector::SettleProvisional() {
+  for (const GatheredDrop& drop : provisional_) {
+    CountDrop(drop.site, drop.key, drop.is_counter, drop.reason, drop.count);
+  }
+  provisional_.clear();
 }
 
 const ArgKey& Collector::CachedKey(std::vector<ArgKey>& keys, size_t index,
@@ -456,6 +489,7 @@ void Collector::OnEnd(ThreadParse& p, const Record& rec, uint64_t position,
       spans_[root].flags |= kSpanRerooted;
     }
     p.pending_roots.clear();
+    DropWithLostSpan();
     p.ts.has_orphan_end = true;
     p.ts.last_orphan_end = position;
     p.last_span = kNoSpan;

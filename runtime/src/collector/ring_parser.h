@@ -281,8 +281,10 @@ class Collector {
   inline void OnEnd(ThreadParse& p, const Record& rec, uint64_t position,
                     uint64_t raw);
   void CloseOpenSpans(uint32_t last_hb);
-  void Unplaced(uint32_t key, bool is_counter);
+  void Unplaced(uint32_t key, bool is_counter, uint64_t position);
   void PlaceDrops(uint32_t site);
+  void DropWithLostSpan();
+  void SettleProvisional();
   void DiscardBeforeSideHorizon(const ThreadStreams& ts);
   void AddThread(uint32_t thread, const RingSnapshot& snap);
 
@@ -330,6 +332,14 @@ class Collector {
   // meant them to go, as a rule: an argument made just before its span
   // opened), or after none at the thread's end.
   std::vector<GatheredDrop> unplaced_;
+  // A thread whose stream lost its oldest records (a flight recorder's):
+  // what it made with no span open may have gone to a span whose begin was
+  // overwritten. Those drops wait here, named as above, until the thread's
+  // next end of such a span (then they went with it: the cap) or its end
+  // (no open span indeed).
+  bool truncated_thread_ = false;
+  uint64_t first_position_ = 0;  // the thread's oldest record still held
+  std::vector<GatheredDrop> provisional_;
   std::vector<ThreadStreams> threads_;
 };
 

@@ -3,6 +3,7 @@
 // several, after 20 laps of the ring. Each span carries one or two
 // arguments and one count: two or three side records, within the three per
 // span that ring mode budgets (docs/threads.md).
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -95,6 +96,39 @@ TEST_P(RingArgsTest, FourThreadsKeepTheirNewestSpansWithTheirArguments) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Arguments, RingArgsTest, ::testing::Values(1, 2));
+
+// The arguments and counts the ring overwrote with their spans are dropped
+// for the cap, as the spans themselves are; "no open span" stays for what
+// the program really made outside any span (one stray argument here, after
+// the laps, where the ring still holds its records).
+TEST(RingArgDropsTest, ArgumentsOverwrittenWithTheirSpansCountAsTheCap) {
+  constexpr uint64_t kCap = 10'000;
+  ASSERT_TRUE(
+      StartRecording({.max_events = kCap, .overflow = OverflowPolicy::kRing})
+          .ok());
+  RecordWithArgs(200'000, 2);
+  SPANPROF_ARG("stray", 1);  // no span open
+  { SPANPROF_SCOPE("ring.last"); }
+  const Capture c = StopRecording();
+  uint64_t cap = 0;
+  for (const ArgDrop& drop : c.arg_drops) {
+    if (drop.reason == "no_open_span") {
+      EXPECT_EQ(drop.name, "stray");
+      EXPECT_EQ(drop.count, 1u);
+    }
+    if (drop.reason == "cap") {
+      EXPECT_TRUE(drop.name == "seq" || drop.name == "size" ||
+                  drop.name == "ring.count")
+          << drop.name;
+      cap += drop.count;
+    }
+  }
+  EXPECT_GT(cap, 0u);
+  EXPECT_TRUE(
+      std::any_of(c.arg_drops.begin(), c.arg_drops.end(), [](const ArgDrop& d) {
+        return d.reason == "no_open_span" && d.name == "stray";
+      }));
+}
 
 }  // namespace
 }  // namespace spanprof
