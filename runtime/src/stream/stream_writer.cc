@@ -308,10 +308,6 @@ void StreamWriter::CopyRecords(ThreadRing& ring, ThreadProgress& progress) {
 // read waits for the next drain.
 void StreamWriter::DrainSide(const ThreadRing& ring, ThreadProgress& progress,
                              uint64_t records_end) {
-  if (ring.side_wrapped) {
-    DrainWrappedSide(ring, progress, records_end);
-    return;
-  }
   const uint64_t published =
       ring.side_published.load(std::memory_order_acquire);
   const SideBuffer& side = ring.side;
@@ -359,6 +355,7 @@ void StreamWriter::DrainSide(const ThreadRing& ring, ThreadProgress& progress,
 // the records' (the newest win); they count as dropped arguments.
 void StreamWriter::DrainWrappedSide(const ThreadRing& ring,
                                     ThreadProgress& progress,
+                                    uint64_t records_from,
                                     uint64_t records_end) {
   const uint64_t capacity = ring.side_capacity;
   if (capacity == 0) return;
@@ -370,7 +367,23 @@ void StreamWriter::DrainWrappedSide(const ThreadRing& ring,
   const uint64_t published =
       ring.side_published.load(std::memory_order_acquire);
   uint64_t at = std::max(progress.side, oldest_intact(published));
-  progress.side_lost += at - progress.side;
+  const uint64_t overwritten = at - progress.side;
+  const auto position_of = [&ring, capacity](uint64_t index) {
+    return LoadWrappedSide(ring.side[index % capacity]).position;
+  };
+  // After a gap in the records (the ring overwrote them before this drain),
+  // the side records made among the lost records lost their spans with
+  // them: skipped, but for the last one (the reader sets aside the spans
+  // that began before the first side record it has).
+  if (records_from > progress.position) {
+    while (at + 1 < published && position_of(at + 1) < records_from) ++at;
+  }
+  // Side records overwritten before this drain count as lost when some of
+  // them may belong to spans the stream holds: when the oldest one left
+  // was made after the records the stream holds began.
+  if (overwritten > 0 && (at >= published || position_of(at) > records_from)) {
+    progress.side_lost += overwritten;
+  }
   bool more = true;
   while (more && at < published) {
     const uint64_t batch_first = at;
@@ -442,6 +455,9 @@ void StreamWriter::DrainDrops(const ThreadRing& ring,
 }
 
 void StreamWriter::DrainRing(ThreadRing& ring, ThreadProgress& progress) {
+  uint64_t records_from = 0;
+  uint64_t records_end = 0;
+  bool wrapped = false;
   {
     std::lock_guard<std::mutex> lock(ring.mu);
     DescribeThread(ring, progress);
@@ -453,11 +469,18 @@ void StreamWriter::DrainRing(ThreadRing& ring, ThreadProgress& progress) {
     // several writes once the buffer passes kFlushBytes) leaves no ended
     // span without them. Side records whose records a kill cut off are
     // past the stream's last record: the reader counts them lost.
-    const uint64_t records_end =
-        pieces_.empty() ? progress.position
-                        : pieces_.back().position + pieces_.back().count;
-    DrainSide(ring, progress, records_end);
+    records_end = pieces_.empty()
+                      ? progress.position
+                      : pieces_.back().position + pieces_.back().count;
+    records_from =
+        pieces_.empty() ? progress.position : pieces_.front().position;
+    wrapped = ring.side_wrapped;
+    if (!wrapped) DrainSide(ring, progress, records_end);
   }
+  // A wrapped side buffer is copied without the lock (its owner never waits
+  // for it, StoreWrappedSide): the owner's chunk switches, which take the
+  // lock, need not wait for the copy either.
+  if (wrapped) DrainWrappedSide(ring, progress, records_from, records_end);
   CopyRecords(ring, progress);
   std::lock_guard<std::mutex> lock(ring.mu);
   DrainDrops(ring, progress);

@@ -139,7 +139,7 @@ class StreamWriter {
   void DrainSide(const ThreadRing& ring, ThreadProgress& progress,
                  uint64_t records_end);
   void DrainWrappedSide(const ThreadRing& ring, ThreadProgress& progress,
-                        uint64_t records_end);
+                        uint64_t records_from, uint64_t records_end);
   bool WriteSide(uint32_t slot, ThreadProgress& progress, uint64_t first,
                  const SideRecord* records, uint64_t count);
   void DescribeThread(const ThreadRing& ring, ThreadProgress& progress);
