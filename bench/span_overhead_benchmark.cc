@@ -384,6 +384,25 @@ void BM_SpanWithCount(benchmark::State& state) {
 }
 BENCHMARK(BM_SpanWithCount)->Iterations(kSpanIterations);
 
+// A thread pool's task that records nothing: a ContextScope whose push is
+// withdrawn when it ends (under the ring's lock, so that the stream's drain
+// never copies a push that is withdrawn after). Not gated; the figure is in
+// docs/performance.md.
+void BM_EmptyContextScope(benchmark::State& state) {
+  StartSession(state, kSpanIterations);
+  spanprof::Context ctx;
+  {
+    SPANPROF_SCOPE("bench.context.parent");
+    ctx = spanprof::CurrentContext();
+  }
+  for (auto _ : state) {
+    const spanprof::ContextScope scope(ctx);
+    benchmark::ClobberMemory();
+  }
+  StopSession(state);
+}
+BENCHMARK(BM_EmptyContextScope)->Iterations(kSpanIterations);
+
 // What a session records as `overhead_ns_per_span`: MeasureSpanOverheadNs()
 // (a few microseconds at session start), reported as the counter
 // `overhead_ns` so it can be compared with BM_SpanEnabled in the same run.

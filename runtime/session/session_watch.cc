@@ -280,7 +280,7 @@ void SessionWatcher::Stop(bool remove_stream, const std::string& end_reason) {
   if (!StopThread(remove_stream)) return;
   if (writer_ != nullptr) {
     if (!remove_stream) {
-      writer_->Drain(epoch_);
+      writer_->Drain(epoch_, /*last=*/true);
       writer_->WriteEnd(end_reason);
     }
     writer_->Close(remove_stream);
@@ -294,7 +294,7 @@ std::unique_ptr<StreamWriter> SessionWatcher::StopAndTakeWriter() {
 
 void SessionWatcher::HandleCrash() {
   if (writer_ != nullptr) {
-    writer_->Drain(epoch_);
+    writer_->Drain(epoch_, /*last=*/true);
     writer_->WriteEnd(g_signals.crash_reason.load());
   }
   g_signals.crash.store(2);

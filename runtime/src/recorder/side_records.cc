@@ -238,7 +238,12 @@ void PopContext(uint32_t epoch) noexcept {
     // A scope that recorded nothing (no record since its push, no context
     // taken inside it) leaves no trace: its push is withdrawn. This keeps
     // thread pools that run many unprofiled tasks from filling the side
-    // buffer.
+    // buffer. Under the ring's lock, which the stream's drain holds while it
+    // reads the newest side records: it never reads the slot while the next
+    // record is written into it, and it leaves a push made after the records
+    // it found for a later drain (StreamWriter::Streamable).
+    const UncountedAllocations uncounted;
+    const std::lock_guard<std::mutex> lock(r->mu);
     r->side_published.store(n - 1, std::memory_order_release);
     return;
   }

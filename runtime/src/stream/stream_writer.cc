@@ -302,10 +302,21 @@ void StreamWriter::CopyRecords(ThreadRing& ring, ThreadProgress& progress) {
   }
 }
 
+// Whether a drain writes `side` now. Those made after the records it found
+// (at `records_end`) wait for the next drain, but in the last one: until a
+// record follows it, an empty context scope's push may still be withdrawn
+// (PopContext), and its slot written again. They belong to spans still
+// open, so an ended span's arguments are never among them.
+bool StreamWriter::Streamable(const SideRecord& side,
+                              uint64_t records_end) const {
+  return side.position < records_end ||
+         (last_drain_ && side.position == records_end);
+}
+
 // Side records from `progress.side` to the published count, as far as their
 // positions lie within the records up to `records_end` (those FindRecords()
-// found, which CopyRecords() writes next): one written after the cursor was
-// read waits for the next drain.
+// found, which CopyRecords() writes next; Streamable()): one written after
+// the cursor was read waits for the next drain.
 void StreamWriter::DrainSide(const ThreadRing& ring, ThreadProgress& progress,
                              uint64_t records_end) {
   const uint64_t published =
@@ -320,7 +331,7 @@ void StreamWriter::DrainSide(const ThreadRing& ring, ThreadProgress& progress,
     const SideRecord* records = side.Run(end, &run);
     run = std::min(run, published - end);
     uint64_t k = 0;
-    while (k < run && records[k].position <= records_end) ++k;
+    while (k < run && Streamable(records[k], records_end)) ++k;
     end += k;
     if (k < run) break;
   }
@@ -397,7 +408,7 @@ void StreamWriter::DrainWrappedSide(const ThreadRing& ring,
       uint64_t k = 0;
       for (; k < run; ++k) {
         const SideRecord record = LoadWrappedSide(records[k]);
-        if (record.position > records_end) break;
+        if (!Streamable(record, records_end)) break;
         wrapped_.push_back(record);
       }
       at += k;
@@ -507,8 +518,9 @@ void StreamWriter::WriteClock(const ClockPair& now) {
   Chunk(kChunkClock, 0, seq_++);
 }
 
-bool StreamWriter::Drain(uint32_t epoch) {
+bool StreamWriter::Drain(uint32_t epoch, bool last) {
   if (failed_) return false;
+  last_drain_ = last;
   if (generation_bytes_ > 0 && bytes_in_file_ >= generation_bytes_) Rotate();
   records_at_last_drain_ = records_written_;
   DrainSites();
@@ -537,6 +549,7 @@ bool StreamWriter::BehindAfterLastDrain() const {
 bool StreamWriter::DrainStopped(const std::vector<ThreadRing*>& rings,
                                 const ClockPair& stop) {
   if (failed_) return false;
+  last_drain_ = true;
   DrainSites();
   DrainCounters();
   DrainRings(rings);

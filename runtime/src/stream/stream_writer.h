@@ -65,8 +65,11 @@ class StreamWriter {
   // names, new threads and names, each thread's records and side records,
   // drops, and a clock pair. Session `epoch` only: after it ends, nothing.
   // Not thread-safe: one thread drains. Returns false once writing failed
-  // (the stream then stops growing; the session goes on).
-  bool Drain(uint32_t epoch);
+  // (the stream then stops growing; the session goes on). `last`: no drain
+  // follows (a crash, a kept flight recorder's end), so the side records
+  // made after the last record go too (a drain leaves them for the next:
+  // an empty context scope may still withdraw its push).
+  bool Drain(uint32_t epoch, bool last = false);
   // The last drain of a session that has ended: everything `rings` (the
   // ended session's, taken from it) published, and the stop clock pair.
   // Returns false when writing failed.
@@ -136,6 +139,7 @@ class StreamWriter {
   void PublishDrained(const std::vector<ThreadRing*>& rings);
   void WriteClock(const ClockPair& now);
   void Rotate();
+  bool Streamable(const SideRecord& side, uint64_t records_end) const;
   void DrainSide(const ThreadRing& ring, ThreadProgress& progress,
                  uint64_t records_end);
   void DrainWrappedSide(const ThreadRing& ring, ThreadProgress& progress,
@@ -163,6 +167,7 @@ class StreamWriter {
   std::vector<Piece> pieces_;        // FindRecords() for one ring
   std::vector<SideRecord> wrapped_;  // DrainWrappedSide()'s batch
   std::vector<Record> staging_;      // CopyRecords()'s, in ring mode
+  bool last_drain_ = false;          // Drain(last) or DrainStopped()
   StreamEncoder payload_;
   std::string out_;  // chunks not yet written
 };

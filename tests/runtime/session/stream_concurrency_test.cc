@@ -154,5 +154,66 @@ TEST(StreamConcurrencyTest, AWrappedSideBufferIsCopiedWhileItsOwnersOverwrite) {
   EXPECT_LE(bare, capture.dropped_args);
 }
 
+// A thread pool's worker runs many tasks under a context that record
+// nothing: each empty scope's push is withdrawn at its end (it leaves no
+// trace), and its side record's slot is written again. The drain must
+// never stream a push that is withdrawn after it was copied: the stream
+// would then hold a scope that never ends (the worker's later spans
+// parented to the context's span) and miss the record written in its
+// place (an argument). The session end reads its capture back from the
+// stream.
+TEST(StreamConcurrencyTest, EmptyContextScopesLeaveNoTraceInTheStream) {
+  TempDir dir;
+  Config config = QuietConfig(dir, "");
+  config.stream_path = dir.File("s.stream");
+  config.keep_stream = true;
+  const std::string stream = dir.File("s.stream");
+  Profile(config, "load.root", [&stream] {
+    const Context ctx = CurrentContext();
+    std::atomic<bool> stop{false};
+    std::atomic<int64_t> done{0};
+    std::thread worker([ctx, &stop, &done] {
+      for (int64_t i = 0; !stop.load(std::memory_order_relaxed); ++i) {
+        for (int k = 0; k < 16; ++k) {
+          const ContextScope empty(ctx);  // a task that records nothing
+        }
+        SPANPROF_SCOPE("load.task");
+        SPANPROF_ARG("i", i);
+        done.store(i + 1, std::memory_order_relaxed);
+      }
+    });
+    // Until the drain has written several times while the worker ran.
+    while (done.load() < 1000) std::this_thread::yield();
+    uintmax_t size = 0;
+    for (int grew = 0; grew < 8;) {
+      std::error_code error;
+      const uintmax_t now = std::filesystem::file_size(stream, error);
+      if (!error && now != size) {
+        size = now;
+        ++grew;
+      }
+      std::this_thread::yield();
+    }
+    stop.store(true);
+    worker.join();
+  });
+  absl::StatusOr<RecoveredCapture> recovered =
+      RecoverStream(ReadText(stream), "s.stream");
+  ASSERT_TRUE(recovered.ok()) << recovered.status();
+  const Capture& capture = recovered->capture;
+  uint64_t tasks = 0;
+  int64_t next = 0;
+  for (const Span& span : capture.spans) {
+    if (capture.sites[span.site].name != "load.task") continue;
+    ++tasks;
+    // Opened outside every scope: a root of the worker's thread.
+    ASSERT_EQ(span.parent_id, 0u) << "task " << next;
+    ASSERT_EQ(span.arg_count, 1u) << "task " << next;
+    EXPECT_EQ(capture.args[span.first_arg].int_value, next);
+    ++next;
+  }
+  EXPECT_GT(tasks, 1000u);
+}
+
 }  // namespace
 }  // namespace spanprof
