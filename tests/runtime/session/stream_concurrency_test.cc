@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -23,6 +24,21 @@ namespace {
 using spanprof::testing::QuietConfig;
 using spanprof::testing::ReadText;
 using spanprof::testing::TempDir;
+
+// Returns once the drain has written to `stream` `writes` times (its size
+// changed), however slow the machine: the recording threads run meanwhile.
+void WaitForStreamWrites(const std::string& stream, int writes) {
+  uintmax_t size = 0;
+  for (int seen = 0; seen < writes;) {
+    std::error_code error;
+    const uintmax_t now = std::filesystem::file_size(stream, error);
+    if (!error && now != size) {
+      size = now;
+      ++seen;
+    }
+    std::this_thread::yield();
+  }
+}
 
 constexpr int kThreads = 4;
 constexpr int kSpansPerThread = 20000;
@@ -99,16 +115,7 @@ TEST(StreamConcurrencyTest, AWrappedSideBufferIsCopiedWhileItsOwnersOverwrite) {
       });
     }
     while (wrapped.load() < kThreads) std::this_thread::yield();
-    uintmax_t size = 0;
-    for (int grew = 0; grew < 6;) {
-      std::error_code error;
-      const uintmax_t now = std::filesystem::file_size(stream, error);
-      if (!error && now != size) {
-        size = now;
-        ++grew;
-      }
-      std::this_thread::yield();
-    }
+    WaitForStreamWrites(stream, 6);
     stop.store(true);
     for (std::thread& thread : threads) thread.join();
   });
@@ -184,16 +191,7 @@ TEST(StreamConcurrencyTest, EmptyContextScopesLeaveNoTraceInTheStream) {
     });
     // Until the drain has written several times while the worker ran.
     while (done.load() < 1000) std::this_thread::yield();
-    uintmax_t size = 0;
-    for (int grew = 0; grew < 8;) {
-      std::error_code error;
-      const uintmax_t now = std::filesystem::file_size(stream, error);
-      if (!error && now != size) {
-        size = now;
-        ++grew;
-      }
-      std::this_thread::yield();
-    }
+    WaitForStreamWrites(stream, 8);
     stop.store(true);
     worker.join();
   });
