@@ -100,8 +100,6 @@ void Collector::ParseThread(uint32_t snapshot, const RingSnapshot& snap) {
   ThreadStreams& ts = StartThread(snap);
   open_.clear();
   ThreadParse p(snapshot, thread, snap, ts);
-  truncated_thread_ = ts.truncated;
-  first_position_ = ts.first_position;
   p.next_side = snap.side.empty() ? UINT64_MAX : snap.side.front().position;
   // A sixty-fourth of the thread's records at a time, at most 4 MiB: few
   // calls, and little held beyond the capture at the end's peak.
@@ -328,7 +326,8 @@ void Collector::CountDrop(uint32_t site, uint32_t key, bool is_counter,
 }
 
 void Collector::Unplaced(uint32_t key, bool is_counter, uint64_t position) {
-  if (truncated_thread_ && position < first_position_) {
+  const ThreadStreams& ts = threads_.back();  // the thread being parsed
+  if (ts.truncated && position < ts.first_position) {
     // Made where the ring has overwritten the records: gone with them.
     CountDrop(kUnknownSite, key, is_counter, kDropCap);
     return;
@@ -344,7 +343,7 @@ void Collector::Unplaced(uint32_t key, bool is_counter, uint64_t position) {
 
 void Collector::PlaceDrops(uint32_t site) {
   for (const GatheredDrop& drop : unplaced_) {
-    if (truncated_thread_) {
+    if (threads_.back().truncated) {
       provisional_.push_back(GatheredDrop{site, drop.key, drop.is_counter,
                                           kDropNoOpenSpan, drop.count});
     } else {

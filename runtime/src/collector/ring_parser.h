@@ -332,13 +332,11 @@ class Collector {
   // meant them to go, as a rule: an argument made just before its span
   // opened), or after none at the thread's end.
   std::vector<GatheredDrop> unplaced_;
-  // A thread whose stream lost its oldest records (a flight recorder's):
-  // what it made with no span open may have gone to a span whose begin was
-  // overwritten. Those drops wait here, named as above, until the thread's
-  // next end of such a span (then they went with it: the cap) or its end
-  // (no open span indeed).
-  bool truncated_thread_ = false;
-  uint64_t first_position_ = 0;  // the thread's oldest record still held
+  // A thread whose stream lost its oldest records (a flight recorder's,
+  // ThreadStreams::truncated): what it made with no span open may have gone
+  // to a span whose begin was overwritten. Those drops wait here, named as
+  // above, until the thread's next end of such a span (then they went with
+  // it: the cap) or its end (no open span indeed).
   std::vector<GatheredDrop> provisional_;
   std::vector<ThreadStreams> threads_;
 };

@@ -363,7 +363,8 @@ void StreamWriter::DrainSide(const ThreadRing& ring, ThreadProgress& progress,
 // records the owner may have begun to overwrite meanwhile are left out
 // (StoreWrappedSide). Those overwritten before the drain reached them leave
 // a gap, which the reader of a flight recorder's stream treats as it does
-// the records' (the newest win); they count as dropped arguments.
+// the records' (the newest win); they count as dropped arguments when some
+// of them may belong to spans the stream holds.
 void StreamWriter::DrainWrappedSide(const ThreadRing& ring,
                                     ThreadProgress& progress,
                                     uint64_t records_from,
