@@ -242,7 +242,9 @@ struct GatheredDrop {
 // slow path and the collector need. The owner thread writes the hot part
 // without locks; `mu` guards chunk switches against the collector.
 struct ThreadRing : ThreadState {
-  std::mutex mu;
+  // Mutable: a reader that holds the ring const (the stream's drain) still
+  // takes it.
+  mutable std::mutex mu;
   uint32_t slot = 0;  // index in the session's ring list
   uint64_t os_tid = 0;
   char name[64] = {};

@@ -48,6 +48,10 @@ enum ChunkKind : uint32_t {
   kChunkClock = 7,     // u64 TSC, u64 CLOCK_MONOTONIC ns: a clock pair
   kChunkDrops = 8,     // u64 dropped args, u32 n, n x (u32 site, u64 spans)
   kChunkEnd = 9,       // string: how the session ended
+  kChunkScopes = 10,   // u64 from, u32 n, n x (u64 push index, u64 pop
+                       // index, 32-byte push): a flight recorder's scopes
+                       // that began before side record `from` and were
+                       // still open there
 };
 
 // CRC-32C (Castagnoli, reflected: iSCSI's and ext4's), with the SSE4.2
@@ -253,6 +257,13 @@ class StreamDecoder {
     uint32_t size = 0;
     if (!U32(&size) || !Has(size)) return ok_ = false;
     s->assign(bytes_.data() + at_, size);
+    at_ += size;
+    return true;
+  }
+  // `size` raw bytes into `out` (a trivially copyable record).
+  bool Raw(void* out, size_t size) {
+    if (!Has(size)) return false;
+    std::memcpy(out, bytes_.data() + at_, size);
     at_ += size;
     return true;
   }

@@ -51,6 +51,15 @@ struct ThreadData {
   bool side_gap = false;
   uint64_t dropped_args = 0;
   std::vector<uint64_t> drops_by_site;
+  // A flight recorder's context scopes that began before side record
+  // `from` and were open there (kChunkScopes), every such chunk read.
+  struct OpenScope {
+    uint64_t from;
+    uint64_t index;  // of the push
+    uint64_t pop;    // index of the pop; UINT64_MAX: open when written
+    SideRecord push;
+  };
+  std::vector<OpenScope> open_scopes;
 };
 
 class StreamScanner {
@@ -206,6 +215,8 @@ class StreamScanner {
         return ReadClock(d);
       case internal::kChunkDrops:
         return ReadDrops(d, Thread(slot));
+      case internal::kChunkScopes:
+        return ReadScopes(d, Thread(slot));
       case internal::kChunkEnd:
         out_.ended = d.String(&end_reason_);
         return out_.ended;
@@ -328,6 +339,64 @@ class StreamScanner {
     t.side.resize(old + n);
     std::memcpy(t.side.data() + old, d.Rest().data(), n * sizeof(SideRecord));
     return true;
+  }
+
+  // A flight recorder's scopes open at side record `from`: u64 from, u32
+  // n, then n entries (u64 push index, u64 pop index, the push). A push
+  // must come before `from` and its pop after it; more than a thread's
+  // side records could hold is refused.
+  static bool ReadScopes(StreamDecoder& d, ThreadData& t) {
+    uint64_t from = 0;
+    uint32_t n = 0;
+    constexpr size_t kEntryBytes = 2 * sizeof(uint64_t) + sizeof(SideRecord);
+    if (!d.U64(&from) || !d.U32(&n) || n == 0 ||
+        d.Rest().size() != size_t{n} * kEntryBytes) {
+      return false;
+    }
+    std::vector<ThreadData::OpenScope> scopes(n);
+    for (ThreadData::OpenScope& scope : scopes) {
+      scope.from = from;
+      if (!d.U64(&scope.index) || !d.U64(&scope.pop) ||
+          !d.Raw(&scope.push, sizeof(SideRecord)) || scope.index >= from ||
+          scope.pop < from || scope.push.kind != internal::kSideContextPush) {
+        return false;
+      }
+    }
+    t.open_scopes.insert(t.open_scopes.end(), scopes.begin(), scopes.end());
+    return true;
+  }
+
+  // The pushes of the scopes open where thread `t`'s side records start
+  // (its side base), from the newest kChunkScopes written at or before
+  // that index, in push order: a scope whose pop is past the base, or that
+  // was open when the chunk was written.
+  static std::vector<ThreadData::OpenScope> ScopesOpenAtBase(
+      const ThreadData& t) {
+    std::vector<ThreadData::OpenScope> open;
+    uint64_t best = 0;
+    bool found = false;
+    for (const ThreadData::OpenScope& scope : t.open_scopes) {
+      if (scope.from <= t.side_base && (!found || scope.from >= best)) {
+        best = scope.from;
+        found = true;
+      }
+    }
+    if (!found) return open;
+    for (const ThreadData::OpenScope& scope : t.open_scopes) {
+      if (scope.from == best && scope.index < t.side_base &&
+          scope.pop >= t.side_base) {
+        open.push_back(scope);
+      }
+    }
+    std::sort(open.begin(), open.end(),
+              [](const auto& a, const auto& b) { return a.index < b.index; });
+    // One entry per push (a chunk written twice at the same index).
+    open.erase(std::unique(open.begin(), open.end(),
+                           [](const auto& a, const auto& b) {
+                             return a.index == b.index;
+                           }),
+               open.end());
+    return open;
   }
 
   // A records chunk: u64 position of its first, then whole records, kept
@@ -456,10 +525,23 @@ class StreamScanner {
       }
       snap.owned = std::move(t.records);
       snap.begins = t.begins;
-      snap.side = std::move(t.side);
-      snap.side_index.resize(snap.side.size());
-      for (uint64_t k = 0; k < snap.side.size(); ++k) {
-        snap.side_index[k] = t.side_base + k;
+      // The pushes of the scopes open at the side base come first, at their
+      // own indices, as a wrapped ring's snapshot restores them
+      // (SnapshotWrappedSide): the spans after them ran inside.
+      const std::vector<ThreadData::OpenScope> open = ScopesOpenAtBase(t);
+      for (const ThreadData::OpenScope& scope : open) {
+        snap.side.push_back(scope.push);
+        snap.side_index.push_back(scope.index);
+      }
+      if (open.empty()) {
+        snap.side = std::move(t.side);
+      } else {
+        snap.side.insert(snap.side.end(), t.side.begin(), t.side.end());
+        std::vector<SideRecord>().swap(t.side);
+      }
+      snap.side_index.reserve(snap.side.size());
+      for (uint64_t k = 0; snap.side_index.size() < snap.side.size(); ++k) {
+        snap.side_index.push_back(t.side_base + k);
       }
       snap.os_tid = t.os_tid;
       snap.name = t.name;

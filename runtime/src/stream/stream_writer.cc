@@ -170,6 +170,7 @@ void StreamWriter::Rotate() {
   counters_written_ = 0;
   for (ThreadProgress& progress : threads_) {
     progress.described = false;
+    progress.scopes_written = false;
     progress.dropped_args = UINT64_MAX;  // written again at the next drain
   }
   rotations_++;
@@ -215,6 +216,44 @@ void StreamWriter::DescribeThread(const ThreadRing& ring,
   Chunk(kChunkThread, ring.slot, progress.seq++);
   progress.name = name;
   progress.described = true;
+}
+
+// A flight recorder's context scopes that began before side record `from`
+// and were still open there (pop index UINT64_MAX: open now), for a reader
+// whose side records start at `from`: the file just started (the older
+// files go, and with them the push of a scope open all along, such as a
+// worker's whole life under Bind), or the drain skipped what came before
+// (DrainWrappedSide). Without the push, the reader could not tell which
+// spans ran under the scope, and set aside every span before its pop. The
+// ring keeps these pushes for the in-memory capture as well (live_scopes,
+// ended_scopes; SnapshotWrappedSide). Called with ring.mu held.
+void StreamWriter::WriteScopes(const ThreadRing& ring, ThreadProgress& progress,
+                               uint64_t from) {
+  progress.scopes_written = true;
+  if (!ring.ring_mode) return;
+  // Counted first: the count leads the entries.
+  const auto open_at = [&ring, from](const auto& add) {
+    for (const ThreadRing::LiveScope& scope : ring.live_scopes) {
+      if (scope.index < from) add(scope.index, UINT64_MAX, scope.push);
+    }
+    for (size_t k = ring.ended_scopes_head; k < ring.ended_scopes.size(); ++k) {
+      const ThreadRing::EndedScope& scope = ring.ended_scopes[k];
+      if (scope.index < from && scope.pop_index >= from) {
+        add(scope.index, scope.pop_index, scope.push);
+      }
+    }
+  };
+  uint32_t count = 0;
+  open_at([&count](uint64_t, uint64_t, const SideRecord&) { ++count; });
+  if (count == 0) return;
+  payload_.U64(from);
+  payload_.U32(count);
+  open_at([this](uint64_t index, uint64_t pop, const SideRecord& push) {
+    payload_.U64(index);
+    payload_.U64(pop);
+    payload_.Raw(&push, sizeof(SideRecord));
+  });
+  Chunk(kChunkScopes, ring.slot, progress.seq++);
 }
 
 // The main stream's records from `progress.position` to the published
@@ -390,6 +429,12 @@ void StreamWriter::DrainWrappedSide(const ThreadRing& ring,
   if (records_from > progress.position) {
     while (at + 1 < published && position_of(at + 1) < records_from) ++at;
   }
+  // The reader drops what came before a gap: the scopes open across it go
+  // with their pushes.
+  if (at > progress.side) {
+    std::lock_guard<std::mutex> lock(ring.mu);
+    WriteScopes(ring, progress, at);
+  }
   // Side records overwritten before this drain count as lost when some of
   // them may belong to spans the stream holds: when the oldest one left
   // was made after the records the stream holds began.
@@ -473,6 +518,7 @@ void StreamWriter::DrainRing(ThreadRing& ring, ThreadProgress& progress) {
   {
     std::lock_guard<std::mutex> lock(ring.mu);
     DescribeThread(ring, progress);
+    if (!progress.scopes_written) WriteScopes(ring, progress, progress.side);
     FindRecords(ring, progress);
     // The side records up to the records' end first, then the records. A
     // span's arguments are published before its end record, so a span

@@ -119,6 +119,9 @@ class StreamWriter {
     // copied them (DrainWrappedSide): counted with the thread's dropped
     // arguments, so that spans recovered without them say so.
     uint64_t side_lost = 0;
+    // Whether the current file holds the thread's context scopes that
+    // began before its first side record (WriteScopes).
+    bool scopes_written = false;
   };
 
   // A run of published records of one chunk.
@@ -147,6 +150,8 @@ class StreamWriter {
   bool WriteSide(uint32_t slot, ThreadProgress& progress, uint64_t first,
                  const SideRecord* records, uint64_t count);
   void DescribeThread(const ThreadRing& ring, ThreadProgress& progress);
+  void WriteScopes(const ThreadRing& ring, ThreadProgress& progress,
+                   uint64_t from);
   void DrainDrops(const ThreadRing& ring, ThreadProgress& progress);
   bool Flush();
 

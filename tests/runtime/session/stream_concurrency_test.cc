@@ -101,10 +101,11 @@ TEST(StreamConcurrencyTest, AWrappedSideBufferIsCopiedWhileItsOwnersOverwrite) {
     std::atomic<int> wrapped{0};
     std::vector<std::thread> threads;
     for (int t = 0; t < kThreads; ++t) {
-      // Plain threads, no context: a flight recorder's stream does not
-      // carry a context scope whose push its ring overwrote, and the
-      // recovered spans under its pop would be set aside.
-      threads.emplace_back([t, &stop, &wrapped] {
+      // Each thread's whole life under the root's context: the push of
+      // that scope is long overwritten, and the stream carries it where a
+      // file starts or the drain skips (else the spans before its pop
+      // would be set aside).
+      threads.emplace_back(Bind([t, &stop, &wrapped] {
         SetThreadName(("recorder-" + std::to_string(t)).c_str());
         for (int64_t i = 0; !stop.load(std::memory_order_relaxed); ++i) {
           SPANPROF_SCOPE("load.step");
@@ -112,7 +113,7 @@ TEST(StreamConcurrencyTest, AWrappedSideBufferIsCopiedWhileItsOwnersOverwrite) {
           // Past twice the cap, the thread's side records have wrapped.
           if (i == static_cast<int64_t>(2 * kCap)) wrapped.fetch_add(1);
         }
-      });
+      }));
     }
     while (wrapped.load() < kThreads) std::this_thread::yield();
     WaitForStreamWrites(stream, 6);

@@ -3,6 +3,7 @@
 // refused, never trusted.
 #include "spanprof/stream.h"
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,15 +12,18 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <thread>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "recorder/recorder_internal.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/spanprof.h"
+#include "stream/stream_format.h"
 #include "tests/testing/session_config.h"
 #include "tests/testing/test_support.h"
 
@@ -277,6 +281,46 @@ TEST(StreamTest, ACorruptChunkIsSkippedAndCountedNeverTrusted) {
       analysis::Summarize(recovered->capture).validation_issues.empty());
 }
 
+// A scopes chunk that contradicts itself (a push at or past the index it
+// is for, a pop before it, a record that is no push, no entry, more
+// entries than bytes) is skipped and counted, never applied; a consistent
+// one is read.
+TEST(StreamTest, AScopesChunkThatContradictsItselfIsSkippedAndCounted) {
+  TempDir dir;
+  const std::string bytes = KeptStream(dir);
+  const auto entry = [](uint64_t index, uint64_t pop, uint32_t kind) {
+    internal::StreamEncoder e;
+    e.U64(index);
+    e.U64(pop);
+    const internal::SideRecord push{7, kind, 0, 0, 0};
+    e.Raw(&push, sizeof(push));
+    return e.bytes();
+  };
+  const auto chunk = [](uint64_t from, uint32_t n, const std::string& entries) {
+    internal::StreamEncoder e;
+    e.U64(from);
+    e.U32(n);
+    e.Raw(entries.data(), entries.size());
+    std::string out;
+    internal::AppendChunk(internal::kChunkScopes, 0, 1000, e.bytes(), &out);
+    return out;
+  };
+  const std::string open = entry(3, UINT64_MAX, internal::kSideContextPush);
+  for (const std::string& bad :
+       {chunk(3, 1, open), chunk(9, 1, entry(3, 5, internal::kSideContextPush)),
+        chunk(9, 1, entry(3, UINT64_MAX, internal::kSideArgInt)),
+        chunk(9, 0, ""), chunk(9, 2, open)}) {
+    absl::StatusOr<RecoveredCapture> recovered =
+        RecoverStream(bytes + bad, "s");
+    ASSERT_TRUE(recovered.ok()) << recovered.status();
+    EXPECT_EQ(recovered->skipped_chunks, 1u);
+  }
+  absl::StatusOr<RecoveredCapture> good =
+      RecoverStream(bytes + chunk(9, 1, open), "s");
+  ASSERT_TRUE(good.ok()) << good.status();
+  EXPECT_EQ(good->skipped_chunks, 0u);
+}
+
 // Every prefix of a stream (a program killed while writing) reads as a
 // valid capture of what was whole, or, before the session chunk ends, as
 // an error naming the file.
@@ -331,6 +375,92 @@ TEST(StreamTest, EveryCutKeepsTheArgumentsOfEachEndedSpan) {
     }
   }
   EXPECT_GT(ended, 300u);
+}
+
+// The inode of `path`, 0 while it does not exist: a flight recorder's
+// stream starts its next file under the same name.
+ino_t InodeOf(const std::string& path) {
+  struct stat info {};
+  return ::stat(path.c_str(), &info) == 0 ? info.st_ino : 0;
+}
+
+// The stream's files as `spanprof recover` reads them: the full one first
+// when the stream rotated.
+std::vector<std::string> FlightFiles(const std::string& stream) {
+  std::vector<std::string> files;
+  if (std::filesystem::exists(stream + ".old")) {
+    files.push_back(ReadText(stream + ".old"));
+  }
+  files.push_back(ReadText(stream));
+  return files;
+}
+
+// A flight recorder's worker that runs its whole life under a context
+// (Bind) and ends before the session: its stream starts a new file twice
+// after the push of that context scope, so no file holds the push, only
+// its pop. Each file starts with the scopes open at its first side record,
+// so the worker's spans are recovered as the session's own outputs hold
+// them, under the context's span, or flagged where its begin went with an
+// older file. Without them the pop of a scope with no push set every span
+// of the worker aside.
+TEST(StreamTest, AFlightRecordersBoundWorkerKeepsItsSpansAcrossFiles) {
+  TempDir dir;
+  Config config = StreamConfig(dir);
+  config.recording.overflow = OverflowPolicy::kRing;
+  config.recording.max_events = 4096;
+  const std::string stream = config.stream_path;
+  Profile(config, "flight.root", [&stream] {
+    std::thread worker(Bind([&stream] {
+      SetThreadName("bound-worker");
+      ino_t file = InodeOf(stream);
+      for (int64_t i = 0, files = 0; files < 2; ++i) {
+        SPANPROF_SCOPE("worker.step");
+        SPANPROF_ARG("i", i);
+        if (i % 64 == 0 && InodeOf(stream) != file) {
+          file = InodeOf(stream);
+          ++files;
+        }
+      }
+    }));
+    worker.join();
+    SPANPROF_SCOPE("after.worker");
+  });
+  const std::vector<std::string> files = FlightFiles(stream);
+  absl::StatusOr<RecoveredCapture> recovered =
+      RecoverStream(std::vector<std::string_view>(files.begin(), files.end()),
+                    "session.stream");
+  ASSERT_TRUE(recovered.ok()) << recovered.status();
+  const Capture& capture = recovered->capture;
+  uint64_t root = 0;
+  for (const Span& span : capture.spans) {
+    if (capture.sites[span.site].name == "flight.root") root = span.id;
+  }
+  uint64_t steps = 0;
+  for (const Span& span : capture.spans) {
+    if (capture.sites[span.site].name != "worker.step") continue;
+    ++steps;
+    EXPECT_EQ(capture.threads[span.thread].name, "bound-worker");
+    // Under the context's span: linked to it where the capture holds it,
+    // else flagged as having lost it; never a root that says nothing.
+    if (root != 0) {
+      EXPECT_EQ(span.parent_id, root) << "span " << span.id;
+    } else {
+      EXPECT_EQ(span.parent_id, 0u) << "span " << span.id;
+      EXPECT_NE(span.flags & kSpanRerooted, 0) << "span " << span.id;
+    }
+  }
+  // As many as the session's own outputs hold: the newest events, up to
+  // the cap of 4,096.
+  absl::StatusOr<Capture> written =
+      analysis::ReadTrace(dir.File("out/trace.json"));
+  ASSERT_TRUE(written.ok()) << written.status();
+  const auto written_steps =
+      std::count_if(written->spans.begin(), written->spans.end(),
+                    [&written](const Span& span) {
+                      return written->sites[span.site].name == "worker.step";
+                    });
+  EXPECT_EQ(steps, static_cast<uint64_t>(written_steps));
+  EXPECT_GT(steps, 2000u);
 }
 
 TEST(StreamTest, WhatIsNotAStreamIsRefused) {
