@@ -420,6 +420,17 @@ TEST(FlightRecorderTest, KeepsItsNewestSpansOnBoundedDisk) {
   }
   EXPECT_GT(handles, kCap / 8);
   EXPECT_EQ(bare, 0u) << "of " << handles << " request.handle spans";
+  // The workers run their whole lives under the root's context (Bind),
+  // whose push went with an older file: each file carries the scopes open
+  // where it starts, so a request is under the root where the capture
+  // holds it, and otherwise flagged as having lost its parent (the root's
+  // begin went with the first file), never a root that says nothing.
+  for (const Span& span : trace->spans) {
+    if (trace->sites[span.site].name == "request.handle" &&
+        span.parent_id == 0) {
+      EXPECT_NE(span.flags & kSpanRerooted, 0) << "request.handle " << span.id;
+    }
+  }
   const ProcessResult valid =
       RunProcess({kSpanprof, "validate", dir.File("lost-summary.json")});
   EXPECT_EQ(valid.exit_code, 0) << valid.out << valid.err;

@@ -644,7 +644,9 @@ int64_t Collector::Resolve(const std::vector<uint32_t>& slot_to_thread,
       *lost = true;  // the span open there was overwritten
       return -1;
     }
-    if (ts.truncated && pos < ts.first_position) {
+    // A span open at `pos` began before it: at or before the oldest record
+    // left, its begin is gone with the rest.
+    if (ts.truncated && pos <= ts.first_position) {
       *lost = true;  // no record of that point is left
       *thread = UINT32_MAX;
       return -1;

@@ -46,6 +46,10 @@ struct ThreadData {
   // record kept.
   uint64_t record_base = 0;
   uint64_t side_base = 0;
+  // The largest position a thread chunk said the thread's records go on
+  // at (a newer stream's; 0 in an older one): with no record kept, the
+  // thread's records before it went with older files.
+  uint64_t described_position = 0;
   bool records_gap = false;
   std::vector<SideRecord> side;  // indices 0 .. size - 1
   bool side_gap = false;
@@ -201,7 +205,7 @@ class StreamScanner {
       case internal::kChunkCounters:
         return ReadCounters(d);
       case internal::kChunkThread:
-        return d.U64(&Thread(slot).os_tid) && d.String(&Thread(slot).name);
+        return ReadThread(d, Thread(slot));
       case internal::kChunkRecords: {
         ThreadData& t = Thread(slot);
         return ReadRecords(d, t);
@@ -338,6 +342,16 @@ class StreamScanner {
     const size_t old = t.side.size();
     t.side.resize(old + n);
     std::memcpy(t.side.data() + old, d.Rest().data(), n * sizeof(SideRecord));
+    return true;
+  }
+
+  // A thread: u64 OS thread id, string name, then (a newer stream's) u64
+  // position its records go on at.
+  static bool ReadThread(StreamDecoder& d, ThreadData& t) {
+    if (!d.U64(&t.os_tid) || !d.String(&t.name)) return false;
+    uint64_t position = 0;
+    if (!d.Rest().empty() && !d.U64(&position)) return false;
+    t.described_position = std::max(t.described_position, position);
     return true;
   }
 
@@ -522,6 +536,13 @@ class StreamScanner {
         snap.chunks.push_back(internal::Chunk{piece.data(), piece.size(),
                                               piece.size(), position});
         position += piece.size();
+      }
+      if (t.record_count == 0 && t.described_position > 0) {
+        // No record kept of a thread that wrote some: they went with older
+        // files (an empty piece says from where).
+        snap.truncated = true;
+        snap.chunks.push_back(
+            internal::Chunk{nullptr, 0, 0, t.described_position});
       }
       snap.owned = std::move(t.records);
       snap.begins = t.begins;

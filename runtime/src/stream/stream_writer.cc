@@ -213,6 +213,11 @@ void StreamWriter::DescribeThread(const ThreadRing& ring,
   if (progress.described && name == progress.name) return;
   payload_.U64(ring.os_tid);
   payload_.String(name);
+  // Where the thread's records go on in this file: a flight recorder's
+  // thread that records nothing more (a main thread waiting in join) had
+  // its records in older files, and a context that names one of them names
+  // a lost span, not none.
+  payload_.U64(progress.position);
   Chunk(kChunkThread, ring.slot, progress.seq++);
   progress.name = name;
   progress.described = true;
