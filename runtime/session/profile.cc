@@ -305,17 +305,26 @@ absl::Status Finish(RunningSession& running, const std::string& end_reason,
   // A streaming session reads its capture back from the stream, which its
   // rings no longer hold whole.
   std::unique_ptr<StreamWriter> stream;
+  // A flight recorder ends from its rings. Ending on a signal, it keeps its
+  // stream until the outputs are written: a second signal, which stops the
+  // program at once, then leaves the stream for `spanprof recover`.
+  std::string flight_stream;
   if (running.watcher != nullptr &&
       running.config.recording.overflow == OverflowPolicy::kRing) {
-    running.watcher->Stop(/*remove_stream=*/!running.config.keep_stream,
-                          end_reason);
+    const bool from_signal = end_reason.rfind(kEndSignalPrefix, 0) == 0;
+    const bool remove = !running.config.keep_stream && !from_signal;
+    running.watcher->Stop(/*remove_stream=*/remove, end_reason);
+    if (!running.config.keep_stream && from_signal) {
+      flight_stream = running.watcher->stream_path();
+    }
   } else if (running.watcher != nullptr) {
     stream = running.watcher->StopAndTakeWriter();
   }
   FinishStep step;
+  absl::Status written;
   try {
-    return CollectAndWrite(running, end_reason, ended_early, stream.get(),
-                           step);
+    written =
+        CollectAndWrite(running, end_reason, ended_early, stream.get(), step);
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr,
                  "spanprof: out of memory at session end while %s%s%s "
@@ -324,6 +333,11 @@ absl::Status Finish(RunningSession& running, const std::string& end_reason,
                  step.what, step.path[0] != '\0' ? " " : "", step.path);
     return absl::OkStatus();
   }
+  if (!flight_stream.empty() && written.ok()) {
+    ::unlink(flight_stream.c_str());
+    ::unlink((flight_stream + ".old").c_str());
+  }
+  return written;
 }
 
 // Reports an output error that no exception carries (the body's exception
@@ -385,7 +399,14 @@ void FinishFromSignal(int sig) {
     DeferSignal(sig);
     return;
   }
-  PrintOutputError(Finish(*running, std::string("signal:") + SignalName(sig)));
+  if (!ReportIsOff(running->config)) {
+    std::fprintf(stderr,
+                 "spanprof: %s: ending the session and writing its outputs; "
+                 "%s again stops at once\n",
+                 SignalName(sig), SignalName(sig));
+  }
+  PrintOutputError(
+      Finish(*running, std::string(kEndSignalPrefix) + SignalName(sig)));
   // This runs on the helper thread, which Finish let go: its object must
   // outlive this call.
   KeepForever(std::move(running->watcher));

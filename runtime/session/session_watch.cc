@@ -8,13 +8,16 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <exception>
+#include <iterator>
 #include <string>
+#include <thread>
 #include <utility>
 
 namespace spanprof::internal {
@@ -41,6 +44,10 @@ struct SignalState {
   // The rest of the crash line after the reason, rendered at session start.
   char message[4200] = {};
   size_t message_size = 0;
+  // The rest of the line a second termination signal writes after its name
+  // (the session was ending on the first one), rendered at session start.
+  char again[4200] = {};
+  size_t again_size = 0;
 };
 SignalState g_signals;
 
@@ -109,13 +116,34 @@ void OnFatalSignal(int sig, siginfo_t*, void*) {
   raise(sig);
 }
 
+const char* TerminationName(int sig) {
+  switch (sig) {
+    case SIGINT:
+      return "SIGINT";
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGHUP:
+      return "SIGHUP";
+    default:
+      return "signal";
+  }
+}
+
 void OnTerminationSignal(int sig, siginfo_t*, void*) {
   int expected = 0;
   if (g_signals.watching.load() &&
       g_signals.pending.compare_exchange_strong(expected, sig)) {
     return;  // the helper thread ends the session, then raises it
   }
-  // A second signal, or nobody to act on it: the default action now.
+  // A second signal (the user insists while the first one's session end
+  // writes the outputs), or nobody to act on it: the default action now.
+  // After a first one, a line says what that leaves and where.
+  if (g_signals.pending.load() != 0) {
+    const char* name = TerminationName(sig);
+    WriteStderr("spanprof: ", 10);
+    WriteStderr(name, std::strlen(name));
+    WriteStderr(g_signals.again, g_signals.again_size);
+  }
   RestoreSaved(sig);
   raise(sig);
 }
@@ -162,9 +190,16 @@ void InstallAll() {
   }
 }
 
-void RestoreAll() {
+// `keep_termination`: the termination signals' handler stays (a session
+// ending on one of them: a second one then says what it leaves).
+void RestoreAll(bool keep_termination = false) {
   for (int sig = 1; sig < NSIG; ++sig) {
     if (!g_signals.installed[sig]) continue;
+    if (keep_termination && std::find(std::begin(kTerminationSignals),
+                                      std::end(kTerminationSignals),
+                                      sig) != std::end(kTerminationSignals)) {
+      continue;
+    }
     struct sigaction current {};
     if (sigaction(sig, nullptr, &current) == 0 && IsOurs(current)) {
       sigaction(sig, &g_signals.saved[sig], nullptr);
@@ -196,6 +231,19 @@ void RenderMessage(const std::string& stream_path) {
   const size_t size = std::min(message.size(), sizeof(g_signals.message) - 1);
   std::memcpy(g_signals.message, message.data(), size);
   g_signals.message_size = size;
+  std::string again =
+      " again while the session was ending: its outputs are not written";
+  if (stream_path.empty()) {
+    again += " (streaming is off: SPANPROF_STREAM)\n";
+  } else {
+    again += "; the stream " + stream_path +
+             " holds the spans\nspanprof: recover them with: spanprof "
+             "recover " +
+             stream_path + "\n";
+  }
+  const size_t again_size = std::min(again.size(), sizeof(g_signals.again) - 1);
+  std::memcpy(g_signals.again, again.data(), again_size);
+  g_signals.again_size = again_size;
 }
 
 }  // namespace
@@ -264,7 +312,12 @@ bool SessionWatcher::StopThread(bool abandon_backlog) {
   }
   if (abandon_backlog && writer_ != nullptr) writer_->Abandon();
   cv_.notify_all();
-  if (signals_) RestoreAll();
+  // Stopped on the helper thread itself: a termination signal ends the
+  // session (FinishFromSignal), and the process ends with it. Its handler
+  // stays meanwhile, so that a second signal says what it leaves.
+  const bool on_helper =
+      thread_.joinable() && thread_.get_id() == std::this_thread::get_id();
+  if (signals_) RestoreAll(/*keep_termination=*/on_helper);
   g_signals.watching.store(false);
   if (thread_.joinable()) {
     if (thread_.get_id() == std::this_thread::get_id()) {

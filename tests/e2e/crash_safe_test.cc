@@ -28,6 +28,7 @@ namespace spanprof {
 namespace {
 
 using spanprof::testing::ProcessResult;
+using spanprof::testing::ReadText;
 using spanprof::testing::RunProcess;
 using spanprof::testing::SpawnProcess;
 using spanprof::testing::TempDir;
@@ -227,6 +228,50 @@ INSTANTIATE_TEST_SUITE_P(Signals, TerminationSignalTest,
                          [](const auto& info) {
                            return std::string(sigabbrev_np(info.param));
                          });
+
+// A second Ctrl-C while the first one's session end writes the outputs
+// (a user who will not wait) stops the program at once, as the shell
+// expects, and says what that leaves and where: the stream, which
+// `spanprof recover` turns into a trace of the requests finished before.
+TEST(SecondSignalTest, StopsAtOnceAndNamesTheStreamToRecover) {
+  TempDir dir;
+  const pid_t pid = StartService(dir, Env(dir));
+  ASSERT_GT(pid, 0);
+  const ChildGuard guard(pid);
+  // About 1.2 million spans: their session end takes a while.
+  ASSERT_TRUE(WaitForProgress(pid, dir.File("progress"), 150000));
+  const std::vector<uint64_t> finished = Progress(dir.File("progress"));
+  ASSERT_EQ(kill(pid, SIGINT), 0);
+  // The first signal's line: the session end has begun.
+  ASSERT_TRUE(PollWhileAlive(pid, [&dir] {
+    return ReadText(dir.File("err")).find("SIGINT: ending the session") !=
+           std::string::npos;
+  }));
+  ASSERT_EQ(kill(pid, SIGINT), 0);
+  const ProcessResult result =
+      WaitProcess(pid, dir.File("out"), dir.File("err"));
+  EXPECT_EQ(result.term_signal, SIGINT) << result.err;
+  const std::string stream = dir.File("trace.json.stream");
+  EXPECT_THAT(result.err,
+              HasSubstr("spanprof: SIGINT again while the session was "
+                        "ending: its outputs are not written"));
+  EXPECT_THAT(result.err, HasSubstr("spanprof recover " + stream));
+  EXPECT_FALSE(std::filesystem::exists(dir.File("summary.json")));
+
+  const ProcessResult recovered = RunProcess(
+      {kSpanprof, "recover", stream, "-o", dir.File("recovered.json")});
+  ASSERT_EQ(recovered.exit_code, 0) << recovered.err;
+  absl::StatusOr<Capture> trace =
+      analysis::ReadTrace(dir.File("recovered.json"));
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  // Each worker's requests from the first without a gap, as far as the
+  // drain had written them: it runs beside two busy workers on the test
+  // machine's cores, so it may be a few hundred milliseconds behind.
+  for (int w = 0; w < kWorkers; ++w) {
+    const std::string thread = "worker-" + std::to_string(w);
+    EXPECT_GE(UnbrokenRequests(*trace, thread), finished[w] / 4) << thread;
+  }
+}
 
 struct CrashCase {
   const char* mode;

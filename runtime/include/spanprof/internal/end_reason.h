@@ -21,6 +21,8 @@ namespace spanprof::internal {
 inline constexpr std::string_view kEndFinished = "finished";
 inline constexpr std::string_view kEndExit = "exit";
 inline constexpr std::string_view kEndLost = "lost";
+// "signal:" + the name of the termination signal that ended the session.
+inline constexpr std::string_view kEndSignalPrefix = "signal:";
 
 // `IsEndReason()` accepts "finished", "exit", "lost", and "signal:NAME" or
 // "crash:NAME" where NAME is a signal's name ("SIGTERM") or, for a crash,
@@ -30,8 +32,8 @@ inline bool IsEndReason(std::string_view text) {
     return true;
   }
   std::string_view name;
-  if (text.substr(0, 7) == "signal:") {
-    name = text.substr(7);
+  if (text.substr(0, kEndSignalPrefix.size()) == kEndSignalPrefix) {
+    name = text.substr(kEndSignalPrefix.size());
   } else if (text.substr(0, 6) == "crash:") {
     name = text.substr(6);
   } else {
