@@ -116,19 +116,6 @@ void OnFatalSignal(int sig, siginfo_t*, void*) {
   raise(sig);
 }
 
-const char* TerminationName(int sig) {
-  switch (sig) {
-    case SIGINT:
-      return "SIGINT";
-    case SIGTERM:
-      return "SIGTERM";
-    case SIGHUP:
-      return "SIGHUP";
-    default:
-      return "signal";
-  }
-}
-
 void OnTerminationSignal(int sig, siginfo_t*, void*) {
   int expected = 0;
   if (g_signals.watching.load() &&
@@ -139,7 +126,7 @@ void OnTerminationSignal(int sig, siginfo_t*, void*) {
   // writes the outputs), or nobody to act on it: the default action now.
   // After a first one, a line says what that leaves and where.
   if (g_signals.pending.load() != 0) {
-    const char* name = TerminationName(sig);
+    const char* name = SignalName(sig);  // a switch: safe here
     WriteStderr("spanprof: ", 10);
     WriteStderr(name, std::strlen(name));
     WriteStderr(g_signals.again, g_signals.again_size);
@@ -214,36 +201,32 @@ void RestoreAll(bool keep_termination = false) {
   }
 }
 
+// Copies `text` into a line buffer that a handler writes as it is (cut to
+// fit).
+template <size_t N>
+void Keep(const std::string& text, char (&buffer)[N], size_t* size) {
+  *size = std::min(text.size(), N - 1);
+  std::memcpy(buffer, text.data(), *size);
+}
+
+// The lines the handlers write, which name the stream: rendered at session
+// start (a handler allocates nothing).
 void RenderMessage(const std::string& stream_path) {
-  std::string message;
-  if (stream_path.empty()) {
-    message =
-        ": the session's spans are lost (streaming is off: SPANPROF_STREAM)\n";
-  } else {
-    message =
-        "; the spans drained until then (all but the last few ms) are "
-        "in " +
-        stream_path +
-        "\nspanprof: recover them with: spanprof "
-        "recover " +
-        stream_path + "\n";
-  }
-  const size_t size = std::min(message.size(), sizeof(g_signals.message) - 1);
-  std::memcpy(g_signals.message, message.data(), size);
-  g_signals.message_size = size;
-  std::string again =
+  const std::string recover =
+      "\nspanprof: recover them with: spanprof recover " + stream_path + "\n";
+  Keep(stream_path.empty()
+           ? ": the session's spans are lost (streaming is off: "
+             "SPANPROF_STREAM)\n"
+           : "; the spans drained until then (all but the last few ms) are "
+             "in " +
+                 stream_path + recover,
+       g_signals.message, &g_signals.message_size);
+  const std::string again =
       " again while the session was ending: its outputs are not written";
-  if (stream_path.empty()) {
-    again += " (streaming is off: SPANPROF_STREAM)\n";
-  } else {
-    again += "; the stream " + stream_path +
-             " holds the spans\nspanprof: recover them with: spanprof "
-             "recover " +
-             stream_path + "\n";
-  }
-  const size_t again_size = std::min(again.size(), sizeof(g_signals.again) - 1);
-  std::memcpy(g_signals.again, again.data(), again_size);
-  g_signals.again_size = again_size;
+  Keep(stream_path.empty() ? again + " (streaming is off: SPANPROF_STREAM)\n"
+                           : again + "; the stream " + stream_path +
+                                 " holds the spans" + recover,
+       g_signals.again, &g_signals.again_size);
 }
 
 }  // namespace
