@@ -66,6 +66,76 @@ struct ThreadData {
   std::vector<OpenScope> open_scopes;
 };
 
+// The per-thread chunks that need no scanner state: a thread's description
+// and a flight recorder's open scopes.
+
+// A thread: u64 OS thread id, string name, then (a newer stream's) u64
+// position its records go on at.
+bool ReadThread(StreamDecoder& d, ThreadData& t) {
+  if (!d.U64(&t.os_tid) || !d.String(&t.name)) return false;
+  uint64_t position = 0;
+  if (!d.Rest().empty() && !d.U64(&position)) return false;
+  t.described_position = std::max(t.described_position, position);
+  return true;
+}
+
+// A flight recorder's scopes open at side record `from`: u64 from, u32
+// n, then n entries (u64 push index, u64 pop index, the push). A push
+// must come before `from` and its pop after it; more than a thread's
+// side records could hold is refused.
+bool ReadScopes(StreamDecoder& d, ThreadData& t) {
+  uint64_t from = 0;
+  uint32_t n = 0;
+  constexpr size_t kEntryBytes = 2 * sizeof(uint64_t) + sizeof(SideRecord);
+  if (!d.U64(&from) || !d.U32(&n) || n == 0 ||
+      d.Rest().size() != size_t{n} * kEntryBytes) {
+    return false;
+  }
+  std::vector<ThreadData::OpenScope> scopes(n);
+  for (ThreadData::OpenScope& scope : scopes) {
+    scope.from = from;
+    if (!d.U64(&scope.index) || !d.U64(&scope.pop) ||
+        !d.Raw(&scope.push, sizeof(SideRecord)) || scope.index >= from ||
+        scope.pop < from || scope.push.kind != internal::kSideContextPush) {
+      return false;
+    }
+  }
+  t.open_scopes.insert(t.open_scopes.end(), scopes.begin(), scopes.end());
+  return true;
+}
+
+// The pushes of the scopes open where thread `t`'s side records start
+// (its side base), from the newest kChunkScopes written at or before
+// that index, in push order: a scope whose pop is past the base, or that
+// was open when the chunk was written.
+std::vector<ThreadData::OpenScope> ScopesOpenAtBase(const ThreadData& t) {
+  std::vector<ThreadData::OpenScope> open;
+  uint64_t best = 0;
+  bool found = false;
+  for (const ThreadData::OpenScope& scope : t.open_scopes) {
+    if (scope.from <= t.side_base && (!found || scope.from >= best)) {
+      best = scope.from;
+      found = true;
+    }
+  }
+  if (!found) return open;
+  for (const ThreadData::OpenScope& scope : t.open_scopes) {
+    if (scope.from == best && scope.index < t.side_base &&
+        scope.pop >= t.side_base) {
+      open.push_back(scope);
+    }
+  }
+  std::sort(open.begin(), open.end(),
+            [](const auto& a, const auto& b) { return a.index < b.index; });
+  // One entry per push (a chunk written twice at the same index).
+  open.erase(std::unique(open.begin(), open.end(),
+                         [](const auto& a, const auto& b) {
+                           return a.index == b.index;
+                         }),
+             open.end());
+  return open;
+}
+
 class StreamScanner {
  public:
   // `own_session`: the stream of this process's session, read back at its
@@ -343,74 +413,6 @@ class StreamScanner {
     t.side.resize(old + n);
     std::memcpy(t.side.data() + old, d.Rest().data(), n * sizeof(SideRecord));
     return true;
-  }
-
-  // A thread: u64 OS thread id, string name, then (a newer stream's) u64
-  // position its records go on at.
-  static bool ReadThread(StreamDecoder& d, ThreadData& t) {
-    if (!d.U64(&t.os_tid) || !d.String(&t.name)) return false;
-    uint64_t position = 0;
-    if (!d.Rest().empty() && !d.U64(&position)) return false;
-    t.described_position = std::max(t.described_position, position);
-    return true;
-  }
-
-  // A flight recorder's scopes open at side record `from`: u64 from, u32
-  // n, then n entries (u64 push index, u64 pop index, the push). A push
-  // must come before `from` and its pop after it; more than a thread's
-  // side records could hold is refused.
-  static bool ReadScopes(StreamDecoder& d, ThreadData& t) {
-    uint64_t from = 0;
-    uint32_t n = 0;
-    constexpr size_t kEntryBytes = 2 * sizeof(uint64_t) + sizeof(SideRecord);
-    if (!d.U64(&from) || !d.U32(&n) || n == 0 ||
-        d.Rest().size() != size_t{n} * kEntryBytes) {
-      return false;
-    }
-    std::vector<ThreadData::OpenScope> scopes(n);
-    for (ThreadData::OpenScope& scope : scopes) {
-      scope.from = from;
-      if (!d.U64(&scope.index) || !d.U64(&scope.pop) ||
-          !d.Raw(&scope.push, sizeof(SideRecord)) || scope.index >= from ||
-          scope.pop < from || scope.push.kind != internal::kSideContextPush) {
-        return false;
-      }
-    }
-    t.open_scopes.insert(t.open_scopes.end(), scopes.begin(), scopes.end());
-    return true;
-  }
-
-  // The pushes of the scopes open where thread `t`'s side records start
-  // (its side base), from the newest kChunkScopes written at or before
-  // that index, in push order: a scope whose pop is past the base, or that
-  // was open when the chunk was written.
-  static std::vector<ThreadData::OpenScope> ScopesOpenAtBase(
-      const ThreadData& t) {
-    std::vector<ThreadData::OpenScope> open;
-    uint64_t best = 0;
-    bool found = false;
-    for (const ThreadData::OpenScope& scope : t.open_scopes) {
-      if (scope.from <= t.side_base && (!found || scope.from >= best)) {
-        best = scope.from;
-        found = true;
-      }
-    }
-    if (!found) return open;
-    for (const ThreadData::OpenScope& scope : t.open_scopes) {
-      if (scope.from == best && scope.index < t.side_base &&
-          scope.pop >= t.side_base) {
-        open.push_back(scope);
-      }
-    }
-    std::sort(open.begin(), open.end(),
-              [](const auto& a, const auto& b) { return a.index < b.index; });
-    // One entry per push (a chunk written twice at the same index).
-    open.erase(std::unique(open.begin(), open.end(),
-                           [](const auto& a, const auto& b) {
-                             return a.index == b.index;
-                           }),
-               open.end());
-    return open;
   }
 
   // A records chunk: u64 position of its first, then whole records, kept
