@@ -333,10 +333,8 @@ absl::Status Finish(RunningSession& running, const std::string& end_reason,
                  step.what, step.path[0] != '\0' ? " " : "", step.path);
     return absl::OkStatus();
   }
-  if (!flight_stream.empty() && written.ok()) {
-    ::unlink(flight_stream.c_str());
-    ::unlink((flight_stream + ".old").c_str());
-  }
+  if (!flight_stream.empty() && written.ok())
+    RemoveStreamFiles(flight_stream, /*rotated=*/true);
   return written;
 }
 

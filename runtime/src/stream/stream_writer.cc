@@ -623,8 +623,7 @@ void StreamWriter::Close(bool remove) {
   if (remove) {
     // The name goes now; the file's pages and blocks when its last
     // descriptor closes.
-    ::unlink(path_.c_str());
-    if (rotations_ > 0) ::unlink((path_ + ".old").c_str());
+    RemoveStreamFiles(path_, rotations_ > 0);
   }
   if (rotations_ > 0) {
     // A rotation cut short (its file could not be written) leaves these.
@@ -641,6 +640,11 @@ void StreamWriter::Close(bool remove) {
     return;
   }
   ::close(fd);
+}
+
+void RemoveStreamFiles(const std::string& path, bool rotated) noexcept {
+  ::unlink(path.c_str());
+  if (rotated) ::unlink((path + ".old").c_str());
 }
 
 void CloseOnItsOwnThread(int fd) noexcept {

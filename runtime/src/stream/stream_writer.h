@@ -50,6 +50,10 @@ uint64_t StreamGenerationBytes(uint64_t max_events);
 // that the program need not wait for. At exit, the kernel closes it.
 void CloseOnItsOwnThread(int fd) noexcept;
 
+// Removes a stream's files: `path` and, when `rotated` (a flight
+// recorder's), `<path>.old`.
+void RemoveStreamFiles(const std::string& path, bool rotated) noexcept;
+
 class StreamWriter {
  public:
   // Creates (or truncates) the regular file `path` and writes the file
