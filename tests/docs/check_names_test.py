@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""The reserved-name check (scripts/check-names) passes on the tree and fails
+on a copy of it with one reserved name, naming the file, line and name.
+
+    check_names_test.py SOURCE_ROOT
+
+On a temporary copy of runtime/, analysis/ and cli/ it checks, in turn: the
+copy passes; a variable named `_Pending` (underscore, capital) fails; a
+function named `drain__now` (a double underscore inside) fails; the same
+names inside a comment, a string and a raw string pass, and so do the
+compiler's own names (`__builtin_expect`, `__attribute__`).
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+
+def run(script, root):
+    result = subprocess.run(
+        [sys.executable, script, "--root", root],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return result.returncode, result.stdout + result.stderr
+
+
+def expect(condition, message, output):
+    if not condition:
+        print(f"check_names_test: {message}\n--- output ---\n{output}")
+        sys.exit(1)
+
+
+def append(root, path, text):
+    """Appends text to path; returns the line number of its first line."""
+    full = os.path.join(root, path)
+    with open(full, encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    with open(full, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n" + text + "\n")
+    return len(lines) + 1
+
+
+def main():
+    source = os.path.abspath(sys.argv[1])
+    script = os.path.join(source, "scripts", "check-names")
+    with tempfile.TemporaryDirectory(prefix="check_names_") as work:
+        root = os.path.join(work, "tree")
+        for tree in ("runtime", "analysis", "cli"):
+            shutil.copytree(os.path.join(source, tree), os.path.join(root, tree),
+                            ignore=shutil.ignore_patterns("build"))
+        rc, out = run(script, root)
+        expect(rc == 0, f"the unmodified copy fails (exit {rc})", out)
+
+        target = "cli/src/main.cc"
+        original = open(os.path.join(root, target), encoding="utf-8").read()
+        for name, text in (("_Pending", "static int _Pending = 0;"),
+                           ("drain__now", "static void drain__now() {}")):
+            line = append(root, target, text)
+            rc, out = run(script, root)
+            wanted = f"{target}:{line}: {name} is a name C++ reserves"
+            expect(rc == 1, f"`{text}` passes (exit {rc})", out)
+            expect(wanted in out, f"the output does not say '{wanted}'", out)
+            with open(os.path.join(root, target), "w", encoding="utf-8") as f:
+                f.write(original)
+
+        append(root, target, "\n".join((
+            "// _Pending and drain__now in a comment",
+            "/* _Pending across",
+            "   drain__now lines */",
+            'static const char* kA = "_Pending drain__now";',
+            'static const char* kB = R"sql(SELECT * FROM __t)sql";',
+            "static const char kC = '_';",
+            "[[maybe_unused]] static bool Likely(bool b) {",
+            "  return __builtin_expect(b, 1);",
+            "}",
+        )))
+        rc, out = run(script, root)
+        expect(rc == 0, f"names in comments or literals fail (exit {rc})", out)
+    print("check_names_test: passed")
+
+
+if __name__ == "__main__":
+    main()
