@@ -27,6 +27,21 @@ bool IsDefault(int sig) {
 
 void ProgramsOwnHandler(int) {}
 
+// Puts a signal's action back as it was when the guard was made, so a case
+// that installs its own handler leaves the next case (in the same process,
+// as a plain run of the binary has them) the actions it expects.
+class ActionGuard {
+ public:
+  explicit ActionGuard(int sig) : sig_(sig), saved_(ActionOf(sig)) {}
+  ActionGuard(const ActionGuard&) = delete;
+  ActionGuard& operator=(const ActionGuard&) = delete;
+  ~ActionGuard() { sigaction(sig_, &saved_, nullptr); }
+
+ private:
+  int sig_;
+  struct sigaction saved_;
+};
+
 TEST(SignalsTest, DefaultActionsAreTakenDuringTheSessionAndPutBack) {
   TempDir dir;
   // (A sanitizer's runtime handles SIGSEGV itself: SIGABRT stands for the
@@ -48,6 +63,8 @@ TEST(SignalsTest, DefaultActionsAreTakenDuringTheSessionAndPutBack) {
 
 TEST(SignalsTest, TheProgramsOwnHandlersStay) {
   TempDir dir;
+  const ActionGuard term_guard(SIGTERM);
+  const ActionGuard hup_guard(SIGHUP);
   struct sigaction own {};
   own.sa_handler = ProgramsOwnHandler;
   sigemptyset(&own.sa_mask);
