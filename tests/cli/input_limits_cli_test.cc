@@ -160,7 +160,7 @@ TEST(InputLimitsCliTest, BadLimitIsAUsageError) {
 // Under a 256 MiB address-space limit, a gzip file that decompresses to
 // 1 GiB (allowed by the flag) runs out of memory while it is read.
 TEST(InputLimitsCliTest, OutOfMemoryIsReportedAsSuch) {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#ifdef SPANPROF_TEST_SANITIZED
   GTEST_SKIP() << "sanitizers reserve more address space than the limit";
 #else
   TempDir dir;

@@ -115,7 +115,7 @@ inline void ExpectValidCapture(const Capture& c) {
 
 // Sanitizers add shadow memory per thread and per byte: memory figures are
 // reported but not checked under them.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#ifdef SPANPROF_TEST_SANITIZED
 inline constexpr bool kSanitized = true;
 #else
 inline constexpr bool kSanitized = false;

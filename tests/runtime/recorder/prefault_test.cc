@@ -52,7 +52,7 @@ TEST(PrefaultTest, PopulatingABlockCountsItsPagesOnTheThread) {
 }
 
 TEST(PrefaultTest, ARecordingThreadTakesBlocksFaultedInAhead) {
-#if defined(__SANITIZE_ADDRESS__)
+#ifdef SPANPROF_TEST_SANITIZED
   GTEST_SKIP() << "ASan's shadow memory faults in on the recording thread";
 #endif
   internal::ReleaseCachedChunks();
