@@ -6,7 +6,8 @@
 // twice in fresh processes, with SPANPROF unset and with SPANPROF=1 (trace,
 // stream and summary into a scratch directory), and checks the growth of the
 // peak RSS per span (VmHWM, which this program prints last, after the
-// session has ended; a child's ru_maxrss would start from its parent's):
+// session has ended; a child's ru_maxrss would start from its parent's;
+// `recording_peak_kib` is the same read before the session ends):
 // 2 x 32 bytes a span plus a fixed part of 16 MiB (docs/performance.md,
 // "Memory").
 //
@@ -90,10 +91,18 @@ int main(int argc, char** argv) {
                  "usage: session_memory [--spans N (> 0)] [--args K (0-4)]\n");
     return 2;
   }
-  const int64_t sink = spanprof::ProfileFromEnvironment(
-      "session_memory", [&] { return RecordRequests(args); });
+  // The peak while recording, before the session ends: what the rings and
+  // side buffers held (a streaming ring wakes the drain when it must grow).
+  int64_t recording_peak_kib = 0;
+  const int64_t sink = spanprof::ProfileFromEnvironment("session_memory", [&] {
+    const int64_t result = RecordRequests(args);
+    recording_peak_kib = spanprof::bench::StatusKib("VmHWM");
+    return result;
+  });
   std::printf("session_memory: %lld spans, checksum %lld\n",
               static_cast<long long>(args.spans), static_cast<long long>(sink));
+  std::printf("recording_peak_kib=%lld\n",
+              static_cast<long long>(recording_peak_kib));
   std::printf("peak_rss_kib=%lld\n",
               static_cast<long long>(spanprof::bench::StatusKib("VmHWM")));
   return 0;

@@ -294,7 +294,7 @@ bool SessionWatcher::StopThread(bool abandon_backlog) {
     stopped_ = stop_ = true;
   }
   if (abandon_backlog && writer_ != nullptr) writer_->Abandon();
-  cv_.notify_all();
+  TheDrainBell().Ring();  // the loop waits on the bell
   // Stopped on the helper thread itself: a termination signal ends the
   // session (FinishFromSignal), and the process ends with it. Its handler
   // stays meanwhile, so that a second signal says what it leaves.
@@ -340,15 +340,15 @@ void SessionWatcher::Loop() {
   // Named for debuggers and top; it records no spans itself.
   pthread_setname_np(pthread_self(), "spanprof-drain");
   bool signal_handled = false;
-  std::unique_lock<std::mutex> lock(mu_);
-  while (!stop_) {
+  DrainBell& bell = TheDrainBell();
+  while (!Stopping()) {
     // Behind the rings: drain again at once (the rings reuse only what was
-    // drained; otherwise they grow).
+    // drained; otherwise they grow). Otherwise wait for the timer, or for a
+    // ring that had to take new memory to ring the bell.
     if (writer_ == nullptr || !writer_->BehindAfterLastDrain()) {
-      cv_.wait_for(lock, kDrainInterval);
+      bell.Wait(kDrainInterval);
     }
-    if (stop_) break;
-    lock.unlock();
+    if (Stopping()) break;
     if (g_signals.crash.load() == 1) {
       HandleCrash();
     } else if (writer_ != nullptr) {
@@ -359,8 +359,12 @@ void SessionWatcher::Loop() {
       signal_handled = true;
       on_signal_(sig);
     }
-    lock.lock();
   }
+}
+
+bool SessionWatcher::Stopping() {
+  const std::lock_guard<std::mutex> lock(mu_);
+  return stop_;
 }
 
 void DeferSignal(int sig) { g_signals.deferred.store(sig); }

@@ -2,7 +2,8 @@
 // runtime component).
 //
 // While a session runs, one helper thread drains the rings into the stream
-// file every kDrainInterval (stream_writer.h) and acts on the signals that
+// file every kDrainInterval (stream_writer.h), and at once when a ring had to
+// take new memory (recorder/drain_bell.h), and acts on the signals that
 // the handlers only note: a termination signal (SIGINT, SIGTERM, SIGHUP)
 // ends the session normally on this thread, then the signal's default action
 // runs; a fatal signal (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT) or
@@ -21,7 +22,6 @@
 #define SPANPROF_RUNTIME_SESSION_SESSION_WATCH_H_
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -29,6 +29,7 @@
 #include <string>
 #include <thread>
 
+#include "recorder/drain_bell.h"
 #include "stream/stream_writer.h"
 
 namespace spanprof::internal {
@@ -69,6 +70,7 @@ class SessionWatcher {
   // abandoned, a drain in progress stops at its next chunk). False when
   // stopped already.
   bool StopThread(bool abandon_backlog);
+  bool Stopping();
   void Loop();
   void HandleCrash();
 
@@ -76,8 +78,7 @@ class SessionWatcher {
   uint32_t epoch_;
   bool signals_;
   std::function<void(int)> on_signal_;
-  std::mutex mu_;
-  std::condition_variable cv_;
+  std::mutex mu_;  // guards stop_ and stopped_
   bool stop_ = false;
   bool stopped_ = false;
   std::thread thread_;

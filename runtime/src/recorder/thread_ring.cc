@@ -19,6 +19,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "recorder/drain_bell.h"
 #include "recorder/recorder_internal.h"
 #include "recorder/ring_memory.h"
 #include "spanprof/span.h"
@@ -118,6 +119,9 @@ bool SwitchChunk(ThreadRing& r, uint64_t spans, bool recycle_oldest) {
     CountOverwritten(r, next);
     r.chunks.erase(r.chunks.begin());
   } else if (!TakeDrainedChunk(r, needed, &next)) {
+    // A streaming ring takes new memory only when the drain is behind it:
+    // wake the drain now rather than at its next timed pass.
+    if (r.streaming) TheDrainBell().Ring();
     next.records = AllocateRecords(needed);
     if (next.records == nullptr) return false;
     // A streaming ring reuses its chunks for any later grant: it records
@@ -442,6 +446,8 @@ bool AppendSideSlow(ThreadRing& r, const SideRecord& record) {
     if (r.streaming && !r.ring_mode && n > 0) {
       r.side.Recycle(std::min(r.side_drained, n - 1), n + grant);
     }
+    // New memory for a streaming ring: the drain is behind (SwitchChunk).
+    if (r.streaming && r.side.storage() < n + grant) TheDrainBell().Ring();
     // Segments never move, so small grants near the end of the budget cost
     // no copy.
     if (!r.side.Reserve(n + grant)) return false;

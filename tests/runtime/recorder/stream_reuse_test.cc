@@ -8,6 +8,7 @@
 // drained when is deterministic.
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -19,6 +20,7 @@
 
 #include "collector/assemble.h"
 #include "gtest/gtest.h"
+#include "recorder/drain_bell.h"
 #include "recorder/recorder_internal.h"
 #include "runtime/src/recorder/ring_memory.h"
 #include "spanprof/analysis/summary.h"
@@ -83,6 +85,7 @@ struct Steady {
   long faults = 0;
   uint64_t ring_bytes = 0;
   uint64_t side_held = 0;
+  std::vector<bool> rang;  // per burst: whether it rang the drain bell
 };
 Steady RecordBursts(StreamedRecording& recording, int warmup, int bursts,
                     bool with_args = false) {
@@ -99,10 +102,12 @@ Steady RecordBursts(StreamedRecording& recording, int warmup, int bursts,
         faults_before = ThreadMinorFaults();
         bytes_before = internal::RingBytesAllocated();
       }
+      internal::TheDrainBell().Clear();
       for (uint64_t i = 0; i < kBurstSpans; ++i) {
         SPANPROF_SCOPE("reuse.step");
         if (with_args) SPANPROF_ARG("i", static_cast<int64_t>(i));
       }
+      steady.rang.push_back(internal::TheDrainBell().Clear());
       std::unique_lock<std::mutex> lock(mu);
       ++done;
       cv.notify_all();
@@ -179,6 +184,32 @@ TEST(StreamReuseTest, WithoutStreamingTheRingKeepsGrowing) {
                                      /*with_args=*/true);
   EXPECT_GE(steady.ring_bytes, 32 * kBurstSpans * sizeof(internal::Record));
   EXPECT_GE(steady.side_held, 40 * kBurstSpans);
+}
+
+// A streaming ring that has to take new memory rings the drain bell, so
+// that the helper thread drains at once rather than at its next timed pass
+// (a burst between two passes would otherwise grow the ring by all of it);
+// one that reuses what the stream holds never rings it, and neither does a
+// ring that does not stream.
+TEST(StreamReuseTest, OnlyAStreamingRingTakingNewMemoryRingsTheDrainBell) {
+  for (const bool with_args : {false, true}) {
+    SCOPED_TRACE(with_args ? "with arguments" : "without arguments");
+    TempDir dir;
+    {
+      StreamedRecording recording(dir.File("s.stream"), /*reuse=*/true);
+      const Steady steady =
+          RecordBursts(recording, /*warmup=*/8, /*bursts=*/24, with_args);
+      ASSERT_EQ(steady.ring_bytes, 0u);
+      ASSERT_EQ(steady.rang.size(), 24u);
+      EXPECT_TRUE(steady.rang.front());  // a new thread's ring grows
+      EXPECT_EQ(std::count(steady.rang.begin() + 8, steady.rang.end(), true),
+                0);
+    }
+    StreamedRecording recording(dir.File("t.stream"), /*reuse=*/false);
+    const Steady steady =
+        RecordBursts(recording, /*warmup=*/8, /*bursts=*/12, with_args);
+    EXPECT_EQ(std::count(steady.rang.begin(), steady.rang.end(), true), 0);
+  }
 }
 
 // A session that ends before the drain catches up (the usual short one):
