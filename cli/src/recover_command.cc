@@ -61,7 +61,7 @@ void Report(const std::string& path, const RecoveredCapture& r,
   if (!r.ended) {
     io.err << "spanprof recover: " << path
            << ": the program ended without a word (killed): spans recorded "
-              "after the last drain (at most the last 10 ms) cannot be "
+              "after the last drain (about the last 10 ms) cannot be "
               "known; spans open then are marked unfinished\n";
   }
 }

@@ -336,7 +336,7 @@ std::terminate) or is still running, `recover` turns the stream into a trace
 and a summary: spans still open at the last drain are marked unfinished, the
 summary says complete: false and end_reason "crash:SIGSEGV" (the crash
 handler wrote the stream's end) or "lost" (killed: what was recorded after
-the last drain, at most the last 10 ms, cannot be known). Corrupt or cut
+the last drain, about the last 10 ms, cannot be known). Corrupt or cut
 chunks are skipped and counted on stderr; the stream is left in place.
 
 STREAM... are stream files; several are merged into one capture (as

@@ -588,7 +588,7 @@ absl::Status OpenSession(const Config& config, const char* root) {
                              "; no stream: a crash or a kill loses "
                              "the session")
                        : "; streamed to " + stream +
-                             " every 10 ms (a kill loses at most the last "
+                             " every 10 ms (a kill loses about the last "
                              "10 ms)";
     std::fprintf(
         stderr,
