@@ -12,20 +12,10 @@ fails; a file in a folder the order does not name fails, naming the folder.
 """
 
 import os
-import shutil
-import subprocess
 import sys
 import tempfile
 
-
-def run(script, root):
-    result = subprocess.run(
-        [sys.executable, script, "--root", root],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return result.returncode, result.stdout + result.stderr
+import source_check_support
 
 
 def first_file(root, folder, suffix):
@@ -46,9 +36,7 @@ def add_include(root, path, header):
 
 
 def expect(condition, message, output):
-    if not condition:
-        print(f"check_layers_test: {message}\n--- output ---\n{output}")
-        sys.exit(1)
+    source_check_support.expect("check_layers_test", condition, message, output)
 
 
 def main():
@@ -56,13 +44,8 @@ def main():
     script = os.path.join(source, "scripts", "check-layers")
     with tempfile.TemporaryDirectory(prefix="check_layers_") as work:
         root = os.path.join(work, "tree")
-        for tree in ("runtime", "analysis", "cli"):
-            shutil.copytree(
-                os.path.join(source, tree),
-                os.path.join(root, tree),
-                ignore=shutil.ignore_patterns("build"),
-            )
-        rc, out = run(script, root)
+        source_check_support.copy_sources(source, root)
+        rc, out = source_check_support.run_check(script, root)
         expect(rc == 0, f"the unmodified copy fails (exit {rc})", out)
 
         # Upward: the model includes a report header.
@@ -70,7 +53,7 @@ def main():
         report = first_file(root, "analysis/src/report", ".h")
         original = open(os.path.join(root, model), encoding="utf-8").read()
         line = add_include(root, model, report.removeprefix("analysis/src/"))
-        rc, out = run(script, root)
+        rc, out = source_check_support.run_check(script, root)
         wanted = f"{model}:{line}: analysis/src/model may not include analysis/src/report"
         expect(rc == 1, f"an upward include passes (exit {rc})", out)
         expect(wanted in out, f"the output does not say '{wanted}'", out)
@@ -81,7 +64,7 @@ def main():
         summary = first_file(root, "analysis/src/summary", ".cc")
         trace = first_file(root, "analysis/src/trace", ".h")
         line = add_include(root, summary, trace.removeprefix("analysis/src/"))
-        rc, out = run(script, root)
+        rc, out = source_check_support.run_check(script, root)
         wanted = f"{summary}:{line}: analysis/src/summary may not include analysis/src/trace"
         expect(rc == 1, f"an include between siblings passes (exit {rc})", out)
         expect(wanted in out, f"the output does not say '{wanted}'", out)
@@ -92,7 +75,7 @@ def main():
         os.makedirs(os.path.join(root, "analysis/src/unplaced"))
         with open(os.path.join(root, "analysis/src/unplaced/x.cc"), "w") as f:
             f.write('#include "status_macros.h"\n')
-        rc, out = run(script, root)
+        rc, out = source_check_support.run_check(script, root)
         wanted = "folder analysis/src/unplaced is not in the folder order"
         expect(rc == 1, f"an unplaced folder passes (exit {rc})", out)
         expect(wanted in out, f"the output does not say '{wanted}'", out)

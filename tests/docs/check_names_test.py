@@ -12,26 +12,14 @@ compiler's own names (`__builtin_expect`, `__attribute__`).
 """
 
 import os
-import shutil
-import subprocess
 import sys
 import tempfile
 
-
-def run(script, root):
-    result = subprocess.run(
-        [sys.executable, script, "--root", root],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return result.returncode, result.stdout + result.stderr
+import source_check_support
 
 
 def expect(condition, message, output):
-    if not condition:
-        print(f"check_names_test: {message}\n--- output ---\n{output}")
-        sys.exit(1)
+    source_check_support.expect("check_names_test", condition, message, output)
 
 
 def append(root, path, text):
@@ -49,10 +37,8 @@ def main():
     script = os.path.join(source, "scripts", "check-names")
     with tempfile.TemporaryDirectory(prefix="check_names_") as work:
         root = os.path.join(work, "tree")
-        for tree in ("runtime", "analysis", "cli"):
-            shutil.copytree(os.path.join(source, tree), os.path.join(root, tree),
-                            ignore=shutil.ignore_patterns("build"))
-        rc, out = run(script, root)
+        source_check_support.copy_sources(source, root)
+        rc, out = source_check_support.run_check(script, root)
         expect(rc == 0, f"the unmodified copy fails (exit {rc})", out)
 
         target = "cli/src/main.cc"
@@ -60,7 +46,7 @@ def main():
         for name, text in (("_Pending", "static int _Pending = 0;"),
                            ("drain__now", "static void drain__now() {}")):
             line = append(root, target, text)
-            rc, out = run(script, root)
+            rc, out = source_check_support.run_check(script, root)
             wanted = f"{target}:{line}: {name} is a name C++ reserves"
             expect(rc == 1, f"`{text}` passes (exit {rc})", out)
             expect(wanted in out, f"the output does not say '{wanted}'", out)
@@ -78,7 +64,7 @@ def main():
             "  return __builtin_expect(b, 1);",
             "}",
         )))
-        rc, out = run(script, root)
+        rc, out = source_check_support.run_check(script, root)
         expect(rc == 0, f"names in comments or literals fail (exit {rc})", out)
     print("check_names_test: passed")
 
