@@ -13,7 +13,6 @@ fails; a file in a folder the order does not name fails, naming the folder.
 
 import os
 import sys
-import tempfile
 
 import source_check_support
 
@@ -35,50 +34,34 @@ def add_include(root, path, header):
     return len(lines)
 
 
-def expect(condition, message, output):
-    source_check_support.expect("check_layers_test", condition, message, output)
-
-
 def main():
-    source = os.path.abspath(sys.argv[1])
-    script = os.path.join(source, "scripts", "check-layers")
-    with tempfile.TemporaryDirectory(prefix="check_layers_") as work:
-        root = os.path.join(work, "tree")
-        source_check_support.copy_sources(source, root)
-        rc, out = source_check_support.run_check(script, root)
-        expect(rc == 0, f"the unmodified copy fails (exit {rc})", out)
-
-        # Upward: the model includes a report header.
-        model = first_file(root, "analysis/src/model", ".cc")
-        report = first_file(root, "analysis/src/report", ".h")
-        original = open(os.path.join(root, model), encoding="utf-8").read()
-        line = add_include(root, model, report.removeprefix("analysis/src/"))
-        rc, out = source_check_support.run_check(script, root)
-        wanted = f"{model}:{line}: analysis/src/model may not include analysis/src/report"
-        expect(rc == 1, f"an upward include passes (exit {rc})", out)
-        expect(wanted in out, f"the output does not say '{wanted}'", out)
-        with open(os.path.join(root, model), "w", encoding="utf-8") as f:
-            f.write(original)
-
-        # Sideways: two folders of one level (the summary and the JSON trace).
-        summary = first_file(root, "analysis/src/summary", ".cc")
-        trace = first_file(root, "analysis/src/trace", ".h")
-        line = add_include(root, summary, trace.removeprefix("analysis/src/"))
-        rc, out = source_check_support.run_check(script, root)
-        wanted = f"{summary}:{line}: analysis/src/summary may not include analysis/src/trace"
-        expect(rc == 1, f"an include between siblings passes (exit {rc})", out)
-        expect(wanted in out, f"the output does not say '{wanted}'", out)
-        with open(os.path.join(root, summary), "w", encoding="utf-8") as f:
-            f.write(open(os.path.join(source, summary), encoding="utf-8").read())
+    with source_check_support.checked_copy("check_layers_test", "check-layers") as (
+        script,
+        root,
+    ):
+        # Upward (the model includes a report header) and sideways (two
+        # folders of one level: the summary and the JSON trace).
+        for including, included, what in (
+            ("model", "report", "an upward include"),
+            ("summary", "trace", "an include between siblings"),
+        ):
+            path = first_file(root, f"analysis/src/{including}", ".cc")
+            header = first_file(root, f"analysis/src/{included}", ".h")
+            with source_check_support.restored(root, path):
+                line = add_include(root, path, header.removeprefix("analysis/src/"))
+                source_check_support.expect_caught(
+                    "check_layers_test", script, root,
+                    f"{path}:{line}: analysis/src/{including} may not include "
+                    f"analysis/src/{included}", what)
 
         # A folder the order does not name.
         os.makedirs(os.path.join(root, "analysis/src/unplaced"))
         with open(os.path.join(root, "analysis/src/unplaced/x.cc"), "w") as f:
             f.write('#include "status_macros.h"\n')
-        rc, out = source_check_support.run_check(script, root)
-        wanted = "folder analysis/src/unplaced is not in the folder order"
-        expect(rc == 1, f"an unplaced folder passes (exit {rc})", out)
-        expect(wanted in out, f"the output does not say '{wanted}'", out)
+        source_check_support.expect_caught(
+            "check_layers_test", script, root,
+            "folder analysis/src/unplaced is not in the folder order",
+            "an unplaced folder")
     print("check_layers_test: the check passes on the tree and catches an "
           "upward include, a sideways include and an unplaced folder")
     return 0

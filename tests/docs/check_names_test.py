@@ -12,14 +12,8 @@ compiler's own names (`__builtin_expect`, `__attribute__`).
 """
 
 import os
-import sys
-import tempfile
 
 import source_check_support
-
-
-def expect(condition, message, output):
-    source_check_support.expect("check_names_test", condition, message, output)
 
 
 def append(root, path, text):
@@ -33,25 +27,19 @@ def append(root, path, text):
 
 
 def main():
-    source = os.path.abspath(sys.argv[1])
-    script = os.path.join(source, "scripts", "check-names")
-    with tempfile.TemporaryDirectory(prefix="check_names_") as work:
-        root = os.path.join(work, "tree")
-        source_check_support.copy_sources(source, root)
-        rc, out = source_check_support.run_check(script, root)
-        expect(rc == 0, f"the unmodified copy fails (exit {rc})", out)
-
+    with source_check_support.checked_copy("check_names_test", "check-names") as (
+        script,
+        root,
+    ):
         target = "cli/src/main.cc"
-        original = open(os.path.join(root, target), encoding="utf-8").read()
         for name, text in (("_Pending", "static int _Pending = 0;"),
                            ("drain__now", "static void drain__now() {}")):
-            line = append(root, target, text)
-            rc, out = source_check_support.run_check(script, root)
-            wanted = f"{target}:{line}: {name} is a name C++ reserves"
-            expect(rc == 1, f"`{text}` passes (exit {rc})", out)
-            expect(wanted in out, f"the output does not say '{wanted}'", out)
-            with open(os.path.join(root, target), "w", encoding="utf-8") as f:
-                f.write(original)
+            with source_check_support.restored(root, target):
+                line = append(root, target, text)
+                source_check_support.expect_caught(
+                    "check_names_test", script, root,
+                    f"{target}:{line}: {name} is a name C++ reserves",
+                    f"`{text}`")
 
         append(root, target, "\n".join((
             "// _Pending and drain__now in a comment",
@@ -65,7 +53,9 @@ def main():
             "}",
         )))
         rc, out = source_check_support.run_check(script, root)
-        expect(rc == 0, f"names in comments or literals fail (exit {rc})", out)
+        source_check_support.expect(
+            "check_names_test", rc == 0,
+            f"names in comments or literals fail (exit {rc})", out)
     print("check_names_test: passed")
 
 
