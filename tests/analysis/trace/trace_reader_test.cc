@@ -327,15 +327,6 @@ TEST(TraceReaderTest, LineMatcherAndOnePassAgreeOnRichRandomCaptures) {
   EXPECT_GT(flows, 20);
 }
 
-// Under a sanitizer (CI's ASan stage, where these two tests were the
-// slowest of all) the readers' memory is what is checked, on a third of the
-// work; the Release suite runs it all.
-#ifdef SPANPROF_TEST_SANITIZED
-constexpr int kWorkDivisor = 3;
-#else
-constexpr int kWorkDivisor = 1;
-#endif
-
 // Every one-byte change to an X event line: both readers accept it with the
 // same result, or refuse it with the same error.
 TEST(TraceReaderTest, LineMatcherAndOnePassAgreeOnMutatedEvents) {
@@ -349,7 +340,7 @@ TEST(TraceReaderTest, LineMatcherAndOnePassAgreeOnMutatedEvents) {
   std::uniform_int_distribution<size_t> where(first, last);
   std::uniform_int_distribution<size_t> which(0, kBytes.size() - 1);
   int accepted = 0;
-  for (int trial = 0; trial < 3000 / kWorkDivisor; ++trial) {
+  for (int trial = 0; trial < 3000; ++trial) {
     std::string bad = json;
     const size_t at = where(rng);
     switch (trial % 3) {
@@ -383,7 +374,7 @@ TEST(TraceReaderTest, LineMatcherAndOnePassAgreeOnMutatedEvents) {
 // the error is the one-pass reader's, with the event's path.
 TEST(TraceReaderTest, LineMatcherReportsTheOnePassErrorDeepInATrace) {
   std::mt19937_64 rng(23);
-  Capture capture = RandomRichCapture(rng, 4000 / kWorkDivisor);
+  Capture capture = RandomRichCapture(rng, 4000);
   const std::string json = TraceToJson(capture);
   const size_t deep = json.find("{\"ph\":\"X\"", json.size() * 9 / 10);
   ASSERT_NE(deep, std::string::npos);
