@@ -94,6 +94,8 @@ Steady RecordBursts(StreamedRecording& recording, int warmup, int bursts,
   int done = 0;     // bursts recorded
   int drained = 0;  // bursts drained
   Steady steady;
+  // Reserved here: an allocation on the recording thread could fault.
+  steady.rang.reserve(static_cast<size_t>(bursts));
   std::thread recorder([&] {
     long faults_before = 0;
     uint64_t bytes_before = 0;
