@@ -20,6 +20,8 @@
 #include <thread>
 #include <utility>
 
+#include "recorder/drain_bell.h"
+
 namespace spanprof::internal {
 namespace {
 

@@ -29,7 +29,6 @@
 #include <string>
 #include <thread>
 
-#include "recorder/drain_bell.h"
 #include "stream/stream_writer.h"
 
 namespace spanprof::internal {

@@ -16,6 +16,7 @@
 #include <map>
 #include <numeric>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -27,6 +28,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "model/capture_format.h"
+#include "model/span_args.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
 
@@ -275,10 +277,7 @@ class Merger {
       spans_.push_back(s);
       span_allocs_.push_back(AllocsOf(c, i));
       span_process_.push_back(k);
-      const size_t begin = std::min<size_t>(span.first_arg, c.args.size());
-      const size_t end =
-          std::min<size_t>(begin + span.arg_count, c.args.size());
-      span_args_.emplace_back(&c.args, begin, end);
+      span_args_.push_back(internal::ArgsOf(c, span));
     }
     return absl::OkStatus();
   }
@@ -304,13 +303,11 @@ class Merger {
       Span& s = out_.spans.emplace_back(spans_[i]);
       if (out_.alloc_measured) out_.span_allocs.push_back(span_allocs_[i]);
       process.push_back(span_process_[i]);
-      const auto& [args, begin, end] = span_args_[i];
-      if (end > begin && out_.args.size() + (end - begin) <= UINT32_MAX) {
+      const std::span<const SpanArg> args = span_args_[i];
+      if (!args.empty() && out_.args.size() + args.size() <= UINT32_MAX) {
         s.first_arg = static_cast<uint32_t>(out_.args.size());
-        s.arg_count = static_cast<uint16_t>(end - begin);
-        out_.args.insert(out_.args.end(),
-                         args->begin() + static_cast<std::ptrdiff_t>(begin),
-                         args->begin() + static_cast<std::ptrdiff_t>(end));
+        s.arg_count = static_cast<uint16_t>(args.size());
+        out_.args.insert(out_.args.end(), args.begin(), args.end());
       }
     }
     span_process_ = std::move(process);
@@ -495,8 +492,8 @@ class Merger {
   std::vector<Span> spans_;
   std::vector<SpanAllocs> span_allocs_;
   std::vector<uint32_t> span_process_;
-  std::vector<std::tuple<const std::vector<SpanArg>*, size_t, size_t>>
-      span_args_;
+  // Each span's arguments, in its input's capture (which outlives them).
+  std::vector<std::span<const SpanArg>> span_args_;
   absl::flat_hash_map<uint64_t, uint32_t> external_;
 };
 

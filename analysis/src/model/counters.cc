@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "model/span_args.h"
 #include "spanprof/analysis/forest.h"
 #include "spanprof/capture.h"
 
@@ -17,14 +18,6 @@ namespace {
 
 void SatAdd(int64_t& sum, int64_t value) {
   if (__builtin_add_overflow(sum, value, &sum)) sum = INT64_MAX;
-}
-
-// The arguments of `span` that exist (a corrupt range is clipped).
-std::span<const SpanArg> ArgsOf(const Capture& capture, const Span& span) {
-  const size_t size = capture.args.size();
-  const size_t first = std::min<size_t>(span.first_arg, size);
-  const size_t count = std::min<size_t>(span.arg_count, size - first);
-  return {capture.args.data() + first, count};
 }
 
 // Every span after its same-thread descendants: the reverse of a pre-order

@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "json/cat.h"
 #include "json/json_writer.h"
+#include "model/span_args.h"
 #include "otlp/otlp_format.h"
 #include "spanprof/analysis/forest.h"
 #include "spanprof/analysis/otlp.h"
@@ -358,9 +359,7 @@ void WriteSpanAttributes(JsonWriter& w, const Capture& capture, size_t index) {
   if ((span.flags & kSpanException) != 0) {
     BoolAttribute(w, otlp::kException, true);
   }
-  const size_t end = static_cast<size_t>(span.first_arg) + span.arg_count;
-  for (size_t i = span.first_arg; i < end && i < capture.args.size(); ++i) {
-    const SpanArg& arg = capture.args[i];
+  for (const SpanArg& arg : internal::ArgsOf(capture, span)) {
     const std::string key =
         Cat(arg.is_counter ? otlp::kCountPrefix : otlp::kArgPrefix, arg.key);
     if (arg.is_string && !arg.is_counter) {

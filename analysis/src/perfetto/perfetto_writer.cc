@@ -19,6 +19,7 @@
 #include "absl/strings/string_view.h"
 #include "io/file_io_internal.h"
 #include "model/capture_format.h"
+#include "model/span_args.h"
 #include "perfetto/perfetto_format.h"
 #include "perfetto/proto_encoder.h"
 #include "spanprof/analysis/file_io.h"
@@ -708,11 +709,7 @@ bool PerfettoRenderer::FirstUse(std::vector<uint32_t>& seen,
 void PerfettoRenderer::CollectAnnotations(uint32_t index) {
   const Span& span = capture_.spans[index];
   annotations_.clear();
-  const size_t begin = std::min<size_t>(span.first_arg, capture_.args.size());
-  const size_t end =
-      std::min<size_t>(begin + span.arg_count, capture_.args.size());
-  for (size_t a = begin; a < end; ++a) {
-    const SpanArg& arg = capture_.args[a];
+  for (const SpanArg& arg : internal::ArgsOf(capture_, span)) {
     const uint64_t iid = ArgAnnotationIid(arg);
     if (arg.is_string && !arg.is_counter) {
       annotations_.push_back(

@@ -17,6 +17,7 @@
 #include "absl/status/status.h"
 #include "json/cat.h"
 #include "model/capture_format.h"
+#include "model/span_args.h"
 #include "perfetto/perfetto_format.h"
 #include "query/query_schema.h"
 #include "spanprof/analysis/forest.h"
@@ -333,11 +334,8 @@ absl::StatusOr<int64_t> Loader::ArgSetOf(const Capture& capture,
   if (valid_site) {
     SPANPROF_RETURN_IF_ERROR(AddTags(arg_set, capture.sites[span.site]));
   }
-  const size_t begin = std::min<size_t>(span.first_arg, capture.args.size());
-  const size_t end =
-      std::min<size_t>(begin + span.arg_count, capture.args.size());
-  for (size_t a = begin; a < end; ++a) {
-    SPANPROF_RETURN_IF_ERROR(AddArg(arg_set, capture.args[a]));
+  for (const SpanArg& arg : ArgsOf(capture, span)) {
+    SPANPROF_RETURN_IF_ERROR(AddArg(arg_set, arg));
   }
   return arg_set;
 }

@@ -15,6 +15,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "model/capture_format.h"
+#include "model/span_args.h"
 #include "spanprof/analysis/summary.h"
 #include "summary/drops.h"
 
@@ -394,9 +395,7 @@ std::vector<std::string> NumericArgumentsOf(const Capture& capture,
   std::set<std::string> names;
   for (const Span& span : capture.spans) {
     if (span.site >= of_row.size() || !of_row[span.site]) continue;
-    const size_t end = static_cast<size_t>(span.first_arg) + span.arg_count;
-    for (size_t a = span.first_arg; a < end && a < capture.args.size(); ++a) {
-      const SpanArg& arg = capture.args[a];
+    for (const SpanArg& arg : internal::ArgsOf(capture, span)) {
       if (!arg.is_string && arg.is_counter == counters) names.insert(arg.key);
     }
   }

@@ -22,6 +22,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "model/counters.h"
+#include "model/span_args.h"
 #include "scaling/fit.h"
 #include "spanprof/analysis/forest.h"
 #include "spanprof/analysis/summary.h"
@@ -722,12 +723,8 @@ std::string SizeCounter(const ScalingOptions& options) {
 // it was the innermost open span); nullopt when it counted none.
 std::optional<double> OwnCount(const Capture& capture, const Span& span,
                                const std::string& name) {
-  const size_t begin = std::min<size_t>(span.first_arg, capture.args.size());
-  const size_t end =
-      std::min<size_t>(begin + span.arg_count, capture.args.size());
   std::optional<double> count;
-  for (size_t a = begin; a < end; ++a) {
-    const SpanArg& arg = capture.args[a];
+  for (const SpanArg& arg : internal::ArgsOf(capture, span)) {
     if (!arg.is_counter || arg.key != name) continue;
     count =
         count.value_or(0) +
@@ -803,12 +800,7 @@ Gathered Gather(std::span<const NamedCapture> captures,
         }
         continue;
       }
-      const size_t begin =
-          std::min<size_t>(span.first_arg, capture.args.size());
-      const size_t end =
-          std::min<size_t>(begin + span.arg_count, capture.args.size());
-      for (size_t a = begin; a < end; ++a) {
-        const SpanArg& arg = capture.args[a];
+      for (const SpanArg& arg : internal::ArgsOf(capture, span)) {
         // A named counter's count is work done, not the span's size; a
         // string argument is no size.
         if (arg.is_counter || arg.is_string) continue;

@@ -19,6 +19,7 @@
 #include "json/cat.h"
 #include "json/strict_json.h"
 #include "model/group_by_arg.h"
+#include "model/span_args.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
 #include "trace/fast_line_reader.h"
@@ -54,11 +55,7 @@ void GroupByStringArg(Capture& capture, std::string_view source,
   std::map<std::tuple<uint32_t, std::string, bool>, uint32_t> grouped;
   bool any = false;
   for (Span& span : capture.spans) {
-    const size_t begin = std::min<size_t>(span.first_arg, capture.args.size());
-    const size_t end =
-        std::min<size_t>(begin + span.arg_count, capture.args.size());
-    for (size_t a = begin; a < end; ++a) {
-      const SpanArg& arg = capture.args[a];
+    for (const SpanArg& arg : ArgsOf(capture, span)) {
       if (!arg.is_string || arg.key != options.group_by_arg) continue;
       auto [it, inserted] =
           grouped.emplace(std::make_tuple(span.site, arg.text, arg.truncated),

@@ -6,6 +6,7 @@
 #include <functional>
 #include <iterator>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -14,6 +15,7 @@
 #include "absl/status/status.h"
 #include "io/file_io_internal.h"
 #include "json/json_writer.h"
+#include "model/span_args.h"
 #include "resources/process_resources.h"
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/forest.h"
@@ -520,13 +522,12 @@ void AppendFlags(std::string* o, uint16_t flags) {
   o->push_back(']');
 }
 
-// The entries of [begin, end) with `is_counter == counters`, in order, as
+// The entries of `args` with `is_counter == counters`, in order, as
 // `"key":value,...` (a counter's count is always an integer).
-void AppendArgEntries(std::string* o, const Capture& capture, size_t begin,
-                      size_t end, bool counters) {
+void AppendArgEntries(std::string* o, std::span<const SpanArg> args,
+                      bool counters) {
   bool first = true;
-  for (size_t a = begin; a < end; ++a) {
-    const SpanArg& arg = capture.args[a];
+  for (const SpanArg& arg : args) {
     if (arg.is_counter != counters) continue;
     if (!first) o->push_back(',');
     first = false;
@@ -552,19 +553,16 @@ void AppendArgEntries(std::string* o, const Capture& capture, size_t begin,
 // A span's numeric arguments (nested "args") and counters (nested
 // "counters"), each object only when it has an entry. The collector puts
 // counters after the arguments; the writer does not rely on it.
-void AppendArgsAndCounters(std::string* o, const Capture& capture, size_t begin,
-                           size_t end) {
+void AppendArgsAndCounters(std::string* o, std::span<const SpanArg> args) {
   size_t counters = 0;
-  for (size_t a = begin; a < end; ++a) {
-    counters += capture.args[a].is_counter ? 1 : 0;
-  }
-  if (counters < end - begin) {
+  for (const SpanArg& arg : args) counters += arg.is_counter ? 1 : 0;
+  if (counters < args.size()) {
     o->append(internal::kLineUserArgs);
-    AppendArgEntries(o, capture, begin, end, /*counters=*/false);
+    AppendArgEntries(o, args, /*counters=*/false);
   }
   if (counters > 0) {
     o->append(internal::kLineCounters);
-    AppendArgEntries(o, capture, begin, end, /*counters=*/true);
+    AppendArgEntries(o, args, /*counters=*/true);
   }
 }
 
@@ -603,12 +601,8 @@ void AppendArgsAndCounters(std::string* o, const Capture& capture, size_t begin,
     AppendInt(o, allocs.bytes);
   }
   if ((span.flags & internal::kKnownFlags) != 0) AppendFlags(o, span.flags);
-  const size_t args_begin =
-      std::min<size_t>(span.first_arg, capture.args.size());
-  const size_t args_end =
-      std::min<size_t>(args_begin + span.arg_count, capture.args.size());
-  if (args_end > args_begin)
-    AppendArgsAndCounters(o, capture, args_begin, args_end);
+  const std::span<const SpanArg> args = internal::ArgsOf(capture, span);
+  if (!args.empty()) AppendArgsAndCounters(o, args);
   o->append(internal::kLineEnd);
 }
 

@@ -270,10 +270,15 @@ class ArgText {
 // analysis computes). A span has at most one counter entry per name and none
 // for a counter it did not count; counter entries follow the span's numeric
 // arguments. Counter entries are never doubles.
+//
+// `int_value` and `double_value` share their 8 bytes: read `double_value`
+// when `is_double`, `int_value` otherwise (a string argument's is 0).
 struct SpanArg {
   ArgKey key;
-  int64_t int_value = 0;
-  double double_value = 0.0;
+  union {
+    int64_t int_value = 0;
+    double double_value;
+  };
   // A string argument's text; `truncated` when the program's text was longer
   // than kMaxArgTextBytes.
   ArgText text;
@@ -282,10 +287,18 @@ struct SpanArg {
   bool is_string = false;
   bool truncated = false;
 
-  friend bool operator==(const SpanArg&, const SpanArg&) = default;
+  // Equal keys, flags and texts, and equal values of the kind `is_double`
+  // names (a NaN equals nothing, as a double does).
+  friend bool operator==(const SpanArg& a, const SpanArg& b) {
+    return a.key == b.key && a.is_double == b.is_double &&
+           a.is_counter == b.is_counter && a.is_string == b.is_string &&
+           a.truncated == b.truncated && a.text == b.text &&
+           (a.is_double ? a.double_value == b.double_value
+                        : a.int_value == b.int_value);
+  }
 };
-// 40 bytes: session end holds one per argument (docs/performance.md).
-static_assert(sizeof(SpanArg) == 40,
+// 32 bytes: session end holds one per argument (docs/performance.md).
+static_assert(sizeof(SpanArg) == 32,
               "SpanArg is session end's per-argument cost");
 
 // `Span` is one retained span. Times are nanoseconds relative to the session

@@ -106,7 +106,7 @@ void GiveBack(const std::vector<ThreadRing*>& rings) {
 //   - the capture's spans (56 bytes a span);
 //   - the collector's pending arguments (24 bytes an argument), just ahead
 //     of the parse, which meanwhile gives back the side records it read;
-//   - the capture's arguments (40 bytes an argument), just ahead of the
+//   - the capture's arguments (32 bytes an argument), just ahead of the
 //     attachment, which meanwhile gives back the pending arguments it read.
 // "Just ahead" (EndProgress) keeps the end's peak where it was: the memory
 // faulted in early is at most a sixteenth of each paced store. A flight
@@ -222,9 +222,32 @@ class CaptureStorage {
       return static_cast<uint64_t>(share * static_cast<double>(args.size));
     };
     size_t args_done = 0;
-    for (size_t done = 0; done < spans.size; done += kStep) {
-      Populate(spans.bytes + done, std::min(kStep, spans.size - done));
-      args_done = PaceAhead(args, args_done, parsed);
+    if (!background_) {
+      // The caller waits for all of it (Take()).
+      for (size_t done = 0; done < spans.size; done += kStep) {
+        Populate(spans.bytes + done, std::min(kStep, spans.size - done));
+      }
+      return;
+    }
+    // The spans just ahead of the parse too: faulted in whole before it,
+    // they sat beside every side record's copy at the end's peak.
+    size_t spans_done = 0;
+    const auto parsed_spans = [&] {
+      return progress_.spans.load(std::memory_order_relaxed) * sizeof(Span);
+    };
+    // The attachment's first progress ends the parse: the estimate may
+    // exceed the spans parsed.
+    while (spans_done < spans.size &&
+           progress_.args.load(std::memory_order_relaxed) == 0) {
+      const uint32_t seen = progress_.changes.load(std::memory_order_acquire);
+      if (progress_.stopped.load(std::memory_order_relaxed)) return;
+      const size_t next_spans = PaceAhead(spans, spans_done, parsed_spans);
+      const size_t next_args = PaceAhead(args, args_done, parsed);
+      if (next_spans == spans_done && next_args == args_done) {
+        progress_.changes.wait(seen, std::memory_order_acquire);
+      }
+      spans_done = next_spans;
+      args_done = next_args;
     }
     // The pending arguments as the parse goes on, then the capture's
     // arguments as they are attached.

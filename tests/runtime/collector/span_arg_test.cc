@@ -1,6 +1,10 @@
 // SpanArg's key and text: 8 bytes each, read and compared as strings. A key
 // is interned once per process, so equal names share one text; a text is
-// held only when there is one, and copies of it are independent.
+// held only when there is one, and copies of it are independent. Its
+// integer and double values share 8 bytes: equality reads the one
+// `is_double` names.
+#include <cmath>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <string>
@@ -92,6 +96,42 @@ TEST(SpanArgTest, ATextIsHeldOnlyWhenThereIsOneAndCopiesAreIndependent) {
   const std::string_view view = text.text;
   EXPECT_EQ(view, "item-1");
   EXPECT_EQ(text.text.size(), 6u);
+}
+
+TEST(SpanArgTest, TheValueIsReadAsTheKindIsDoubleNames) {
+  static_assert(sizeof(SpanArg) == 32);
+  const SpanArg ratio{.key = "ratio", .double_value = 0.5, .is_double = true};
+  const SpanArg same{.key = "ratio", .double_value = 0.5, .is_double = true};
+  const SpanArg other{.key = "ratio", .double_value = 0.25, .is_double = true};
+  EXPECT_EQ(ratio.double_value, 0.5);
+  EXPECT_EQ(ratio, same);
+  EXPECT_NE(ratio, other);
+  // The same 8 bytes read as an integer are another argument.
+  SpanArg bits{.key = "ratio", .int_value = ratio.int_value};
+  EXPECT_NE(bits, ratio);
+  bits.is_double = true;
+  EXPECT_EQ(bits, ratio);
+  // A NaN equals nothing, as a double does.
+  const SpanArg nan{.key = "x",
+                    .double_value = std::numeric_limits<double>::quiet_NaN(),
+                    .is_double = true};
+  EXPECT_TRUE(std::isnan(nan.double_value));
+  EXPECT_NE(nan, nan);
+  // An integer argument, a counter and a string argument compare their own
+  // fields: the integer, the flag, the text.
+  const SpanArg items{.key = "items", .int_value = 7};
+  EXPECT_EQ(items, (SpanArg{.key = "items", .int_value = 7}));
+  EXPECT_NE(items, (SpanArg{.key = "items", .int_value = 8}));
+  EXPECT_NE(items,
+            (SpanArg{.key = "items", .int_value = 7, .is_counter = true}));
+  EXPECT_NE(items, (SpanArg{.key = "other", .int_value = 7}));
+  const SpanArg label{.key = "label", .text = "a", .is_string = true};
+  EXPECT_EQ(label.int_value, 0);
+  EXPECT_NE(label, (SpanArg{.key = "label", .text = "b", .is_string = true}));
+  EXPECT_NE(
+      label,
+      (SpanArg{
+          .key = "label", .text = "a", .is_string = true, .truncated = true}));
 }
 
 }  // namespace
