@@ -6,9 +6,12 @@ on a copy of it with one reserved name, naming the file, line and name.
 
 On a temporary copy of runtime/, analysis/ and cli/ it checks, in turn: the
 copy passes; a variable named `_Pending` (underscore, capital) fails; a
-function named `drain__now` (a double underscore inside) fails; the same
-names inside a comment, a string and a raw string pass, and so do the
-compiler's own names (`__builtin_expect`, `__attribute__`).
+function named `drain__now` (a double underscore inside) fails; a global
+variable `_pending_count` (underscore, lower case) and a macro
+`_drain_now` fail; the same names inside a comment, a string and a raw
+string pass, so do the compiler's own names (`__builtin_expect`,
+`__attribute__`), and so does an underscore and a lower-case letter inside
+a namespace, a class or a function.
 """
 
 import os
@@ -33,7 +36,10 @@ def main():
     ):
         target = "cli/src/main.cc"
         for name, text in (("_Pending", "static int _Pending = 0;"),
-                           ("drain__now", "static void drain__now() {}")):
+                           ("drain__now", "static void drain__now() {}"),
+                           ("_pending_count",
+                            "static int _pending_count = 0;"),
+                           ("_drain_now", "#define _drain_now() 0")):
             with source_check_support.restored(root, target):
                 line = append(root, target, text)
                 source_check_support.expect_caught(
@@ -50,6 +56,16 @@ def main():
             "static const char kC = '_';",
             "[[maybe_unused]] static bool Likely(bool b) {",
             "  return __builtin_expect(b, 1);",
+            "}",
+            "namespace spanprof {",
+            "[[maybe_unused]] static int _in_a_namespace = 0;",
+            "struct Held {",
+            "  int _member = 0;",
+            "};",
+            "}  // namespace spanprof",
+            "[[maybe_unused]] static int Local() {",
+            "  int _local = 1;",
+            "  return _local;",
             "}",
         )))
         rc, out = source_check_support.run_check(script, root)
