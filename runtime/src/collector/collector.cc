@@ -91,7 +91,7 @@ std::vector<uint32_t> ParseRings(Collector& collector,
     snaps[t].ring = nullptr;
     snaps[t].chunks.clear();
     std::vector<internal::OwnedRecords>().swap(snaps[t].owned);
-    // The copy of the thread's side records (40 bytes a record) is parsed:
+    // The copy of the thread's side records (32 bytes a record) is parsed:
     // free it now, before the capture's arguments are built, not when the
     // session end returns (the peak of a session with arguments).
     std::vector<internal::SideRecord>().swap(snaps[t].side);

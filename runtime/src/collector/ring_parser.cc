@@ -120,7 +120,9 @@ void Collector::ParseThread(uint32_t snapshot, const RingSnapshot& snap) {
       progress_->Publish(progress_->spans, published_);
     }
     ReleaseReadPrefix(snap.side, p.side_i, &p.side_released);
-    ReleaseReadPrefix(snap.side_index, p.side_i, &p.index_released);
+    ReleaseReadPrefix(snap.side_index,
+                      std::min(p.side_i, snap.side_index.size()),
+                      &p.index_released);
     // A closed chunk is never written again and is read only here: free it
     // now (the ring's own descriptor, so the hand-back skips it), so that the
     // rings shrink while the capture grows.
@@ -147,7 +149,7 @@ ThreadStreams& Collector::StartThread(const RingSnapshot& snap) {
   ts.side_truncated = snap.side_truncated;
   ts.side_base = snap.side_base;
   for (size_t k = 0; k < snap.side.size() && snap.side_truncated; ++k) {
-    if (snap.side_index[k] >= snap.side_base) {
+    if (snap.SideIndex(k) >= snap.side_base) {
       ts.side_horizon = snap.side[k].position;
       break;
     }
@@ -195,7 +197,7 @@ void Collector::ApplySide(ThreadParse& p, uint64_t position) {
   while (p.side_i < snap.side.size() &&
          snap.side[p.side_i].position <= position) {
     const SideRecord& s = snap.side[p.side_i];
-    const uint64_t index = snap.side_index[p.side_i];
+    const uint64_t index = snap.SideIndex(p.side_i);
     ++p.side_i;
     switch (s.kind) {
       case kSideArgInt:
@@ -255,7 +257,7 @@ void Collector::ApplyString(ThreadParse& p, const SideRecord& s,
   std::memcpy(bytes, &s.side, sizeof(s.side));
   size_t at = kTextBytesInString;
   for (uint64_t next = index + 1; at < size; ++next) {
-    if (p.side_i >= snap.side.size() || snap.side_index[p.side_i] != next ||
+    if (p.side_i >= snap.side.size() || snap.SideIndex(p.side_i) != next ||
         snap.side[p.side_i].kind != kSideArgText) {
       return;
     }

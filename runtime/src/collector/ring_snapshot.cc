@@ -54,9 +54,9 @@ void SnapshotWrappedSide(const ThreadRing& r, uint64_t side_count,
     snap->side.push_back(push);
     snap->side_index.push_back(index);
   }
+  snap->side_index_rest = snap->side_base;
   for (uint64_t k = snap->side_base; k < side_count; ++k) {
     snap->side.push_back(r.side[k % cap]);
-    snap->side_index.push_back(k);
   }
 }
 
@@ -72,10 +72,7 @@ void SnapshotSide(const ThreadRing& r, RingSnapshot* snap) {
   const uint64_t first = std::min(r.side.first(), side_count);
   snap->side.resize(side_count - first);
   r.side.CopyOut(first, side_count, snap->side.data());
-  snap->side_index.resize(side_count - first);
-  for (uint64_t k = first; k < side_count; ++k) {
-    snap->side_index[k - first] = k;
-  }
+  snap->side_index_rest = first;
 }
 
 void AddDrops(const std::vector<uint64_t>& drops,

@@ -147,9 +147,15 @@ struct RingSnapshot {
   // that the records shrink while the capture grows.
   mutable std::vector<OwnedRecords> owned;
   // Side records oldest first, and the index of each in the thread's side
-  // stream (ring mode overwrites the oldest, so indices need not start at 0).
+  // stream (ring mode overwrites the oldest, so indices need not start at 0):
+  // `side_index` holds the indices of the first ones (the pushes of scopes
+  // restored at their own indices), the rest follow on from
+  // `side_index_rest`, one apart (SideIndex()). No index is stored for
+  // those: a stream read back holds an argument's side record and nothing
+  // else (8 bytes an argument less at the end's peak).
   std::vector<SideRecord> side;
   std::vector<uint64_t> side_index;
+  uint64_t side_index_rest = 0;
   uint64_t side_base = 0;       // index of the oldest side record still held
   bool side_truncated = false;  // older side records were overwritten
   std::vector<uint64_t> drops_by_site;
@@ -157,6 +163,21 @@ struct RingSnapshot {
   uint64_t os_tid = 0;
   std::string name;
   bool truncated = false;  // the stream lost a prefix (ring mode)
+  // The index of side record `k` in the thread's side stream.
+  uint64_t SideIndex(size_t k) const {
+    return k < side_index.size() ? side_index[k]
+                                 : side_index_rest + (k - side_index.size());
+  }
+  // Stores every side record's index in `side_index` (to edit the two
+  // vectors together).
+  void StoreSideIndex() {
+    const size_t stored = side_index.size();
+    side_index.reserve(side.size());
+    for (size_t k = stored; k < side.size(); ++k) {
+      side_index.push_back(side_index_rest + (k - stored));
+    }
+  }
+
   // The begin records in `chunks` when the stream reader counted them;
   // UINT64_MAX: CountBegins() reads the records.
   uint64_t begins = UINT64_MAX;

@@ -374,12 +374,11 @@ uint64_t JoinRings(const std::vector<ThreadRing*>& rings, CaptureInputs& in) {
     uint64_t records = 0;
     for (const Chunk& chunk : snap.chunks) records += chunk.used;
     // The stream's side records up to the ring's oldest (whose memory the
-    // ring reused), then the ring's.
-    const uint64_t first_live =
-        l.side_index.empty() ? UINT64_MAX : l.side_index.front();
+    // ring reused), then the ring's, each with its index stored.
+    const uint64_t first_live = l.side.empty() ? UINT64_MAX : l.SideIndex(0);
+    snap.StoreSideIndex();
     size_t keep = 0;
-    while (keep < snap.side.size() && keep < snap.side_index.size() &&
-           snap.side_index[keep] < first_live) {
+    while (keep < snap.side.size() && snap.side_index[keep] < first_live) {
       ++keep;
     }
     snap.side.resize(keep);
@@ -387,7 +386,7 @@ uint64_t JoinRings(const std::vector<ThreadRing*>& rings, CaptureInputs& in) {
     for (size_t k = 0; k < l.side.size(); ++k) {
       if (l.side[k].position > records) break;
       snap.side.push_back(l.side[k]);
-      snap.side_index.push_back(l.side_index[k]);
+      snap.side_index.push_back(l.SideIndex(k));
     }
     snap.drops_by_site = std::move(l.drops_by_site);
     snap.dropped_args = l.dropped_args;

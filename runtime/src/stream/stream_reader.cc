@@ -562,10 +562,7 @@ class StreamScanner {
         snap.side.insert(snap.side.end(), t.side.begin(), t.side.end());
         std::vector<SideRecord>().swap(t.side);
       }
-      snap.side_index.reserve(snap.side.size());
-      for (uint64_t k = 0; snap.side_index.size() < snap.side.size(); ++k) {
-        snap.side_index.push_back(t.side_base + k);
-      }
+      snap.side_index_rest = t.side_base;
       snap.os_tid = t.os_tid;
       snap.name = t.name;
       snap.dropped_args = t.dropped_args;

@@ -7,9 +7,13 @@
 // thread drains here: the test calls Drain() between bursts), so what is
 // drained when is deterministic.
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <condition_variable>
+#include <csignal>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -313,6 +317,59 @@ TEST(StreamReuseTest, TheStreamGivesTheSameOutputsAsTheRings) {
 // stream is read back, parsed and the arguments attached.
 TEST(StreamReuseTest, StorageReservedAheadGivesTheSameOutputs) {
   ExpectTheSameOutputs(25'000);
+}
+
+// Writing the stream fails part way (the file-size limit stands in for a
+// full disk) after the ring reused chunks and side records the stream held:
+// the session end joins what the stream holds to what the rings kept, and
+// every span comes back with its own argument. In a forked child: the limit
+// is the process's.
+TEST(StreamReuseTest, AStreamThatFailsPartWayIsJoinedToTheRings) {
+  TempDir dir;
+  const std::string path = dir.File("s.stream");
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    StreamedRecording recording(path, /*reuse=*/true);
+    // Eight drained bursts on a worker: its ring reuses what the stream
+    // holds.
+    RecordBursts(recording, /*warmup=*/2, /*bursts=*/8, /*with_args=*/true);
+    // No write may make the file longer now; two more bursts on this
+    // thread, which the stream never gets.
+    struct stat info {};
+    EXPECT_EQ(stat(path.c_str(), &info), 0);
+    signal(SIGXFSZ, SIG_IGN);
+    const rlimit limit{static_cast<rlim_t>(info.st_size),
+                       static_cast<rlim_t>(info.st_size)};
+    EXPECT_EQ(setrlimit(RLIMIT_FSIZE, &limit), 0);
+    for (uint64_t i = 0; i < 2 * kBurstSpans; ++i) {
+      SPANPROF_SCOPE("reuse.step");
+      SPANPROF_ARG("i", static_cast<int64_t>(i % kBurstSpans));
+    }
+    const Capture capture =
+        internal::StopRecordingThroughStream(recording.writer(), "finished");
+    EXPECT_TRUE(recording.writer().failed());
+    EXPECT_EQ(capture.spans.size(), 10 * kBurstSpans);
+    EXPECT_EQ(capture.args.size(), 10 * kBurstSpans);
+    EXPECT_EQ(capture.dropped_events, 0u);
+    EXPECT_EQ(capture.dropped_args, 0u);
+    // Each span's argument is its own: 0 to 4,095 in each burst, in order
+    // on each thread.
+    std::vector<int64_t> next(capture.threads.size(), 0);
+    for (const Span& span : capture.spans) {
+      ASSERT_EQ(span.arg_count, 1u);
+      const SpanArg& arg = capture.args[span.first_arg];
+      EXPECT_EQ(arg.key, "i");
+      int64_t& expected = next.at(span.thread);
+      EXPECT_EQ(arg.int_value, expected);
+      expected = (expected + 1) % static_cast<int64_t>(kBurstSpans);
+    }
+    _exit(::testing::Test::HasFailure() ? 1 : 0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the child's failures are above";
 }
 
 // The reader counts each thread's begin records as it checks them, so
