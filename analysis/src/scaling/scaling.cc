@@ -673,10 +673,7 @@ CounterColumns CounterNames(std::span<const NamedCapture> captures) {
 class InclusiveCounts {
  public:
   InclusiveCounts(const Capture& capture, const CounterColumns& columns) {
-    const bool counts =
-        std::any_of(capture.args.begin(), capture.args.end(),
-                    [](const SpanArg& arg) { return arg.is_counter; });
-    if (!counts) return;
+    if (!internal::AnyCounter(capture)) return;
     counters_.emplace(capture, Forest(capture));
     for (const std::string& name : counters_->names()) {
       const auto it =

@@ -27,6 +27,7 @@
 #include "absl/numeric/int128.h"
 #include "model/capture_format.h"
 #include "model/counters.h"
+#include "model/span_args.h"
 #include "spanprof/analysis/forest.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/timing.h"
@@ -712,9 +713,7 @@ Canonical SummarizeCanonical(const Capture& capture, Summary& summary,
   // (fine), or irregular captures (found out below).
   std::vector<uint32_t> deferred;
   // Same-thread parents, for the named counters (when there are any).
-  const bool counts =
-      std::any_of(capture.args.begin(), capture.args.end(),
-                  [](const SpanArg& a) { return a.is_counter; });
+  const bool counts = internal::AnyCounter(capture);
   std::vector<uint32_t> parents(counts ? n : 0, kNone);
   uint32_t thread = kNone;
   int64_t roots_end = INT64_MIN;
