@@ -49,6 +49,11 @@ std::vector<std::string> CounterNames(const Capture& capture) {
   return names;
 }
 
+bool AnyCounter(const Capture& capture) {
+  return std::any_of(capture.args.begin(), capture.args.end(),
+                     [](const SpanArg& arg) { return arg.is_counter; });
+}
+
 SpanCounters::SpanCounters(const Capture& capture, const Forest& forest) {
   ReadSelfCounts(capture);
   if (names_.empty()) return;

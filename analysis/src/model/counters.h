@@ -29,6 +29,9 @@ namespace spanprof::analysis::internal {
 // appearance in `Capture::args`.
 std::vector<std::string> CounterNames(const Capture& capture);
 
+// Whether any span counted a named counter (SPANPROF_COUNT).
+bool AnyCounter(const Capture& capture);
+
 // `SpanCounters` holds every span's self and inclusive count of every named
 // counter of one capture. Counts are non-negative: a negative self count (only
 // a corrupt or hand-made capture has one) counts as 0, and sums saturate at

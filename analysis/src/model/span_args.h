@@ -4,8 +4,7 @@
 // One function instead of each writer's own index arithmetic: the writers,
 // the summary and the readers' own passes reach a span's arguments only
 // through it, so the one place that knows where they lie is here. What reads
-// every argument at once (AnyCounter(), CounterNames() in counters.h) is
-// listed here too.
+// every argument at once is in counters.h (CounterNames(), AnyCounter()).
 #ifndef SPANPROF_ANALYSIS_SRC_MODEL_SPAN_ARGS_H_
 #define SPANPROF_ANALYSIS_SRC_MODEL_SPAN_ARGS_H_
 
@@ -26,12 +25,6 @@ inline std::span<const SpanArg> ArgsOf(const Capture& capture,
   const size_t first = std::min<size_t>(span.first_arg, size);
   const size_t count = std::min<size_t>(span.arg_count, size - first);
   return {capture.args.data() + first, count};
-}
-
-// Whether any span counted a named counter (SPANPROF_COUNT).
-inline bool AnyCounter(const Capture& capture) {
-  return std::any_of(capture.args.begin(), capture.args.end(),
-                     [](const SpanArg& arg) { return arg.is_counter; });
 }
 
 }  // namespace spanprof::analysis::internal

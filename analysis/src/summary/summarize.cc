@@ -27,7 +27,6 @@
 #include "absl/numeric/int128.h"
 #include "model/capture_format.h"
 #include "model/counters.h"
-#include "model/span_args.h"
 #include "spanprof/analysis/forest.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/timing.h"

@@ -150,9 +150,8 @@ struct RingSnapshot {
   // stream (ring mode overwrites the oldest, so indices need not start at 0):
   // `side_index` holds the indices of the first ones (the pushes of scopes
   // restored at their own indices), the rest follow on from
-  // `side_index_rest`, one apart (SideIndex()). No index is stored for
-  // those: a stream read back holds an argument's side record and nothing
-  // else (8 bytes an argument less at the end's peak).
+  // `side_index_rest`, one apart (SideIndex()), with no index stored for
+  // them: 8 bytes a side record less at a session end's peak.
   std::vector<SideRecord> side;
   std::vector<uint64_t> side_index;
   uint64_t side_index_rest = 0;

@@ -237,18 +237,19 @@ class CaptureStorage {
     };
     // The attachment's first progress ends the parse: the estimate may
     // exceed the spans parsed.
-    while (spans_done < spans.size &&
-           progress_.args.load(std::memory_order_relaxed) == 0) {
-      const uint32_t seen = progress_.changes.load(std::memory_order_acquire);
-      if (progress_.stopped.load(std::memory_order_relaxed)) return;
-      const size_t next_spans = PaceAhead(spans, spans_done, parsed_spans);
-      const size_t next_args = PaceAhead(args, args_done, parsed);
-      if (next_spans == spans_done && next_args == args_done) {
-        progress_.changes.wait(seen, std::memory_order_acquire);
-      }
-      spans_done = next_spans;
-      args_done = next_args;
-    }
+    PaceUntil(
+        [&] {
+          const size_t next_spans = PaceAhead(spans, spans_done, parsed_spans);
+          const size_t next_args = PaceAhead(args, args_done, parsed);
+          const bool moved = next_spans != spans_done || next_args != args_done;
+          spans_done = next_spans;
+          args_done = next_args;
+          return moved;
+        },
+        [&] {
+          return spans_done >= spans.size ||
+                 progress_.args.load(std::memory_order_relaxed) > 0;
+        });
     // The pending arguments as the parse goes on, then the capture's
     // arguments as they are attached.
     Paced(args, args_done, parsed);
@@ -270,20 +271,30 @@ class CaptureStorage {
     return upto;
   }
 
-  // PaceAhead() until all of `region` is faulted in, waiting for the writer
-  // between steps; returns early when the end is over (Stop()).
+  // Runs `step()` (true: it faulted something in) until `finished()`,
+  // waiting for the writers' progress after a step that found nothing to
+  // do; returns early when the end is over (Stop()).
+  template <typename Step, typename Finished>
+  void PaceUntil(const Step& step, const Finished& finished) {
+    while (!finished()) {
+      const uint32_t seen = progress_.changes.load(std::memory_order_acquire);
+      if (progress_.stopped.load(std::memory_order_relaxed)) return;
+      if (!step()) progress_.changes.wait(seen, std::memory_order_acquire);
+    }
+  }
+
+  // PaceAhead() until all of `region` is faulted in (PaceUntil()).
   template <typename Written>
   void Paced(const Region& region, size_t done, const Written& written) {
     if (region.bytes == nullptr) return;
-    while (done < region.size) {
-      const uint32_t seen = progress_.changes.load(std::memory_order_acquire);
-      if (progress_.stopped.load(std::memory_order_relaxed)) return;
-      const size_t next = PaceAhead(region, done, written);
-      if (next == done) {
-        progress_.changes.wait(seen, std::memory_order_acquire);
-      }
-      done = next;
-    }
+    PaceUntil(
+        [&] {
+          const size_t next = PaceAhead(region, done, written);
+          const bool moved = next != done;
+          done = next;
+          return moved;
+        },
+        [&] { return done >= region.size; });
   }
 
   // Faults in the pages of `[bytes, bytes + size)` that begin in it. The

@@ -175,5 +175,14 @@ TEST(CountersTest, AParentIndexNotBelowItsChildIsNoParent) {
   EXPECT_EQ(Of(counters, capture, 3, "bytes"), (Counts{100, 100}));
 }
 
+TEST(CountersTest, AnyCounterFindsACountAmongTheArguments) {
+  Capture capture = Nested();
+  EXPECT_TRUE(AnyCounter(capture));
+  for (SpanArg& arg : capture.args) arg.is_counter = false;
+  EXPECT_FALSE(AnyCounter(capture));
+  capture.args.back().is_counter = true;
+  EXPECT_TRUE(AnyCounter(capture));
+}
+
 }  // namespace
 }  // namespace spanprof::analysis::internal

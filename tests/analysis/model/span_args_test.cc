@@ -1,6 +1,6 @@
 // A span's arguments as every writer and analysis takes them: its range of
 // Capture::args, clipped where a hand-made or corrupt capture's range runs
-// past the end, never read beyond it; and whether any span counted.
+// past the end, never read beyond it.
 #include "analysis/src/model/span_args.h"
 
 #include <gtest/gtest.h>
@@ -16,7 +16,6 @@ namespace spanprof::analysis::internal {
 namespace {
 
 using ::spanprof::testing::CaptureBuilder;
-using ::spanprof::testing::CounterArg;
 using ::spanprof::testing::IntArg;
 
 Capture ThreeSpans() {
@@ -69,15 +68,6 @@ TEST(SpanArgsTest, TheTraceWriterWritesTheClippedRange) {
   const std::string without = TraceToJson(capture);
   EXPECT_EQ(without.find("\"items\""), std::string::npos) << without;
   EXPECT_NE(without.find("\"size\":7"), std::string::npos) << without;
-}
-
-TEST(SpanArgsTest, AnyCounterFindsACountAmongTheArguments) {
-  Capture capture = ThreeSpans();
-  EXPECT_FALSE(AnyCounter(capture));
-  capture.args.push_back(CounterArg("items", 4));
-  capture.spans[2].first_arg = 3;
-  capture.spans[2].arg_count = 1;
-  EXPECT_TRUE(AnyCounter(capture));
 }
 
 }  // namespace
