@@ -40,16 +40,18 @@ std::vector<uint32_t> ChildrenFirst(const Forest& forest) {
 
 std::vector<std::string> CounterNames(const Capture& capture) {
   std::vector<std::string> names;
+  if (!AnyCounter(capture)) return names;
   absl::flat_hash_map<std::string_view, size_t> seen;
-  for (const SpanArg& arg : capture.args) {
+  ForEachArg(capture, [&](const SpanArg& arg) {
     if (arg.is_counter && seen.emplace(arg.key, names.size()).second) {
       names.push_back(arg.key);
     }
-  }
+  });
   return names;
 }
 
 bool AnyCounter(const Capture& capture) {
+  if (capture.packed_args != nullptr) return capture.packed_args->any_counter();
   return std::any_of(capture.args.begin(), capture.args.end(),
                      [](const SpanArg& arg) { return arg.is_counter; });
 }

@@ -659,9 +659,9 @@ CounterColumns CounterNames(std::span<const NamedCapture> captures) {
   out.named_begin = out.names.size();
   std::set<std::string> named;
   for (const NamedCapture& capture : captures) {
-    for (const SpanArg& arg : capture.capture->args) {
+    internal::ForEachArg(*capture.capture, [&named](const SpanArg& arg) {
       if (arg.is_counter) named.insert(arg.key);
-    }
+    });
   }
   out.names.insert(out.names.end(), named.begin(), named.end());
   return out;

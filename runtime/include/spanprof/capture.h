@@ -118,6 +118,7 @@ inline const std::string& EmptyText() noexcept {
   static const std::string* const empty = new std::string();
   return *empty;
 }
+class PackedArgs;  // spanprof/internal/packed_args.h
 }  // namespace internal
 
 // `ArgKey` is an argument's or counter's name in 8 bytes: the text is kept
@@ -565,6 +566,11 @@ struct Capture {
   // `AllocsOf()`, which gives zeros for a span the column does not cover.
   std::vector<SpanAllocs> span_allocs;
   std::vector<SpanArg> args;
+  // Set only in the capture a session end builds for its own outputs, which
+  // never reaches the program: its arguments, packed a few bytes each, in
+  // place of `args` (empty then); a span's `first_arg` is its arguments'
+  // offset in them. The analysis library reads both forms alike.
+  std::shared_ptr<const internal::PackedArgs> packed_args;
   // Problems a reader of a foreign trace found that no span shows (an end
   // event with nothing open, an X event with a negative duration), each
   // naming its place in the file. Analysis reports them as validation issues

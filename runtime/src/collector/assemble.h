@@ -63,6 +63,9 @@ struct CaptureInputs {
   // these stores in (null: none).
   std::vector<SpanArg> span_args;
   EndProgress* progress = nullptr;
+  // The capture only feeds the session end's own outputs: its arguments are
+  // packed (Capture::packed_args) instead of 32 bytes each in `args`.
+  bool pack_args = false;
 };
 
 // Ends the active session: from here on no span is recorded (the fast path
@@ -74,9 +77,10 @@ bool EndActiveSession(SessionState& session, std::vector<ThreadRing*>* rings,
 
 // The capture of a session that EndActiveSession() ended, from its rings
 // (which go back to their threads as they are parsed).
+// `pack_args`: as CaptureInputs::pack_args.
 Capture CollectEndedSession(const SessionState& session,
                             const std::vector<ThreadRing*>& rings,
-                            const ClockPair& stop);
+                            const ClockPair& stop, bool pack_args = false);
 
 // What an ended session itself knows, beside its threads' records: the
 // process's sites and counter names (complete, unlike a stream's, which

@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -20,6 +22,7 @@
 #include "collector/ring_snapshot.h"
 #include "recorder/recorder_internal.h"
 #include "spanprof/internal/hex_id.h"
+#include "spanprof/internal/packed_args.h"
 #include "spanprof/recording.h"
 
 #ifndef SPANPROF_VERSION_STRING
@@ -255,25 +258,17 @@ void DescribeSession(const SessionFacts& facts, const ClockPair& stop,
   capture.alloc_measured = facts.count_allocs;
 }
 
-// Arguments, contiguous per span, numeric arguments first, then one entry
-// per counter (a counter flushed several times, around the span's children,
-// is summed); `new_index` maps parse-time indices to the compacted ones
-// (empty: nothing moved). A span keeps at most kMaxSpanArgs entries; the
-// rest count as dropped arguments.
-void AttachArgs(Collector& collector, const std::vector<size_t>& new_index,
-                Capture& capture, std::vector<SpanArg>& reserved,
-                internal::EndProgress* progress) {
-  std::vector<PendingArg>& args = collector.args();
-  // Each span's arguments in arrival order, its counts after them. They
-  // usually arrive in that order already (one thread's stream after
-  // another); otherwise indices are sorted, stably.
+// The order in which AttachArgs() reads the pending arguments: by span,
+// each span's arguments in arrival order and its counts after them. They
+// usually arrive in that order already (one thread's stream after another):
+// then the result is empty; otherwise it holds their indices, stably sorted
+// (8 bytes an argument only then).
+std::vector<size_t> PendingOrder(const std::vector<PendingArg>& args) {
   const auto before = [&args](size_t a, size_t b) {
     if (args[a].span != args[b].span) return args[a].span < args[b].span;
     return (args[a].kind == PendingArg::kCounter) <
            (args[b].kind == PendingArg::kCounter);
   };
-  // The index of the k-th argument in that order: an index vector (8 bytes
-  // an argument) only when they are out of order.
   bool sorted = true;
   for (size_t i = 1; i < args.size() && sorted; ++i) {
     sorted = !before(i, i - 1);
@@ -284,49 +279,116 @@ void AttachArgs(Collector& collector, const std::vector<size_t>& new_index,
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), before);
   }
-  // Storage reserved ahead (a slot per side record) is taken when it holds
-  // every argument: a text argument takes up to four side records, and the
-  // helper that faults the storage in stops just past the last argument, so
-  // the rest stays address space, never memory.
-  internal::TakeReserved(reserved, args.size(), 4 * args.size() + 4096,
-                         capture.args);
-  capture.args.reserve(capture.args.size() + args.size());
+  return order;
+}
+
+// Where AttachArgs() puts each span's arguments: `Capture::args`, or, for a
+// capture that only feeds the session end's outputs, a packed store (a few
+// bytes an argument instead of 32).
+class SpanArgStore {
+ public:
+  SpanArgStore(Capture& capture, std::vector<SpanArg>& reserved, size_t count,
+               bool pack)
+      : capture_(capture) {
+    if (pack) {
+      packed_ = std::make_shared<internal::PackedArgs>();
+      // Four bytes an integer argument whose value is under 2^20; more
+      // grows.
+      packed_->Reserve(4 * count);
+      std::vector<SpanArg>().swap(reserved);
+      return;
+    }
+    // Storage reserved ahead (a slot per side record) is taken when it holds
+    // every argument: a text argument takes up to four side records, and
+    // the helper that faults the storage in stops just past the last
+    // argument, so the rest stays address space, never memory.
+    internal::TakeReserved(reserved, count, 4 * count + 4096, capture.args);
+    capture.args.reserve(capture.args.size() + count);
+  }
+
+  // Stores `args` as span `index`'s arguments, and clears them. Past 4 GiB
+  // of them, they are counted as dropped.
+  void Put(size_t index, std::vector<SpanArg>& args) {
+    if (args.empty()) return;
+    uint32_t first = UINT32_MAX;
+    if (packed_ != nullptr) {
+      first = packed_->Append(args);
+    } else if (capture_.args.size() + args.size() <= UINT32_MAX) {
+      first = static_cast<uint32_t>(capture_.args.size());
+      std::move(args.begin(), args.end(), std::back_inserter(capture_.args));
+    }
+    if (first == UINT32_MAX) {
+      capture_.dropped_args += args.size();
+    } else {
+      Span& span = capture_.spans[index];
+      span.first_arg = first;
+      span.arg_count = static_cast<uint16_t>(args.size());
+    }
+    args.clear();
+  }
+
+  // The packed store goes to the capture.
+  void Finish() {
+    if (packed_ != nullptr) capture_.packed_args = std::move(packed_);
+  }
+
+ private:
+  Capture& capture_;
+  std::shared_ptr<internal::PackedArgs> packed_;
+};
+
+// Arguments, contiguous per span, numeric arguments first, then one entry
+// per counter (a counter flushed several times, around the span's children,
+// is summed); `new_index` maps parse-time indices to the compacted ones
+// (empty: nothing moved). A span keeps at most kMaxSpanArgs entries; the
+// rest count as dropped arguments. `pack`: into Capture::packed_args
+// (SpanArgStore).
+void AttachArgs(Collector& collector, const std::vector<size_t>& new_index,
+                Capture& capture, std::vector<SpanArg>& reserved, bool pack,
+                internal::EndProgress* progress) {
+  std::vector<PendingArg>& args = collector.args();
+  const std::vector<size_t> order = PendingOrder(args);
+  const bool sorted = order.empty();
+  SpanArgStore store(capture, reserved, args.size(), pack);
+  // One span's arguments at a time: they come together, in span order.
+  std::vector<SpanArg> current;
+  size_t current_span = kNoSpan;
   size_t released = 0;  // of `args`, read in order when sorted
   for (size_t k = 0; k < args.size(); ++k) {
     if (k % 4096 == 0) {
       if (sorted) internal::ReleaseReadPrefix(args, k, &released);
       if (progress != nullptr) {
-        progress->Publish(progress->args, capture.args.size());
+        progress->Publish(progress->args, pack ? k : capture.args.size());
       }
     }
     PendingArg& pending = args[sorted ? k : order[k]];
     const size_t index =
         new_index.empty() ? pending.span : new_index[pending.span];
     if (index == kNoSpan) continue;
-    Span& span = capture.spans[index];
-    if (span.arg_count == 0) {
-      span.first_arg = static_cast<uint32_t>(capture.args.size());
+    if (index != current_span) {
+      if (current_span != kNoSpan) store.Put(current_span, current);
+      current_span = index;
     }
     SpanArg arg = collector.MakeArg(pending);
     if (arg.is_counter) {
-      const auto first = capture.args.begin() + span.first_arg;
-      const auto same =
-          std::find_if(first, capture.args.end(), [&arg](const SpanArg& a) {
-            return a.is_counter && a.key == arg.key;
-          });
-      if (same != capture.args.end()) {
+      const auto same = std::find_if(current.begin(), current.end(),
+                                     [&arg](const SpanArg& a) {
+                                       return a.is_counter && a.key == arg.key;
+                                     });
+      if (same != current.end()) {
         same->int_value += arg.int_value;
         continue;
       }
     }
-    if (span.arg_count == kMaxSpanArgs) {
-      collector.CountDrop(collector.SiteId(span.site), pending.key,
-                          arg.is_counter, internal::kDropArgLimit);
+    if (current.size() == kMaxSpanArgs) {
+      collector.CountDrop(collector.SiteId(capture.spans[index].site),
+                          pending.key, arg.is_counter, internal::kDropArgLimit);
       continue;
     }
-    ++span.arg_count;
-    capture.args.push_back(std::move(arg));
+    current.push_back(std::move(arg));
   }
+  if (current_span != kNoSpan) store.Put(current_span, current);
+  store.Finish();
   std::vector<PendingArg>().swap(args);
 }
 
@@ -488,7 +550,8 @@ Capture AssembleCapture(const SessionFacts& facts, CaptureInputs& in) {
 
   DescribeSession(facts, in.stop, capture);
   AttachExports(in.exports, exported, new_index, capture);
-  AttachArgs(collector, new_index, capture, in.span_args, in.progress);
+  AttachArgs(collector, new_index, capture, in.span_args, in.pack_args,
+             in.progress);
   AttachDrops(in.drops_by_site, collector, capture);
   AttachArgDrops(collector, in, capture);
   capture.failed_prepares = in.failed_prepares;
@@ -501,8 +564,9 @@ namespace internal {
 
 Capture CollectEndedSession(const SessionState& session,
                             const std::vector<ThreadRing*>& rings,
-                            const ClockPair& stop) {
+                            const ClockPair& stop, bool pack_args) {
   CaptureInputs in;
+  in.pack_args = pack_args;
   in.snaps = SnapshotRings(rings, &in.drops_by_site);
   AddSessionTables(session, stop, in);
   return AssembleCapture(FactsOf(session), in);

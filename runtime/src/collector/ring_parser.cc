@@ -273,9 +273,9 @@ void Collector::ApplyString(ThreadParse& p, const SideRecord& s,
     Unplaced(s.key, false, s.position);
     return;
   }
-  args_.push_back(PendingArg{
+  AddPending(
       target, PendingArg::kString, s.key,
-      static_cast<uint64_t>(texts_.size()) | (s.value & kTextTruncatedBit)});
+      static_cast<uint64_t>(texts_.size()) | (s.value & kTextTruncatedBit));
   texts_.push_back(ValidUtf8(std::string_view(bytes, size)));
 }
 
@@ -286,9 +286,9 @@ void Collector::ApplyArg(const SideRecord& s, size_t target) {
     Unplaced(s.key, false, s.position);
     return;
   }
-  args_.push_back(PendingArg{
-      target, s.kind == kSideArgDouble ? PendingArg::kDouble : PendingArg::kInt,
-      s.key, s.value});
+  AddPending(target,
+             s.kind == kSideArgDouble ? PendingArg::kDouble : PendingArg::kInt,
+             s.key, s.value);
 }
 
 // A named counter's counts, made while the innermost open span was innermost.
@@ -301,7 +301,7 @@ void Collector::ApplyCounter(const SideRecord& s, size_t target) {
     Unplaced(s.key, true, s.position);
     return;
   }
-  args_.push_back(PendingArg{target, PendingArg::kCounter, s.key, s.value});
+  AddPending(target, PendingArg::kCounter, s.key, s.value);
 }
 
 void Collector::ApplyEndCount(const Record& rec, size_t target) {
@@ -311,8 +311,24 @@ void Collector::ApplyEndCount(const Record& rec, size_t target) {
     CountDrop(0, 0, true, kDropReasonCount);  // a counter this capture lacks
     return;
   }
-  args_.push_back(
-      PendingArg{target, PendingArg::kCounter, id, bits & kEndCountValueMask});
+  AddPending(target, PendingArg::kCounter, id, bits & kEndCountValueMask);
+}
+
+void Collector::AddPending(size_t target, PendingArg::Kind kind, uint32_t key,
+                           uint64_t value) {
+  if (target >= UINT32_MAX || key > PendingArg::kMaxKey) {
+    // Past 4 G spans or 2^30 sites: named as the cap on a span's arguments.
+    CountDrop(target < spans_.size() ? SiteId(spans_[target].site) : 0,
+              key <= PendingArg::kMaxKey ? key : 0,
+              kind == PendingArg::kCounter, kDropArgLimit);
+    return;
+  }
+  PendingArg pending{};
+  pending.span = static_cast<uint32_t>(target);
+  pending.kind = kind;
+  pending.key = key & PendingArg::kMaxKey;  // checked above
+  pending.value = value;
+  args_.push_back(pending);
 }
 
 void Collector::CountDrop(uint32_t site, uint32_t key, bool is_counter,

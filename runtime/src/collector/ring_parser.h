@@ -55,17 +55,20 @@ struct ContextRef {
 };
 
 // An argument or count found while parsing, attached to its span at the
-// end (AttachArgs). 24 bytes: the `SpanArg` with its strings is built only
+// end (AttachArgs). 16 bytes: the `SpanArg` with its strings is built only
 // when attached (building it here, then sorting and copying it, made
-// arguments most of a session end's time and memory).
+// arguments most of a session end's time and memory), and every argument's
+// pending entry sits beside the spans at the end of the parse.
 struct PendingArg {
   enum Kind : uint32_t { kInt, kDouble, kString, kCounter };
-  size_t span;
-  Kind kind;
-  uint32_t key;    // interned site id of the key; counter id for kCounter
-  uint64_t value;  // the bits; kString: index into Collector::texts_, with
-                   // kTextTruncatedBit when the text was cut
+  static constexpr uint32_t kMaxKey = (1u << 30) - 1;
+  uint32_t span;  // the parse-time index of its span (below UINT32_MAX)
+  Kind kind : 2;
+  uint32_t key : 30;  // interned site id of the key; counter id for kCounter
+  uint64_t value;     // the bits; kString: index into Collector::texts_,
+                      // with kTextTruncatedBit when the text was cut
 };
+static_assert(sizeof(PendingArg) == 16, "a session end holds one an argument");
 
 // One context scope of a thread, as its side records describe it.
 struct ScopeFrame {
@@ -235,6 +238,10 @@ class Collector {
   void ReserveArgs(size_t count) { args_.reserve(count); }
   // The `SpanArg` of a pending argument (its key and text looked up).
   SpanArg MakeArg(PendingArg& pending);
+  // Adds an argument of span `target` (a parse-time index) to attach at the
+  // end; one that PendingArg cannot hold is counted as dropped.
+  void AddPending(size_t target, PendingArg::Kind kind, uint32_t key,
+                  uint64_t value);
   // The key of `name`, made once and kept in `keys[index]`.
   static const ArgKey& CachedKey(std::vector<ArgKey>& keys, size_t index,
                                  const std::string& name);

@@ -104,7 +104,7 @@ void GiveBack(const std::vector<ThreadRing*>& rings) {
 // the one core that parses):
 //   - each thread's copy of its side records, which the scan fills;
 //   - the capture's spans (56 bytes a span);
-//   - the collector's pending arguments (24 bytes an argument), just ahead
+//   - the collector's pending arguments (16 bytes an argument), just ahead
 //     of the parse, which meanwhile gives back the side records it read;
 //   - the capture's arguments (32 bytes an argument), just ahead of the
 //     attachment, which meanwhile gives back the pending arguments it read.
@@ -114,7 +114,10 @@ void GiveBack(const std::vector<ThreadRing*>& rings) {
 // reserved there, nor for a small session.
 class CaptureStorage {
  public:
-  CaptureStorage(const StreamWriter& writer, const SessionState& session) {
+  // `pack_args`: the capture's arguments are packed (Capture::packed_args),
+  // a store that grows as they are attached: none is reserved for them.
+  CaptureStorage(const StreamWriter& writer, const SessionState& session,
+                 bool pack_args) {
     constexpr uint64_t kMinSpans = uint64_t{1} << 16;
     if (session.options.overflow == OverflowPolicy::kRing) return;
     // A span is a begin and an end, two records each with the allocation
@@ -139,7 +142,7 @@ class CaptureStorage {
           side_[slot].reserve(side_by_slot[slot]);
         }
         args_.reserve(side);
-        span_args_.reserve(side);
+        if (!pack_args) span_args_.reserve(side);
       }
       // Where the storage lies, noted before the helper starts: the scan
       // and Take() move the vectors away meanwhile (their buffers stay).
@@ -434,7 +437,8 @@ CaptureInputs ReadBack(const MappedFile& file, const std::string& path,
 Capture CollectThroughStream(StreamWriter& writer, const SessionState& session,
                              const std::vector<ThreadRing*>& rings,
                              const ClockPair& stop,
-                             const std::string& end_reason, bool give_back) {
+                             const std::string& end_reason, bool give_back,
+                             bool pack_args) {
   bool written = writer.DrainStopped(rings, stop);
   if (written) {
     writer.WriteEnd(end_reason);
@@ -442,7 +446,7 @@ Capture CollectThroughStream(StreamWriter& writer, const SessionState& session,
   }
   if (!written && !AnyRecycled(rings)) {
     // Nothing was reused: the rings hold the whole capture.
-    return CollectEndedSession(session, rings, stop);
+    return CollectEndedSession(session, rings, stop, pack_args);
   }
   // The stream holds everything: the rings' memory goes back first.
   if (written && give_back) {
@@ -453,7 +457,7 @@ Capture CollectThroughStream(StreamWriter& writer, const SessionState& session,
     // sit beside the capture at the end's peak.
     TrimCachedBlocks(ReadyBlocks());
   }
-  CaptureStorage storage(writer, session);
+  CaptureStorage storage(writer, session, pack_args);
   const MappedFile file(writer.path());
   CaptureInputs in = ReadBack(file, writer.path(), writer.SideRecordsWritten(),
                               storage.side());
@@ -467,17 +471,19 @@ Capture CollectThroughStream(StreamWriter& writer, const SessionState& session,
                  writer.path().c_str(), static_cast<unsigned long long>(lost));
   }
   AddSessionTables(session, stop, in);
+  in.pack_args = pack_args;
   return AssembleCapture(FactsOf(session), in);
 }
 
 Capture StopRecordingThroughStream(StreamWriter& writer,
-                                   const std::string& end_reason) {
+                                   const std::string& end_reason,
+                                   bool pack_args) {
   SessionState& session = Session();
   std::vector<ThreadRing*> rings;
   ClockPair stop{};
   if (!EndActiveSession(session, &rings, &stop)) return Capture{};
   return CollectThroughStream(writer, session, rings, stop, end_reason,
-                              /*give_back=*/true);
+                              /*give_back=*/true, pack_args);
 }
 
 }  // namespace spanprof::internal

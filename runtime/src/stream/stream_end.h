@@ -23,8 +23,11 @@ namespace spanprof::internal {
 // the stream. When the stream could not be written, what the rings still
 // hold is joined to what the stream has; records that neither has are
 // counted on stderr. An empty capture when no session was active.
+// `pack_args`: the capture only feeds the session's own outputs, and holds
+// its arguments packed (Capture::packed_args).
 Capture StopRecordingThroughStream(StreamWriter& writer,
-                                   const std::string& end_reason);
+                                   const std::string& end_reason,
+                                   bool pack_args = false);
 
 // The steps after the session ended (EndActiveSession): the last drain of
 // `rings`, the end chunk, and the capture read back. With `give_back`, the
@@ -34,7 +37,8 @@ Capture StopRecordingThroughStream(StreamWriter& writer,
 Capture CollectThroughStream(StreamWriter& writer, const SessionState& session,
                              const std::vector<ThreadRing*>& rings,
                              const ClockPair& stop,
-                             const std::string& end_reason, bool give_back);
+                             const std::string& end_reason, bool give_back,
+                             bool pack_args = false);
 
 }  // namespace spanprof::internal
 

@@ -29,6 +29,7 @@
 #include "runtime/src/recorder/ring_memory.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
+#include "spanprof/internal/packed_args.h"
 #include "spanprof/spanprof.h"
 #include "stream/stream_end.h"
 #include "stream/stream_reader.h"
@@ -253,8 +254,8 @@ TEST(StreamReuseTest, TheEndGivesTheRingsMemoryBackBeforeTheCapture) {
 }
 
 // Spans on three threads (`steps` each, and an inner span every 100) with
-// numeric, string and counter arguments and cross-thread parents, drained
-// twice while they record.
+// integer, double, string and counter arguments and cross-thread parents,
+// drained twice while they record.
 void RecordMixedWork(StreamedRecording& recording, int steps = 3000) {
   SPANPROF_SCOPE("mixed.root");
   std::vector<std::thread> threads;
@@ -266,6 +267,7 @@ void RecordMixedWork(StreamedRecording& recording, int steps = 3000) {
         SPANPROF_ARG("i", i);
         if (i % 3 == 0) SPANPROF_ARG_STR("label", "item-" + std::to_string(i));
         if (i % 5 == 0) SPANPROF_COUNT("fives");
+        if (i % 7 == 0) SPANPROF_ARG("ratio", i * 0.5);
         if (i % 100 == 0) {
           SPANPROF_SCOPE("mixed.inner");
           SPANPROF_ARG("t", t);
@@ -279,7 +281,8 @@ void RecordMixedWork(StreamedRecording& recording, int steps = 3000) {
 }
 
 // The same capture, in every output, whether the session end reads it back
-// from the stream or the rings give it; `steps` as in RecordMixedWork().
+// from the stream, its arguments packed as the session end's own outputs
+// have them, or the rings give it; `steps` as in RecordMixedWork().
 void ExpectTheSameOutputs(int steps) {
   TempDir dir;
   StreamedRecording recording(dir.File("s.stream"), /*reuse=*/false);
@@ -290,10 +293,14 @@ void ExpectTheSameOutputs(int steps) {
   ASSERT_TRUE(internal::EndActiveSession(session, &rings, &stop));
   const Capture streamed = internal::CollectThroughStream(
       recording.writer(), session, rings, stop, "finished",
-      /*give_back=*/false);
+      /*give_back=*/false, /*pack_args=*/true);
   const Capture collected = internal::CollectEndedSession(session, rings, stop);
   ASSERT_EQ(collected.spans.size(), 1u + 3 * (steps + steps / 100));
   ASSERT_GT(collected.args.size(), collected.spans.size());
+  ASSERT_NE(streamed.packed_args, nullptr);
+  EXPECT_TRUE(streamed.args.empty());
+  EXPECT_LT(streamed.packed_args->size_bytes(),
+            collected.args.size() * sizeof(SpanArg) / 4);
   for (const std::string format : {"json", "pftrace"}) {
     const std::string a = dir.File("streamed." + format);
     const std::string b = dir.File("collected." + format);

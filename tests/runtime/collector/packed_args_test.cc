@@ -1,0 +1,117 @@
+// A session end's capture holds its arguments packed (PackedArgs): what is
+// appended decodes to the same arguments, whatever their kinds, values and
+// keys; a corrupt offset or count yields no more than what lies there.
+#include "spanprof/internal/packed_args.h"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "spanprof/capture.h"
+
+namespace spanprof::internal {
+namespace {
+
+SpanArg Int(const char* key, int64_t value, bool counter = false) {
+  SpanArg arg{.key = key, .int_value = value};
+  arg.is_counter = counter;
+  return arg;
+}
+
+SpanArg Double(const char* key, double value) {
+  SpanArg arg{.key = key, .double_value = value};
+  arg.is_double = true;
+  return arg;
+}
+
+SpanArg Text(const char* key, std::string text, bool truncated = false) {
+  SpanArg arg{.key = key};
+  arg.text = std::move(text);
+  arg.is_string = true;
+  arg.truncated = truncated;
+  return arg;
+}
+
+TEST(PackedArgsTest, EveryKindAndValueDecodesAsAppended) {
+  const std::vector<SpanArg> first = {
+      Int("zero", 0),
+      Int("small", 5),
+      Int("negative", -1),
+      Int("max", std::numeric_limits<int64_t>::max()),
+      Int("min", std::numeric_limits<int64_t>::min()),
+      Int("count", 12345, /*counter=*/true),
+  };
+  const std::vector<SpanArg> second = {
+      Double("ratio", 0.25),
+      Double("inf", std::numeric_limits<double>::infinity()),
+      Double("tiny", -std::numeric_limits<double>::denorm_min()),
+      Text("label", "item-7"),
+      Text("cut", std::string(200, 'x'), /*truncated=*/true),
+      Text("empty", ""),
+  };
+  PackedArgs packed;
+  const uint32_t a = packed.Append(first);
+  const uint32_t b = packed.Append(second);
+  EXPECT_EQ(a, 0u);
+  EXPECT_GT(b, a);
+  std::vector<SpanArg> out;
+  packed.Decode(a, first.size(), out);
+  EXPECT_EQ(out, first);
+  packed.Decode(b, second.size(), out);
+  EXPECT_EQ(out, second);
+  EXPECT_TRUE(packed.any_counter());
+  // Small integers take a few bytes each: the reason for the store.
+  EXPECT_LT(packed.size_bytes(), first.size() * 12 + second.size() * 10);
+}
+
+TEST(PackedArgsTest, ANaNStaysANaN) {
+  PackedArgs packed;
+  const std::vector<SpanArg> args = {
+      Double("nan", std::numeric_limits<double>::quiet_NaN())};
+  packed.Append(args);
+  std::vector<SpanArg> out;
+  packed.Decode(0, 1, out);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_TRUE(out[0].is_double);
+  EXPECT_TRUE(std::isnan(out[0].double_value));
+}
+
+// Past the seven keys a tag holds, keys are varints: hundreds of distinct
+// keys (a program naming them at run time) decode to their own names.
+TEST(PackedArgsTest, ManyKeysKeepTheirNames) {
+  PackedArgs packed;
+  std::vector<uint32_t> offsets;
+  std::vector<SpanArg> all;
+  for (int k = 0; k < 300; ++k) {
+    const std::string key = "key." + std::to_string(k);
+    all.push_back(Int(key.c_str(), k * 1000 - 7));
+    offsets.push_back(packed.Append({&all.back(), 1}));
+  }
+  EXPECT_EQ(packed.keys().size(), 300u);
+  std::vector<SpanArg> out;
+  for (size_t k = 0; k < all.size(); ++k) {
+    packed.Decode(offsets[k], 1, out);
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0], all[k]) << k;
+  }
+  EXPECT_FALSE(packed.any_counter());
+}
+
+TEST(PackedArgsTest, AnOffsetOrCountPastTheEndReadsOnlyWhatIsThere) {
+  PackedArgs packed;
+  const std::vector<SpanArg> args = {Int("a", 1), Int("b", 300)};
+  packed.Append(args);
+  std::vector<SpanArg> out = {Int("stale", 9)};
+  packed.Decode(0, 10, out);
+  EXPECT_EQ(out, args);
+  packed.Decode(static_cast<uint32_t>(packed.size_bytes()), 3, out);
+  EXPECT_TRUE(out.empty());
+  packed.Decode(UINT32_MAX, 1, out);
+  EXPECT_TRUE(out.empty());
+}
+
+}  // namespace
+}  // namespace spanprof::internal
