@@ -298,9 +298,10 @@ struct SpanArg {
                         : a.int_value == b.int_value);
   }
 };
-// 32 bytes: session end holds one per argument (docs/performance.md).
+// 32 bytes: a capture holds one per argument (the one a session end writes
+// its outputs from holds them packed: Capture::packed_args).
 static_assert(sizeof(SpanArg) == 32,
-              "SpanArg is session end's per-argument cost");
+              "SpanArg is a capture's per-argument cost");
 
 // `Span` is one retained span. Times are nanoseconds relative to the session
 // start. `parent_id` is 0 for a root. A parent on another thread is a

@@ -82,8 +82,7 @@ class PackedArgs {
         (arg.is_double ? kDouble : 0) | (arg.is_counter ? kCounter : 0) |
         (arg.is_string ? kString : 0) | (arg.truncated ? kTruncated : 0) |
         (arg.text.empty() ? 0 : kHasText));
-    tag = static_cast<uint8_t>(tag |
-                               (std::min(key, kInlineKeys) << kKeyShift));
+    tag = static_cast<uint8_t>(tag | (std::min(key, kInlineKeys) << kKeyShift));
     bytes_.push_back(tag);
     if (key >= kInlineKeys) PutVarint(key - kInlineKeys);
     if (arg.is_double) {
