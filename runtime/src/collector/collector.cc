@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -22,7 +21,6 @@
 #include "collector/ring_snapshot.h"
 #include "recorder/recorder_internal.h"
 #include "spanprof/internal/hex_id.h"
-#include "spanprof/internal/packed_args.h"
 #include "spanprof/recording.h"
 
 #ifndef SPANPROF_VERSION_STRING
@@ -41,6 +39,7 @@ using internal::PendingArg;
 using internal::RingSnapshot;
 using internal::SessionFacts;
 using internal::SessionState;
+using internal::SpanArgStore;
 using internal::ThreadRing;
 using internal::TimeBase;
 using internal::ValidUtf8;
@@ -80,14 +79,21 @@ std::vector<uint32_t> ParseRings(Collector& collector,
     slot_to_thread[snaps[t].slot] = t;
   }
   // Every side record may become an argument: one reservation instead of
-  // the doublings of push_back (up to twice the arguments' memory).
+  // the doublings of push_back (up to twice the arguments' memory), unless
+  // they are packed as each thread is parsed (a few thousand wait at a
+  // time).
   size_t side_records = 0;
   for (const RingSnapshot& snap : snaps) side_records += snap.side.size();
-  // Storage reserved ahead is taken when it fits, as for the spans.
-  internal::TakeReserved(reserved, side_records,
-                         side_records + side_records / 8 + 4096,
-                         collector.args());
-  collector.ReserveArgs(side_records);
+  if (collector.packs_args()) {
+    std::vector<internal::PendingArg>().swap(reserved);
+    collector.arg_store().Reserve(side_records);
+  } else {
+    // Storage reserved ahead is taken when it fits, as for the spans.
+    internal::TakeReserved(reserved, side_records,
+                           side_records + side_records / 8 + 4096,
+                           collector.args());
+    collector.ReserveArgs(side_records);
+  }
   for (uint32_t t = 0; t < snaps.size(); ++t) {
     collector.ParseThread(t, snaps[t]);
     if (snaps[t].ring != nullptr) internal::HandBack(snaps[t]);
@@ -97,7 +103,7 @@ std::vector<uint32_t> ParseRings(Collector& collector,
     // The copy of the thread's side records (32 bytes a record) is parsed:
     // free it now, before the capture's arguments are built, not when the
     // session end returns (the peak of a session with arguments).
-    std::vector<internal::SideRecord>().swap(snaps[t].side);
+    snaps[t].side.Clear();
     std::vector<uint64_t>().swap(snaps[t].side_index);
   }
   return slot_to_thread;
@@ -258,137 +264,26 @@ void DescribeSession(const SessionFacts& facts, const ClockPair& stop,
   capture.alloc_measured = facts.count_allocs;
 }
 
-// The order in which AttachArgs() reads the pending arguments: by span,
-// each span's arguments in arrival order and its counts after them. They
-// usually arrive in that order already (one thread's stream after another):
-// then the result is empty; otherwise it holds their indices, stably sorted
-// (8 bytes an argument only then).
-std::vector<size_t> PendingOrder(const std::vector<PendingArg>& args) {
-  const auto before = [&args](size_t a, size_t b) {
-    if (args[a].span != args[b].span) return args[a].span < args[b].span;
-    return (args[a].kind == PendingArg::kCounter) <
-           (args[b].kind == PendingArg::kCounter);
-  };
-  bool sorted = true;
-  for (size_t i = 1; i < args.size() && sorted; ++i) {
-    sorted = !before(i, i - 1);
-  }
-  std::vector<size_t> order;
-  if (!sorted) {
-    order.resize(args.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), before);
-  }
-  return order;
-}
-
-// Where AttachArgs() puts each span's arguments: `Capture::args`, or, for a
-// capture that only feeds the session end's outputs, a packed store (a few
-// bytes an argument instead of 32).
-class SpanArgStore {
- public:
-  SpanArgStore(Capture& capture, std::vector<SpanArg>& reserved, size_t count,
-               bool pack)
-      : capture_(capture) {
-    if (pack) {
-      packed_ = std::make_shared<internal::PackedArgs>();
-      // Four bytes an integer argument whose value is under 2^20; more
-      // grows.
-      packed_->Reserve(4 * count);
-      std::vector<SpanArg>().swap(reserved);
-      return;
-    }
-    // Storage reserved ahead (a slot per side record) is taken when it holds
-    // every argument: a text argument takes up to four side records, and
-    // the helper that faults the storage in stops just past the last
-    // argument, so the rest stays address space, never memory.
-    internal::TakeReserved(reserved, count, 4 * count + 4096, capture.args);
-    capture.args.reserve(capture.args.size() + count);
-  }
-
-  // Stores `args` as span `index`'s arguments, and clears them. Past 4 GiB
-  // of them, they are counted as dropped.
-  void Put(size_t index, std::vector<SpanArg>& args) {
-    if (args.empty()) return;
-    uint32_t first = UINT32_MAX;
-    if (packed_ != nullptr) {
-      first = packed_->Append(args);
-    } else if (capture_.args.size() + args.size() <= UINT32_MAX) {
-      first = static_cast<uint32_t>(capture_.args.size());
-      std::move(args.begin(), args.end(), std::back_inserter(capture_.args));
-    }
-    if (first == UINT32_MAX) {
-      capture_.dropped_args += args.size();
-    } else {
-      Span& span = capture_.spans[index];
-      span.first_arg = first;
-      span.arg_count = static_cast<uint16_t>(args.size());
-    }
-    args.clear();
-  }
-
-  // The packed store goes to the capture.
-  void Finish() {
-    if (packed_ != nullptr) capture_.packed_args = std::move(packed_);
-  }
-
- private:
-  Capture& capture_;
-  std::shared_ptr<internal::PackedArgs> packed_;
-};
-
 // Arguments, contiguous per span, numeric arguments first, then one entry
-// per counter (a counter flushed several times, around the span's children,
-// is summed); `new_index` maps parse-time indices to the compacted ones
-// (empty: nothing moved). A span keeps at most kMaxSpanArgs entries; the
-// rest count as dropped arguments. `pack`: into Capture::packed_args
-// (SpanArgStore).
+// per counter (Collector::AttachPending); `new_index` maps parse-time
+// indices to the compacted ones (empty: nothing moved). A packed capture's
+// were attached as each thread was parsed (`packed`, the collector's store):
+// only those still pending, if any, are attached here.
 void AttachArgs(Collector& collector, const std::vector<size_t>& new_index,
-                Capture& capture, std::vector<SpanArg>& reserved, bool pack,
+                Capture& capture, std::vector<SpanArg>& reserved,
+                std::optional<SpanArgStore>& packed,
                 internal::EndProgress* progress) {
   std::vector<PendingArg>& args = collector.args();
-  const std::vector<size_t> order = PendingOrder(args);
-  const bool sorted = order.empty();
-  SpanArgStore store(capture, reserved, args.size(), pack);
-  // One span's arguments at a time: they come together, in span order.
-  std::vector<SpanArg> current;
-  size_t current_span = kNoSpan;
-  size_t released = 0;  // of `args`, read in order when sorted
-  for (size_t k = 0; k < args.size(); ++k) {
-    if (k % 4096 == 0) {
-      if (sorted) internal::ReleaseReadPrefix(args, k, &released);
-      if (progress != nullptr) {
-        progress->Publish(progress->args, pack ? k : capture.args.size());
-      }
-    }
-    PendingArg& pending = args[sorted ? k : order[k]];
-    const size_t index =
-        new_index.empty() ? pending.span : new_index[pending.span];
-    if (index == kNoSpan) continue;
-    if (index != current_span) {
-      if (current_span != kNoSpan) store.Put(current_span, current);
-      current_span = index;
-    }
-    SpanArg arg = collector.MakeArg(pending);
-    if (arg.is_counter) {
-      const auto same = std::find_if(current.begin(), current.end(),
-                                     [&arg](const SpanArg& a) {
-                                       return a.is_counter && a.key == arg.key;
-                                     });
-      if (same != current.end()) {
-        same->int_value += arg.int_value;
-        continue;
-      }
-    }
-    if (current.size() == kMaxSpanArgs) {
-      collector.CountDrop(collector.SiteId(capture.spans[index].site),
-                          pending.key, arg.is_counter, internal::kDropArgLimit);
-      continue;
-    }
-    current.push_back(std::move(arg));
+  if (packed.has_value()) {
+    std::vector<SpanArg>().swap(reserved);
+    collector.AttachPending(args, new_index, *packed, progress,
+                            /*release=*/true);
+    packed->Finish();
+  } else {
+    SpanArgStore store(capture, reserved, args.size());
+    collector.AttachPending(args, new_index, store, progress,
+                            /*release=*/true);
   }
-  if (current_span != kNoSpan) store.Put(current_span, current);
-  store.Finish();
   std::vector<PendingArg>().swap(args);
 }
 
@@ -529,6 +424,10 @@ Capture AssembleCapture(const SessionFacts& facts, CaptureInputs& in) {
   collector.set_alloc_column(facts.count_allocs);
   collector.set_release_blocks(RingBytes(snaps) > BlockCacheCapacityBytes());
   collector.set_progress(in.progress);
+  // A capture that only feeds the session end's outputs holds its arguments
+  // packed, attached as each thread is parsed.
+  std::optional<SpanArgStore> packed;
+  if (in.pack_args) collector.set_arg_store(&packed.emplace(capture));
   const std::vector<uint32_t> slot_to_thread =
       ParseRings(collector, snaps, in.args);
   // Before the cross-thread links: resolving walks same-thread parents.
@@ -550,8 +449,7 @@ Capture AssembleCapture(const SessionFacts& facts, CaptureInputs& in) {
 
   DescribeSession(facts, in.stop, capture);
   AttachExports(in.exports, exported, new_index, capture);
-  AttachArgs(collector, new_index, capture, in.span_args, in.pack_args,
-             in.progress);
+  AttachArgs(collector, new_index, capture, in.span_args, packed, in.progress);
   AttachDrops(in.drops_by_site, collector, capture);
   AttachArgDrops(collector, in, capture);
   capture.failed_prepares = in.failed_prepares;

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -78,9 +80,8 @@ struct Collector::ThreadParse {
   // when the lost span's end shows up, they lost their parent.
   std::vector<size_t> pending_roots;
   size_t side_i = 0;  // the next side record to apply
-  // How much of the snapshot's side records (and their indices) went back
-  // to the kernel once parsed (ReleaseReadPrefix).
-  size_t side_released = 0;
+  // How much of the snapshot's side indices went back to the kernel once
+  // parsed (ReleaseReadPrefix).
   size_t index_released = 0;
   uint64_t next_side = UINT64_MAX;  // its stream position
   uint64_t last_raw = 0;
@@ -100,7 +101,7 @@ void Collector::ParseThread(uint32_t snapshot, const RingSnapshot& snap) {
   ThreadStreams& ts = StartThread(snap);
   open_.clear();
   ThreadParse p(snapshot, thread, snap, ts);
-  p.next_side = snap.side.empty() ? UINT64_MAX : snap.side.front().position;
+  p.next_side = snap.side.empty() ? UINT64_MAX : snap.side[0].position;
   // A sixty-fourth of the thread's records at a time, at most 4 MiB: few
   // calls, and little held beyond the capture at the end's peak.
   uint64_t record_bytes = 0;
@@ -115,11 +116,12 @@ void Collector::ParseThread(uint32_t snapshot, const RingSnapshot& snap) {
       snap.owned[chunk_index].ReleaseInto(mapping);
     }
     if (!more) break;
+    if (store_ != nullptr && args_.size() >= attach_at_) AttachFinished(p);
     if (progress_ != nullptr && spans_.size() >= published_ + 16384) {
       published_ = spans_.size();
       progress_->Publish(progress_->spans, published_);
     }
-    ReleaseReadPrefix(snap.side, p.side_i, &p.side_released);
+    snap.side.ReleaseRead(p.side_i, mapping);
     ReleaseReadPrefix(snap.side_index,
                       std::min(p.side_i, snap.side_index.size()),
                       &p.index_released);
@@ -138,6 +140,35 @@ void Collector::ParseThread(uint32_t snapshot, const RingSnapshot& snap) {
   ts.span_count = spans_.size() - ts.first_span;
   if (ts.side_horizon > 0) DiscardBeforeSideHorizon(ts);
   if (ts.span_count > 0) AddThread(thread, snap);
+  if (store_ != nullptr) {
+    // The thread's spans are all final: its arguments go now.
+    AttachPending(args_, {}, *store_, nullptr, /*release=*/false);
+    args_.clear();
+    attach_at_ = kAttachBatch;
+  }
+}
+
+void Collector::AttachFinished(const ThreadParse& p) {
+  std::vector<size_t> open = open_;
+  std::sort(open.begin(), open.end());
+  const auto may_grow = [&](size_t span) {
+    return span == p.last_span || span == p.enrich ||
+           std::binary_search(open.begin(), open.end(), span);
+  };
+  finished_.clear();
+  size_t kept = 0;
+  for (size_t k = 0; k < args_.size(); ++k) {
+    if (may_grow(args_[k].span)) {
+      args_[kept++] = args_[k];
+    } else {
+      finished_.push_back(args_[k]);
+    }
+  }
+  args_.resize(kept);
+  AttachPending(finished_, {}, *store_, nullptr, /*release=*/false);
+  // What stays (the open spans' arguments) is not scanned again until as
+  // much again has come: linear in all.
+  attach_at_ = std::max(kAttachBatch, 2 * args_.size());
 }
 
 ThreadStreams& Collector::StartThread(const RingSnapshot& snap) {
@@ -196,7 +227,7 @@ void Collector::ApplySide(ThreadParse& p, uint64_t position) {
   const RingSnapshot& snap = p.snap;
   while (p.side_i < snap.side.size() &&
          snap.side[p.side_i].position <= position) {
-    const SideRecord& s = snap.side[p.side_i];
+    const SideRecord s = snap.side[p.side_i];
     const uint64_t index = snap.SideIndex(p.side_i);
     ++p.side_i;
     switch (s.kind) {
@@ -261,7 +292,7 @@ void Collector::ApplyString(ThreadParse& p, const SideRecord& s,
         snap.side[p.side_i].kind != kSideArgText) {
       return;
     }
-    const SideRecord& t = snap.side[p.side_i++];
+    const SideRecord t = snap.side[p.side_i++];
     std::memcpy(bytes + at, &t.key, sizeof(t.key));
     std::memcpy(bytes + at + 4, &t.value, sizeof(t.value));
     std::memcpy(bytes + at + 12, &t.side, sizeof(t.side));
@@ -396,6 +427,118 @@ const ArgKey& Collector::CachedKey(std::vector<ArgKey>& keys, size_t index,
   if (keys.size() <= index) keys.resize(index + 1);
   if (keys[index].empty()) keys[index] = name;
   return keys[index];
+}
+
+SpanArgStore::SpanArgStore(Capture& capture)
+    : capture_(capture), packed_(std::make_shared<PackedArgs>()) {}
+
+SpanArgStore::SpanArgStore(Capture& capture, std::vector<SpanArg>& reserved,
+                           size_t count)
+    : capture_(capture) {
+  // Storage reserved ahead (a slot per side record) is taken when it holds
+  // every argument: a text argument takes up to four side records, and the
+  // helper that faults the storage in stops just past the last argument, so
+  // the rest stays address space, never memory.
+  TakeReserved(reserved, count, 4 * count + 4096, capture.args);
+  capture.args.reserve(capture.args.size() + count);
+}
+
+void SpanArgStore::Put(size_t index, std::vector<SpanArg>& args) {
+  if (args.empty()) return;
+  uint32_t first = UINT32_MAX;
+  if (packed_ != nullptr) {
+    first = packed_->Append(args);
+  } else if (capture_.args.size() + args.size() <= UINT32_MAX) {
+    first = static_cast<uint32_t>(capture_.args.size());
+    std::move(args.begin(), args.end(), std::back_inserter(capture_.args));
+  }
+  if (first == UINT32_MAX) {
+    capture_.dropped_args += args.size();
+  } else {
+    Span& span = capture_.spans[index];
+    span.first_arg = first;
+    span.arg_count = static_cast<uint16_t>(args.size());
+  }
+  args.clear();
+}
+
+void SpanArgStore::Finish() {
+  if (packed_ != nullptr) capture_.packed_args = std::move(packed_);
+}
+
+namespace {
+
+// The order in which AttachPending() reads `args`: by span, each span's
+// arguments in arrival order and its counts after them. They usually
+// arrive in that order already (one thread's stream after another): then
+// the result is empty; otherwise it holds their indices, stably sorted (8
+// bytes an argument only then).
+std::vector<size_t> PendingOrder(const std::vector<PendingArg>& args) {
+  const auto before = [&args](size_t a, size_t b) {
+    if (args[a].span != args[b].span) return args[a].span < args[b].span;
+    return (args[a].kind == PendingArg::kCounter) <
+           (args[b].kind == PendingArg::kCounter);
+  };
+  bool sorted = true;
+  for (size_t i = 1; i < args.size() && sorted; ++i) {
+    sorted = !before(i, i - 1);
+  }
+  std::vector<size_t> order;
+  if (!sorted) {
+    order.resize(args.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), before);
+  }
+  return order;
+}
+
+}  // namespace
+
+void Collector::AttachPending(std::vector<PendingArg>& args,
+                              const std::vector<size_t>& new_index,
+                              SpanArgStore& store, EndProgress* progress,
+                              bool release) {
+  const std::vector<size_t> order = PendingOrder(args);
+  const bool sorted = order.empty();
+  // One span's arguments at a time: they come together, in span order.
+  std::vector<SpanArg> current;
+  size_t current_span = kNoSpan;
+  size_t released = 0;  // of `args`, read in order when sorted
+  for (size_t k = 0; k < args.size(); ++k) {
+    if (k % 4096 == 0) {
+      if (sorted && release) ReleaseReadPrefix(args, k, &released);
+      if (progress != nullptr) {
+        progress->Publish(progress->args,
+                          store.packed() ? k : capture_.args.size());
+      }
+    }
+    PendingArg& pending = args[sorted ? k : order[k]];
+    const size_t index =
+        new_index.empty() ? pending.span : new_index[pending.span];
+    if (index == kNoSpan) continue;
+    if (index != current_span) {
+      if (current_span != kNoSpan) store.Put(current_span, current);
+      current_span = index;
+    }
+    SpanArg arg = MakeArg(pending);
+    if (arg.is_counter) {
+      const auto same = std::find_if(current.begin(), current.end(),
+                                     [&arg](const SpanArg& a) {
+                                       return a.is_counter && a.key == arg.key;
+                                     });
+      if (same != current.end()) {
+        same->int_value += arg.int_value;
+        continue;
+      }
+    }
+    if (current.size() == kMaxSpanArgs) {
+      CountDrop(SiteId(spans_[index].site), pending.key, arg.is_counter,
+                kDropArgLimit);
+      continue;
+    }
+    current.push_back(std::move(arg));
+  }
+  if (current_span != kNoSpan) store.Put(current_span, current);
 }
 
 SpanArg Collector::MakeArg(PendingArg& pending) {

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -16,6 +17,7 @@
 #include "collector/ring_snapshot.h"
 #include "recorder/recorder_internal.h"
 #include "spanprof/capture.h"
+#include "spanprof/internal/packed_args.h"
 
 namespace spanprof::internal {
 
@@ -166,6 +168,37 @@ class TimeBase {
   uint64_t mult_ = 0;
 };
 
+// Where each span's arguments go once all of them are known: into
+// `Capture::args`, in span order, or, for a capture that only feeds a
+// session end's outputs, into a packed store (Capture::packed_args, a few
+// bytes an argument instead of a 32-byte SpanArg) in any order.
+class SpanArgStore {
+ public:
+  // Packed.
+  explicit SpanArgStore(Capture& capture);
+  // Into `Capture::args`, for `count` arguments: storage reserved ahead
+  // (`reserved`) is taken when it fits them.
+  SpanArgStore(Capture& capture, std::vector<SpanArg>& reserved, size_t count);
+
+  bool packed() const { return packed_ != nullptr; }
+  // Packed: room for `count` arguments, reserved once (address space until
+  // written) instead of the doublings of a growing store, whose copies sat
+  // beside the spans at the end's peak.
+  void Reserve(size_t count) {
+    // A tag and a value under 2^34 (a varint of 5 bytes).
+    if (packed_ != nullptr) packed_->Reserve(6 * count);
+  }
+  // Stores `args` as span `index`'s arguments, and clears them. Past 4 GiB
+  // of them they are counted as dropped.
+  void Put(size_t index, std::vector<SpanArg>& args);
+  // The packed store goes to the capture.
+  void Finish();
+
+ private:
+  Capture& capture_;
+  std::shared_ptr<PackedArgs> packed_;
+};
+
 // `ValidUtf8(text)` is `text` with every byte that does not start a valid
 // UTF-8 sequence replaced by U+FFFD: what the program wrote (string
 // arguments, thread names, span, counter and process names) may be cut or
@@ -236,6 +269,22 @@ class Collector {
 
   std::vector<PendingArg>& args() { return args_; }
   void ReserveArgs(size_t count) { args_.reserve(count); }
+  // Each span's arguments go to `store` (packed) as soon as no more can
+  // come, while its thread is parsed, instead of waiting in args() until
+  // the end: a few thousand pending at a time, not 16 bytes of every
+  // argument beside the spans.
+  void set_arg_store(SpanArgStore* store) { store_ = store; }
+  bool packs_args() const { return store_ != nullptr; }
+  SpanArgStore& arg_store() { return *store_; }
+  // Attaches `args` to their spans in `store`, contiguous per span, numeric
+  // arguments first, then one entry per counter (a counter flushed several
+  // times, around the span's children, is summed). `new_index` maps their
+  // parse-time span indices to the capture's (empty: nothing moved); a span
+  // keeps at most kMaxSpanArgs entries, the rest count as dropped.
+  // `release`: `args` is not read again, its pages go back as it is read.
+  void AttachPending(std::vector<PendingArg>& args,
+                     const std::vector<size_t>& new_index, SpanArgStore& store,
+                     EndProgress* progress, bool release);
   // The `SpanArg` of a pending argument (its key and text looked up).
   SpanArg MakeArg(PendingArg& pending);
   // Adds an argument of span `target` (a parse-time index) to attach at the
@@ -294,6 +343,10 @@ class Collector {
   void SettleProvisional();
   void DiscardBeforeSideHorizon(const ThreadStreams& ts);
   void AddThread(uint32_t thread, const RingSnapshot& snap);
+  // With an argument store: attaches the pending arguments of the spans
+  // that can get no more (neither open, nor the span an enrich bracket may
+  // still reach) once enough are pending.
+  void AttachFinished(const ThreadParse& p);
 
   // The innermost span of `ts` open at stream position `pos`, or -1.
   int64_t InnermostSpan(const ThreadStreams& ts, uint64_t pos) const;
@@ -326,6 +379,12 @@ class Collector {
   std::vector<SpanPositions> positions_;
   std::vector<ContextRef> contexts_;
   std::vector<PendingArg> args_;
+  SpanArgStore* store_ = nullptr;
+  // With a store: the pending count that makes AttachFinished() run, and
+  // its batch of arguments.
+  static constexpr size_t kAttachBatch = size_t{1} << 14;
+  size_t attach_at_ = kAttachBatch;
+  std::vector<PendingArg> finished_;
   // String arguments' texts (PendingArg::value indexes them).
   std::vector<std::string> texts_;
   std::vector<std::string> counter_names_;

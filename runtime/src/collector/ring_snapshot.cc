@@ -50,13 +50,14 @@ void SnapshotWrappedSide(const ThreadRing& r, uint64_t side_count,
   }
   std::sort(restored.begin(), restored.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<SideRecord>& side = snap->side.Owned();
   for (const auto& [index, push] : restored) {
-    snap->side.push_back(push);
+    side.push_back(push);
     snap->side_index.push_back(index);
   }
   snap->side_index_rest = snap->side_base;
   for (uint64_t k = snap->side_base; k < side_count; ++k) {
-    snap->side.push_back(r.side[k % cap]);
+    side.push_back(r.side[k % cap]);
   }
 }
 
@@ -70,8 +71,9 @@ void SnapshotSide(const ThreadRing& r, RingSnapshot* snap) {
   // A streaming ring holds its side records from first() on (the stream
   // holds the older ones; JoinRings puts the two together).
   const uint64_t first = std::min(r.side.first(), side_count);
-  snap->side.resize(side_count - first);
-  r.side.CopyOut(first, side_count, snap->side.data());
+  std::vector<SideRecord>& side = snap->side.Owned();
+  side.resize(side_count - first);
+  r.side.CopyOut(first, side_count, side.data());
   snap->side_index_rest = first;
 }
 
@@ -84,6 +86,85 @@ void AddDrops(const std::vector<uint64_t>& drops,
 }
 
 }  // namespace
+
+std::vector<SideRecord>& SideRecords::Owned() {
+  if (!pieces_.empty()) {
+    owned_.reserve(size());
+    for (const Piece& piece : pieces_) {
+      const size_t old = owned_.size();
+      owned_.resize(old + piece.count);
+      std::memcpy(owned_.data() + old, piece.bytes,
+                  piece.count * sizeof(SideRecord));
+    }
+    pieces_.clear();
+    mapped_ = 0;
+    cursor_ = 0;
+  }
+  return owned_;
+}
+
+void SideRecords::Prepend(const std::vector<SideRecord>& records) {
+  owned_.insert(owned_.begin(), records.begin(), records.end());
+}
+
+void SideRecords::AddMapped(const char* bytes, size_t count) {
+  if (count == 0) return;
+  pieces_.push_back(Piece{bytes, mapped_, count});
+  mapped_ += count;
+}
+
+void SideRecords::Truncate(size_t count) {
+  if (count >= size()) return;
+  if (count <= owned_.size()) {
+    owned_.resize(count);
+    pieces_.clear();
+    mapped_ = 0;
+    cursor_ = 0;
+    return;
+  }
+  const size_t keep = count - owned_.size();
+  while (!pieces_.empty() && pieces_.back().first >= keep) pieces_.pop_back();
+  if (!pieces_.empty()) {
+    pieces_.back().count = keep - pieces_.back().first;
+  }
+  mapped_ = keep;
+  cursor_ = 0;
+}
+
+void SideRecords::ReleaseRead(size_t done, MappingRelease& mapping) const {
+  ReleaseReadPrefix(owned_, std::min(done, owned_.size()), &owned_released_);
+  if (done <= owned_.size()) return;
+  const size_t mapped_done = done - owned_.size();
+  while (pieces_released_ < pieces_.size()) {
+    const Piece& piece = pieces_[pieces_released_];
+    if (piece.first + piece.count > mapped_done) break;
+    mapping.Add(piece.bytes, piece.count * sizeof(SideRecord));
+    ++pieces_released_;
+  }
+}
+
+void SideRecords::Clear() {
+  std::vector<SideRecord>().swap(owned_);
+  std::vector<Piece>().swap(pieces_);
+  mapped_ = 0;
+  cursor_ = 0;
+  owned_released_ = 0;
+  pieces_released_ = 0;
+}
+
+void SideRecords::Seek(size_t k) const {
+  // The next piece when reading on in order, else the one whose range
+  // holds `k`.
+  if (cursor_ + 1 < pieces_.size() &&
+      k - pieces_[cursor_ + 1].first < pieces_[cursor_ + 1].count) {
+    ++cursor_;
+    return;
+  }
+  const auto after = std::upper_bound(
+      pieces_.begin(), pieces_.end(), k,
+      [](size_t index, const Piece& piece) { return index < piece.first; });
+  cursor_ = static_cast<size_t>(after - pieces_.begin()) - 1;
+}
 
 OwnedRecords::OwnedRecords(uint64_t count) {
   if (count == 0) return;
@@ -213,9 +294,10 @@ void HandBack(const RingSnapshot& snap) {
 
 bool NeedPositions(const std::vector<RingSnapshot>& snaps) {
   for (const RingSnapshot& snap : snaps) {
-    if (snap.side_truncated) return true;
-    for (const SideRecord& s : snap.side) {
-      if (s.kind == kSideContextPush) return true;
+    if (snap.side_truncated || snap.has_context_push == 1) return true;
+    if (snap.has_context_push == 0) continue;
+    for (size_t k = 0; k < snap.side.size(); ++k) {
+      if (snap.side[k].kind == kSideContextPush) return true;
     }
   }
   return false;

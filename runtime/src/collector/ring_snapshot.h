@@ -135,6 +135,68 @@ inline Record LoadRecord(const Record* records, uint64_t i) {
   return r;
 }
 
+// A thread's side records, oldest first. Those in memory of their own
+// (Owned(): a ring's copy, a flight recorder's restored scope pushes, a
+// stream read by `spanprof recover`) come first, then those read where they
+// lie in a mapped stream file (a session's own stream read back at its
+// end, a piece per side chunk, AddMapped()): no copy of 32 bytes an
+// argument beside the spans being parsed. Read by index and by value: a
+// piece need not be aligned for SideRecord.
+class SideRecords {
+ public:
+  size_t size() const { return owned_.size() + mapped_; }
+  bool empty() const { return size() == 0; }
+  // Record `k` (< size()).
+  SideRecord operator[](size_t k) const {
+    if (k < owned_.size()) return owned_[k];
+    const Piece& piece = PieceOf(k - owned_.size());
+    SideRecord record;
+    std::memcpy(
+        &record,
+        piece.bytes + (k - owned_.size() - piece.first) * sizeof(SideRecord),
+        sizeof(SideRecord));
+    return record;
+  }
+  // The records in memory of their own; mapped ones are copied there first
+  // (the end that joins a failed stream to its rings edits them).
+  std::vector<SideRecord>& Owned();
+  // Puts `records` before all others, in memory of their own.
+  void Prepend(const std::vector<SideRecord>& records);
+  // Appends the `count` records at `bytes` in a read-only mapping that
+  // outlives this object.
+  void AddMapped(const char* bytes, size_t count);
+  // Keeps the first `count`.
+  void Truncate(size_t count);
+  // The records before `done` were read for the last time: the whole pages
+  // of the owned ones go back to the kernel (ReleaseReadPrefix), and the
+  // mapped pieces wholly before it go to `mapping`.
+  void ReleaseRead(size_t done, MappingRelease& mapping) const;
+  // Frees them all.
+  void Clear();
+
+ private:
+  struct Piece {
+    const char* bytes;
+    size_t first;  // its first record's index among the mapped ones
+    size_t count;
+  };
+  // The piece holding mapped record `k`.
+  const Piece& PieceOf(size_t k) const {
+    if (k - pieces_[cursor_].first >= pieces_[cursor_].count) Seek(k);
+    return pieces_[cursor_];
+  }
+  void Seek(size_t k) const;
+
+  std::vector<SideRecord> owned_;
+  std::vector<Piece> pieces_;
+  size_t mapped_ = 0;
+  // Reading goes in order: the piece last read, and how far the reads were
+  // given back.
+  mutable size_t cursor_ = 0;
+  mutable size_t owned_released_ = 0;
+  mutable size_t pieces_released_ = 0;
+};
+
 // One thread's consistent snapshot, taken under its mutex after stop.
 struct RingSnapshot {
   // The ring it was taken from; nullptr for a thread read back from a
@@ -152,11 +214,15 @@ struct RingSnapshot {
   // restored at their own indices), the rest follow on from
   // `side_index_rest`, one apart (SideIndex()), with no index stored for
   // them: 8 bytes a side record less at a session end's peak.
-  std::vector<SideRecord> side;
+  SideRecords side;
   std::vector<uint64_t> side_index;
   uint64_t side_index_rest = 0;
   uint64_t side_base = 0;       // index of the oldest side record still held
   bool side_truncated = false;  // older side records were overwritten
+  // Whether a context scope's push is among the side records: 1 or 0 when
+  // the stream reader counted them as it checked them; -1: NeedPositions()
+  // reads them.
+  int8_t has_context_push = -1;
   std::vector<uint64_t> drops_by_site;
   uint64_t dropped_args = 0;  // side records refused (ThreadRing's count)
   uint64_t os_tid = 0;

@@ -102,20 +102,23 @@ void GiveBack(const std::vector<ThreadRing*>& rings) {
 // write into memory the kernel has mapped already (first touch was about a
 // tenth of a streaming session end, and a third of one with arguments, on
 // the one core that parses):
-//   - each thread's copy of its side records, which the scan fills;
 //   - the capture's spans (56 bytes a span);
-//   - the collector's pending arguments (16 bytes an argument), just ahead
-//     of the parse, which meanwhile gives back the side records it read;
-//   - the capture's arguments (32 bytes an argument), just ahead of the
-//     attachment, which meanwhile gives back the pending arguments it read.
+//   - unless the capture's arguments are packed as each thread is parsed
+//     (a store that grows as they come): the collector's pending arguments
+//     (16 bytes an argument), just ahead of the parse, which meanwhile
+//     gives back the side records it read (where they lie in the stream's
+//     mapping: they are not copied), and the capture's arguments (32 bytes
+//     an argument), just ahead of the attachment, which meanwhile gives
+//     back the pending arguments it read.
 // "Just ahead" (EndProgress) keeps the end's peak where it was: the memory
 // faulted in early is at most a sixteenth of each paced store. A flight
 // recorder's stream holds fewer records than it was written: nothing is
 // reserved there, nor for a small session.
 class CaptureStorage {
  public:
-  // `pack_args`: the capture's arguments are packed (Capture::packed_args),
-  // a store that grows as they are attached: none is reserved for them.
+  // `pack_args`: the capture's arguments are packed (Capture::packed_args)
+  // as each thread is parsed, a store that grows as they come: nothing is
+  // reserved for them, nor for the few pending at a time.
   CaptureStorage(const StreamWriter& writer, const SessionState& session,
                  bool pack_args) {
     constexpr uint64_t kMinSpans = uint64_t{1} << 16;
@@ -136,19 +139,12 @@ class CaptureStorage {
       // per page, which must end before the storage is used (Take()): the
       // spans only, as before the stream.
       background_ = CanPopulate(reinterpret_cast<char*>(spans_.data()));
-      if (background_) {
-        side_.resize(side_by_slot.size());
-        for (size_t slot = 0; slot < side_.size(); ++slot) {
-          side_[slot].reserve(side_by_slot[slot]);
-        }
+      if (background_ && !pack_args) {
         args_.reserve(side);
-        if (!pack_args) span_args_.reserve(side);
+        span_args_.reserve(side);
       }
       // Where the storage lies, noted before the helper starts: the scan
       // and Take() move the vectors away meanwhile (their buffers stay).
-      for (std::vector<SideRecord>& v : side_) {
-        side_regions_.push_back(RegionOf(v));
-      }
       span_region_ = RegionOf(spans_);
       arg_region_ = RegionOf(args_);
       span_arg_region_ = RegionOf(span_args_);
@@ -163,10 +159,6 @@ class CaptureStorage {
     progress_.Stop();
     if (prefault_.joinable()) prefault_.join();
   }
-
-  // Storage for each thread's copy of its side records, by slot (the
-  // stream reader takes it).
-  std::vector<std::vector<SideRecord>>* side() { return &side_; }
 
   // The reserved storage, moved into the capture's inputs (the buffers do
   // not move, so the kernel may still be populating them), with the
@@ -206,15 +198,9 @@ class CaptureStorage {
     return {reinterpret_cast<char*>(v.data()), v.capacity() * sizeof(T)};
   }
 
-  // The side records' copies first (the scan fills them while the helper
-  // starts), then the spans, with the pending arguments kept just ahead of
-  // the parse; then the capture's arguments, just ahead of their attachment.
+  // The spans, with the pending arguments kept just ahead of the parse;
+  // then the capture's arguments, just ahead of their attachment.
   void FaultIn() {
-    for (const Region& side : side_regions_) {
-      for (size_t done = 0; done < side.size; done += kStep) {
-        Populate(side.bytes + done, std::min(kStep, side.size - done));
-      }
-    }
     const Region spans = span_region_;
     const Region args = arg_region_;
     // The pending arguments the parse has written, estimated from its spans.
@@ -324,11 +310,9 @@ class CaptureStorage {
     }
   }
 
-  std::vector<std::vector<SideRecord>> side_;  // by thread slot
   std::vector<Span> spans_;
   std::vector<PendingArg> args_;
   std::vector<SpanArg> span_args_;
-  std::vector<Region> side_regions_;
   Region span_region_;
   Region arg_region_;
   Region span_arg_region_;
@@ -389,17 +373,21 @@ uint64_t JoinRings(const std::vector<ThreadRing*>& rings, CaptureInputs& in) {
     for (const Chunk& chunk : snap.chunks) records += chunk.used;
     // The stream's side records up to the ring's oldest (whose memory the
     // ring reused), then the ring's, each with its index stored.
+    // (The stream's, read where they lie in its mapping, are copied first.)
     const uint64_t first_live = l.side.empty() ? UINT64_MAX : l.SideIndex(0);
+    std::vector<SideRecord>& side = snap.side.Owned();
     snap.StoreSideIndex();
     size_t keep = 0;
-    while (keep < snap.side.size() && snap.side_index[keep] < first_live) {
+    while (keep < side.size() && snap.side_index[keep] < first_live) {
       ++keep;
     }
-    snap.side.resize(keep);
+    side.resize(keep);
     snap.side_index.resize(keep);
+    snap.has_context_push = -1;  // the ring's are not counted
     for (size_t k = 0; k < l.side.size(); ++k) {
-      if (l.side[k].position > records) break;
-      snap.side.push_back(l.side[k]);
+      const SideRecord record = l.side[k];
+      if (record.position > records) break;
+      side.push_back(record);
       snap.side_index.push_back(l.SideIndex(k));
     }
     snap.drops_by_site = std::move(l.drops_by_site);
@@ -414,16 +402,14 @@ uint64_t JoinRings(const std::vector<ThreadRing*>& rings, CaptureInputs& in) {
 // What the stream file holds, as the collector takes it; empty inputs (and
 // a line on stderr) when it cannot be read. The inputs' records lie in
 // `file`'s mapping: the caller keeps it until they are parsed.
-CaptureInputs ReadBack(const MappedFile& file, const std::string& path,
-                       const std::vector<uint64_t>& side_records,
-                       std::vector<std::vector<SideRecord>>* side_storage) {
+CaptureInputs ReadBack(const MappedFile& file, const std::string& path) {
   if (!file.ok()) {
     std::fprintf(stderr, "spanprof: cannot read back the stream %s: %s\n",
                  path.c_str(), file.error().c_str());
     return {};
   }
-  absl::StatusOr<StreamContents> read = ReadStream(
-      file.bytes(), path, /*own_session=*/true, &side_records, side_storage);
+  absl::StatusOr<StreamContents> read =
+      ReadStream(file.bytes(), path, /*own_session=*/true);
   if (!read.ok()) {
     std::fprintf(stderr, "spanprof: cannot read back the stream: %s\n",
                  std::string(read.status().message()).c_str());
@@ -459,8 +445,7 @@ Capture CollectThroughStream(StreamWriter& writer, const SessionState& session,
   }
   CaptureStorage storage(writer, session, pack_args);
   const MappedFile file(writer.path());
-  CaptureInputs in = ReadBack(file, writer.path(), writer.SideRecordsWritten(),
-                              storage.side());
+  CaptureInputs in = ReadBack(file, writer.path());
   storage.Take(in);
   if (!written) {
     const uint64_t lost = JoinRings(rings, in);

@@ -51,8 +51,16 @@ struct ThreadData {
   // thread's records before it went with older files.
   uint64_t described_position = 0;
   bool records_gap = false;
-  std::vector<SideRecord> side;  // indices 0 .. size - 1
+  // Indices 0 .. size - 1: where they lie in the mapping of a session's own
+  // stream, else copied.
+  internal::SideRecords side;
   bool side_gap = false;
+  // Whether their positions never go down (so that those past the last
+  // record kept are found from the end), and whether a context scope's push
+  // is among them: both counted as each chunk is checked.
+  bool side_sorted = true;
+  uint64_t last_side_position = 0;
+  bool side_has_push = false;
   uint64_t dropped_args = 0;
   std::vector<uint64_t> drops_by_site;
   // A flight recorder's context scopes that began before side record
@@ -143,15 +151,6 @@ class StreamScanner {
   // time, and the pages scanned are given back as the scan goes.
   StreamScanner(std::string_view bytes, std::string_view name, bool own_session)
       : bytes_(bytes), name_(name), own_session_(own_session) {}
-
-  // What the writer wrote of each thread's side records (ReadStream).
-  void set_side_hints(std::vector<uint64_t> hints) {
-    side_hints_ = std::move(hints);
-  }
-  // Storage reserved ahead for each thread's side records (ReadStream).
-  void set_side_storage(std::vector<std::vector<SideRecord>>* storage) {
-    side_storage_ = storage;
-  }
 
   // Reads `files` in order: the stream's files oldest first (a flight
   // recorder's `<path>.old`, then `<path>`), as one stream.
@@ -280,11 +279,8 @@ class StreamScanner {
         ThreadData& t = Thread(slot);
         return ReadRecords(d, t);
       }
-      case internal::kChunkSide: {
-        ThreadData& t = Thread(slot);
-        if (t.side.capacity() == 0) ReserveSide(slot, t);
-        return ReadSide(d, t);
-      }
+      case internal::kChunkSide:
+        return ReadSide(d, Thread(slot));
       case internal::kChunkClock:
         return ReadClock(d);
       case internal::kChunkDrops:
@@ -296,24 +292,6 @@ class StreamScanner {
         return out_.ended;
       default:
         return false;
-    }
-  }
-
-  // A thread's side records' storage, at its first side chunk: what was
-  // reserved ahead, or reserved now from the writer's count; at most what
-  // the file could hold, whatever the count says.
-  void ReserveSide(uint32_t slot, ThreadData& t) {
-    const uint64_t most = bytes_.size() / sizeof(SideRecord);
-    if (side_storage_ != nullptr && slot < side_storage_->size()) {
-      std::vector<SideRecord>& reserved = (*side_storage_)[slot];
-      if (reserved.capacity() > 0 && reserved.capacity() <= most) {
-        reserved.clear();
-        t.side.swap(reserved);
-        return;
-      }
-    }
-    if (slot < side_hints_.size()) {
-      t.side.reserve(std::min<uint64_t>(side_hints_[slot], most));
     }
   }
 
@@ -399,8 +377,11 @@ class StreamScanner {
     const size_t n = d.Rest().size() / sizeof(SideRecord);
     if (Flight() && (t.side.empty() || first > t.side_base + t.side.size())) {
       if (first < t.side_base) return true;  // read already
-      t.side.clear();
+      t.side.Clear();
       t.side_base = first;
+      t.side_sorted = true;
+      t.last_side_position = 0;
+      t.side_has_push = false;
     }
     const uint64_t end = t.side_base + t.side.size();
     if (first < end) return true;  // read already
@@ -409,9 +390,28 @@ class StreamScanner {
       out_.lost_records += n;
       return true;
     }
-    const size_t old = t.side.size();
-    t.side.resize(old + n);
-    std::memcpy(t.side.data() + old, d.Rest().data(), n * sizeof(SideRecord));
+    // Read while the checksum has just brought them into the CPU's cache:
+    // the collector then need not read every side record (and fault in
+    // their pages) again before it parses them.
+    const char* const bytes = d.Rest().data();
+    for (size_t k = 0; k < n; ++k) {
+      SideRecord record;
+      std::memcpy(&record, bytes + k * sizeof(SideRecord), sizeof(record));
+      t.side_sorted = t.side_sorted && record.position >= t.last_side_position;
+      t.last_side_position = record.position;
+      t.side_has_push =
+          t.side_has_push || record.kind == internal::kSideContextPush;
+    }
+    if (own_session_) {
+      // The session's own mapping outlives the parse: its side records are
+      // read where they lie, as its records are.
+      t.side.AddMapped(bytes, n);
+      return true;
+    }
+    std::vector<SideRecord>& side = t.side.Owned();
+    const size_t old = side.size();
+    side.resize(old + n);
+    std::memcpy(side.data() + old, bytes, n * sizeof(SideRecord));
     return true;
   }
 
@@ -520,12 +520,18 @@ class StreamScanner {
       // Side records past the last record kept (after a gap) cannot be
       // placed.
       const uint64_t records_end = t.record_base + t.record_count;
-      const auto past = std::find_if(t.side.begin(), t.side.end(),
-                                     [records_end](const SideRecord& s) {
-                                       return s.position > records_end;
-                                     });
-      out_.lost_records += static_cast<uint64_t>(t.side.end() - past);
-      t.side.erase(past, t.side.end());
+      size_t keep = t.side.size();
+      if (t.side_sorted) {
+        // From the end: the pages already given back stay so.
+        while (keep > 0 && t.side[keep - 1].position > records_end) --keep;
+      } else {
+        keep = 0;
+        while (keep < t.side.size() && t.side[keep].position <= records_end) {
+          ++keep;
+        }
+      }
+      out_.lost_records += t.side.size() - keep;
+      t.side.Truncate(keep);
       internal::RingSnapshot& snap = in.snaps.emplace_back();
       snap.slot = slot;
       // A flight recorder's thread may start past its first record: its
@@ -552,16 +558,14 @@ class StreamScanner {
       // own indices, as a wrapped ring's snapshot restores them
       // (SnapshotWrappedSide): the spans after them ran inside.
       const std::vector<ThreadData::OpenScope> open = ScopesOpenAtBase(t);
+      std::vector<SideRecord> pushes;
       for (const ThreadData::OpenScope& scope : open) {
-        snap.side.push_back(scope.push);
+        pushes.push_back(scope.push);
         snap.side_index.push_back(scope.index);
       }
-      if (open.empty()) {
-        snap.side = std::move(t.side);
-      } else {
-        snap.side.insert(snap.side.end(), t.side.begin(), t.side.end());
-        std::vector<SideRecord>().swap(t.side);
-      }
+      snap.side = std::move(t.side);
+      snap.side.Prepend(pushes);
+      snap.has_context_push = (t.side_has_push || !open.empty()) ? 1 : 0;
       snap.side_index_rest = t.side_base;
       snap.os_tid = t.os_tid;
       snap.name = t.name;
@@ -580,9 +584,7 @@ class StreamScanner {
   std::string_view bytes_;
   std::string_view name_;
   bool own_session_ = false;
-  size_t released_ = 0;               // own session: mapped bytes given back
-  std::vector<uint64_t> side_hints_;  // side records by slot, when known
-  std::vector<std::vector<SideRecord>>* side_storage_ = nullptr;
+  size_t released_ = 0;  // own session: mapped bytes given back
   std::string session_payload_;
   bool has_session_ = false;
   SessionFacts facts_;
@@ -598,14 +600,10 @@ class StreamScanner {
 
 namespace internal {
 
-absl::StatusOr<StreamContents> ReadStream(
-    std::string_view bytes, std::string_view name, bool own_session,
-    const std::vector<uint64_t>* side_records,
-    std::vector<std::vector<SideRecord>>* side_storage) {
-  StreamScanner scanner({}, name, own_session);
-  if (side_records != nullptr) scanner.set_side_hints(*side_records);
-  scanner.set_side_storage(side_storage);
-  return scanner.Read({bytes});
+absl::StatusOr<StreamContents> ReadStream(std::string_view bytes,
+                                          std::string_view name,
+                                          bool own_session) {
+  return StreamScanner({}, name, own_session).Read({bytes});
 }
 
 }  // namespace internal

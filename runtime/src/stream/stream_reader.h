@@ -34,17 +34,12 @@ struct StreamContents {
 // error naming it. `own_session`: `bytes` is a read-only mapping of this
 // process's own stream, read back at its session's end: the inputs' stop
 // is left to the caller (the session knows it), pages already scanned
-// are given back (madvise) as the scan goes, and the records stay where
-// they lie in the mapping (OwnedRecords::InMapping), which must outlive
-// the inputs' parse. `side_records`, when given, is what the writer wrote
-// of each thread's side records (by slot): each thread's copy is reserved
-// once instead of growing by doubling (up to twice the memory at the end's
-// peak). `side_storage`, when given, holds storage reserved ahead for those
-// copies (by slot), taken where it fits what the file can hold.
-absl::StatusOr<StreamContents> ReadStream(
-    std::string_view bytes, std::string_view name, bool own_session,
-    const std::vector<uint64_t>* side_records = nullptr,
-    std::vector<std::vector<SideRecord>>* side_storage = nullptr);
+// are given back (madvise) as the scan goes, and the records and side
+// records stay where they lie in the mapping (OwnedRecords::InMapping,
+// SideRecords::AddMapped), which must outlive the inputs' parse.
+absl::StatusOr<StreamContents> ReadStream(std::string_view bytes,
+                                          std::string_view name,
+                                          bool own_session);
 
 }  // namespace spanprof::internal
 

@@ -254,8 +254,8 @@ TEST(StreamReuseTest, TheEndGivesTheRingsMemoryBackBeforeTheCapture) {
 }
 
 // Spans on three threads (`steps` each, and an inner span every 100) with
-// integer, double, string and counter arguments and cross-thread parents,
-// drained twice while they record.
+// integer, double, string and counter arguments (some of a span's after its
+// child's) and cross-thread parents, drained twice while they record.
 void RecordMixedWork(StreamedRecording& recording, int steps = 3000) {
   SPANPROF_SCOPE("mixed.root");
   std::vector<std::thread> threads;
@@ -269,8 +269,14 @@ void RecordMixedWork(StreamedRecording& recording, int steps = 3000) {
         if (i % 5 == 0) SPANPROF_COUNT("fives");
         if (i % 7 == 0) SPANPROF_ARG("ratio", i * 0.5);
         if (i % 100 == 0) {
-          SPANPROF_SCOPE("mixed.inner");
-          SPANPROF_ARG("t", t);
+          {
+            SPANPROF_SCOPE("mixed.inner");
+            SPANPROF_ARG("t", t);
+          }
+          // The step's argument and count after its child's: out of span
+          // order when the collector attaches them.
+          SPANPROF_ARG("after_inner", i);
+          SPANPROF_COUNT("fives");
         }
       }
     }));
