@@ -382,7 +382,7 @@ class Collector {
   SpanArgStore* store_ = nullptr;
   // With a store: the pending count that makes AttachFinished() run, and
   // its batch of arguments.
-  static constexpr size_t kAttachBatch = size_t{1} << 14;
+  static constexpr size_t kAttachBatch = size_t{1} << 12;
   size_t attach_at_ = kAttachBatch;
   std::vector<PendingArg> finished_;
   // String arguments' texts (PendingArg::value indexes them).
