@@ -1,6 +1,8 @@
 // A session end's capture holds its arguments packed (PackedArgs): what is
 // appended decodes to the same arguments, whatever their kinds, values and
-// keys; a corrupt offset or count yields no more than what lies there.
+// keys; a corrupt offset or count yields no more than what lies there. The
+// collector packs a span's arguments once no more can come, while the
+// thread is parsed: also those an enrich hook adds after the span ended.
 #include "spanprof/internal/packed_args.h"
 
 #include <cmath>
@@ -9,8 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "collector/assemble.h"
 #include "gtest/gtest.h"
+#include "recorder/recorder_internal.h"
 #include "spanprof/capture.h"
+#include "spanprof/spanprof.h"
 
 namespace spanprof::internal {
 namespace {
@@ -111,6 +116,40 @@ TEST(PackedArgsTest, AnOffsetOrCountPastTheEndReadsOnlyWhatIsThere) {
   EXPECT_TRUE(out.empty());
   packed.Decode(UINT32_MAX, 1, out);
   EXPECT_TRUE(out.empty());
+}
+
+// Each span has an argument from its body and one from its enrich hook,
+// which the collector meets after the span's end, and a ring chunk's end
+// (8,192 records, 4,096 spans) falls between the two: the collector, which
+// attaches the finished spans' arguments at chunk ends, must keep the last
+// ended span's until the enrich records are read, or its body's argument is
+// lost (the span's offset is set twice).
+TEST(PackedArgsTest, ASpanEnrichedAcrossAChunkEndKeepsAllItsArguments) {
+  ASSERT_TRUE(StartRecording({}).ok());
+  constexpr int64_t kSpans = 40'000;
+  for (int64_t i = 0; i < kSpans; ++i) {
+    spanprof::Run("step",
+                  Hooks{}.WithEnrich([i] { SPANPROF_ARG("enriched", -i); }),
+                  [i] { SPANPROF_ARG("body", i); });
+  }
+  SessionState& session = Session();
+  std::vector<ThreadRing*> rings;
+  ClockPair stop{};
+  ASSERT_TRUE(EndActiveSession(session, &rings, &stop));
+  const Capture capture =
+      CollectEndedSession(session, rings, stop, /*pack_args=*/true);
+  ASSERT_NE(capture.packed_args, nullptr);
+  ASSERT_EQ(capture.spans.size(), static_cast<size_t>(kSpans));
+  std::vector<SpanArg> args;
+  int64_t whole = 0;
+  for (size_t k = 0; k < capture.spans.size(); ++k) {
+    const Span& span = capture.spans[k];
+    capture.packed_args->Decode(span.first_arg, span.arg_count, args);
+    const auto i = static_cast<int64_t>(k);
+    whole += args.size() == 2 && args[0] == Int("body", i) &&
+             args[1] == Int("enriched", -i);
+  }
+  EXPECT_EQ(whole, kSpans);
 }
 
 }  // namespace

@@ -255,7 +255,8 @@ TEST(StreamReuseTest, TheEndGivesTheRingsMemoryBackBeforeTheCapture) {
 
 // Spans on three threads (`steps` each, and an inner span every 100) with
 // integer, double, string and counter arguments (some of a span's after its
-// child's) and cross-thread parents, drained twice while they record.
+// child's, some added by an enrich hook after their span ended) and
+// cross-thread parents, drained twice while they record.
 void RecordMixedWork(StreamedRecording& recording, int steps = 3000) {
   SPANPROF_SCOPE("mixed.root");
   std::vector<std::thread> threads;
@@ -277,6 +278,16 @@ void RecordMixedWork(StreamedRecording& recording, int steps = 3000) {
           // order when the collector attaches them.
           SPANPROF_ARG("after_inner", i);
           SPANPROF_COUNT("fives");
+        }
+        if (i % 50 == 0) {
+          // Arguments that come after their span ended (enrich), and the
+          // step's own after them.
+          spanprof::Run("mixed.enriched", Hooks{}.WithEnrich([i] {
+            SPANPROF_ARG("enriched", i);
+            SPANPROF_COUNT("fives");
+          }),
+                        [] {});
+          SPANPROF_ARG("after_enriched", i);
         }
       }
     }));
@@ -301,7 +312,8 @@ void ExpectTheSameOutputs(int steps) {
       recording.writer(), session, rings, stop, "finished",
       /*give_back=*/false, /*pack_args=*/true);
   const Capture collected = internal::CollectEndedSession(session, rings, stop);
-  ASSERT_EQ(collected.spans.size(), 1u + 3 * (steps + steps / 100));
+  ASSERT_EQ(collected.spans.size(),
+            1u + 3 * (steps + steps / 100 + steps / 50));
   ASSERT_GT(collected.args.size(), collected.spans.size());
   ASSERT_NE(streamed.packed_args, nullptr);
   EXPECT_TRUE(streamed.args.empty());
