@@ -221,16 +221,6 @@ void FreeCapture(Capture capture) {
   }
 }
 
-// StopRecording(), for a capture that only feeds the session's own outputs:
-// its arguments packed (Capture::packed_args).
-Capture StopRecordingForOutputs() {
-  SessionState& session = Session();
-  std::vector<ThreadRing*> rings;
-  ClockPair stop{};
-  if (!EndActiveSession(session, &rings, &stop)) return Capture{};
-  return CollectEndedSession(session, rings, stop, /*pack_args=*/true);
-}
-
 // A session the program ended early (exit(), a return from main,
 // FinishSession()) ended normally: the spans still open then end then, as
 // the program's own end, not as a loss (unfinished).
@@ -252,7 +242,7 @@ absl::Status CollectAndWrite(const RunningSession& running,
   Capture capture =
       stream != nullptr
           ? StopRecordingThroughStream(*stream, end_reason, /*pack_args=*/true)
-          : StopRecordingForOutputs();
+          : StopAndCollect(/*pack_args=*/true);
   if (ended_early) MarkOpenAtExit(capture);
   capture.finished_normally = end_reason == kEndFinished || ended_early;
   capture.end_reason = end_reason;

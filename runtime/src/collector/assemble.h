@@ -82,6 +82,10 @@ Capture CollectEndedSession(const SessionState& session,
                             const std::vector<ThreadRing*>& rings,
                             const ClockPair& stop, bool pack_args = false);
 
+// StopRecording(); `pack_args` as CaptureInputs::pack_args (a capture that
+// only feeds the session's own outputs).
+Capture StopAndCollect(bool pack_args);
+
 // What an ended session itself knows, beside its threads' records: the
 // process's sites and counter names (complete, unlike a stream's, which
 // lag by up to a drain), its exported points, the stop time and the failed

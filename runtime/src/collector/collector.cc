@@ -274,16 +274,12 @@ void AttachArgs(Collector& collector, const std::vector<size_t>& new_index,
                 std::optional<SpanArgStore>& packed,
                 internal::EndProgress* progress) {
   std::vector<PendingArg>& args = collector.args();
-  if (packed.has_value()) {
-    std::vector<SpanArg>().swap(reserved);
-    collector.AttachPending(args, new_index, *packed, progress,
-                            /*release=*/true);
-    packed->Finish();
-  } else {
-    SpanArgStore store(capture, reserved, args.size());
-    collector.AttachPending(args, new_index, store, progress,
-                            /*release=*/true);
-  }
+  std::optional<SpanArgStore> unpacked;
+  SpanArgStore& store = packed.has_value()
+                            ? *packed
+                            : unpacked.emplace(capture, reserved, args.size());
+  collector.AttachPending(args, new_index, store, progress, /*release=*/true);
+  store.Finish();
   std::vector<PendingArg>().swap(args);
 }
 
@@ -483,12 +479,20 @@ void AddSessionTables(const SessionState& session, const ClockPair& stop,
 
 }  // namespace internal
 
-Capture StopRecording() {
-  SessionState& session = internal::Session();
+namespace internal {
+
+Capture StopAndCollect(bool pack_args) {
+  SessionState& session = Session();
   std::vector<ThreadRing*> rings;
   ClockPair stop{};
-  if (!internal::EndActiveSession(session, &rings, &stop)) return Capture{};
-  return internal::CollectEndedSession(session, rings, stop);
+  if (!EndActiveSession(session, &rings, &stop)) return Capture{};
+  return CollectEndedSession(session, rings, stop, pack_args);
+}
+
+}  // namespace internal
+
+Capture StopRecording() {
+  return internal::StopAndCollect(/*pack_args=*/false);
 }
 
 }  // namespace spanprof

@@ -508,8 +508,7 @@ void Collector::AttachPending(std::vector<PendingArg>& args,
     if (k % 4096 == 0) {
       if (sorted && release) ReleaseReadPrefix(args, k, &released);
       if (progress != nullptr) {
-        progress->Publish(progress->args,
-                          store.packed() ? k : capture_.args.size());
+        progress->Publish(progress->args, capture_.args.size());
       }
     }
     PendingArg& pending = args[sorted ? k : order[k]];

@@ -180,7 +180,6 @@ class SpanArgStore {
   // (`reserved`) is taken when it fits them.
   SpanArgStore(Capture& capture, std::vector<SpanArg>& reserved, size_t count);
 
-  bool packed() const { return packed_ != nullptr; }
   // Packed: room for `count` arguments, reserved once (address space until
   // written) instead of the doublings of a growing store, whose copies sat
   // beside the spans at the end's peak.
