@@ -382,6 +382,8 @@ class Collector {
   // With a store: the pending count that makes AttachFinished() run, and
   // its batch of arguments.
   static constexpr size_t kAttachBatch = size_t{1} << 12;
+  // Side records read between two give-backs of their pages (128 KiB).
+  static constexpr size_t kSideReleaseStep = size_t{1} << 12;
   size_t attach_at_ = kAttachBatch;
   std::vector<PendingArg> finished_;
   // String arguments' texts (PendingArg::value indexes them).

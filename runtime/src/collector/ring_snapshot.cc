@@ -135,11 +135,31 @@ void SideRecords::ReleaseRead(size_t done, MappingRelease& mapping) const {
   ReleaseReadPrefix(owned_, std::min(done, owned_.size()), &owned_released_);
   if (done <= owned_.size()) return;
   const size_t mapped_done = done - owned_.size();
+  static const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
   while (pieces_released_ < pieces_.size()) {
     const Piece& piece = pieces_[pieces_released_];
-    if (piece.first + piece.count > mapped_done) break;
-    mapping.Add(piece.bytes, piece.count * sizeof(SideRecord));
+    // The pieces are consecutive, and the ones before this one were read
+    // whole: `mapped_done` is at or past its first record.
+    const size_t read = std::min(mapped_done - piece.first, piece.count);
+    if (read < piece.count) {
+      // A piece is one stream chunk (up to 1 MiB): once a batch of it was
+      // read, that part goes at once, up to a page boundary (so that the
+      // next part starts on one). Not through `mapping`, which would join
+      // it to a later range across the part not read yet.
+      const auto at = reinterpret_cast<uintptr_t>(piece.bytes);
+      const uintptr_t boundary = (at + read * sizeof(SideRecord)) / page * page;
+      const size_t end = boundary > at ? boundary - at : 0;
+      if (end >= piece_released_ + mapping.batch()) {
+        GiveBackWholePages(piece.bytes + piece_released_,
+                           end - piece_released_);
+        piece_released_ = end;
+      }
+      return;
+    }
+    const size_t size = piece.count * sizeof(SideRecord);
+    mapping.Add(piece.bytes + piece_released_, size - piece_released_);
     ++pieces_released_;
+    piece_released_ = 0;
   }
 }
 
@@ -150,6 +170,7 @@ void SideRecords::Clear() {
   cursor_ = 0;
   owned_released_ = 0;
   pieces_released_ = 0;
+  piece_released_ = 0;
 }
 
 void SideRecords::Seek(size_t k) const {

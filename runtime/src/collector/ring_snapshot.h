@@ -54,6 +54,8 @@ class MappingRelease {
   void Add(const char* bytes, size_t size) noexcept;
   // Gives back what was added so far.
   void Flush() noexcept;
+  // How much it gathers before giving it back.
+  size_t batch() const { return batch_; }
 
  private:
   size_t batch_;
@@ -169,7 +171,8 @@ class SideRecords {
   void Truncate(size_t count);
   // The records before `done` were read for the last time: the whole pages
   // of the owned ones go back to the kernel (ReleaseReadPrefix), and the
-  // mapped pieces wholly before it go to `mapping`.
+  // mapped pieces wholly before it go to `mapping`; of a piece read in
+  // part, each `mapping.batch()` read goes back at once.
   void ReleaseRead(size_t done, MappingRelease& mapping) const;
   // Frees them all.
   void Clear();
@@ -195,6 +198,8 @@ class SideRecords {
   mutable size_t cursor_ = 0;
   mutable size_t owned_released_ = 0;
   mutable size_t pieces_released_ = 0;
+  // Bytes of pieces_[pieces_released_] already given to a MappingRelease.
+  mutable size_t piece_released_ = 0;
 };
 
 // One thread's consistent snapshot, taken under its mutex after stop.

@@ -232,6 +232,10 @@ class StreamEncoder {
   }
   const std::string& bytes() const { return bytes_; }
   void clear() { bytes_.clear(); }
+  // Gives the buffer's memory back (assigning an empty encoder would not:
+  // a string moved from a short one keeps its own capacity).
+  void Release() { std::string().swap(bytes_); }
+  size_t capacity() const { return bytes_.capacity(); }
 
  private:
   std::string bytes_;

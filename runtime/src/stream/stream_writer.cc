@@ -613,10 +613,13 @@ void StreamWriter::WriteEnd(std::string_view reason) {
   payload_.String(reason);
   Chunk(kChunkEnd, 0, seq_++);
   Flush();
-  // Nothing follows the end: the buffers' memory (up to 1 MiB each) goes
+  // Nothing follows the end: the buffers' memory (up to 2 MiB each) goes
   // before the session end reads the stream back beside it.
   std::string().swap(out_);
-  payload_ = StreamEncoder();
+  payload_.Release();
+  std::vector<Piece>().swap(pieces_);
+  std::vector<SideRecord>().swap(wrapped_);
+  std::vector<Record>().swap(staging_);
 }
 
 void StreamWriter::Close(bool remove) {

@@ -102,6 +102,14 @@ class StreamWriter {
     for (const ThreadProgress& t : threads_) written += t.position;
     return written;
   }
+  // The memory the writer's buffers hold (their capacity): a chunk or two
+  // while recording, none once the end is written (WriteEnd()).
+  size_t BufferedBytes() const {
+    return out_.capacity() + payload_.capacity() +
+           pieces_.capacity() * sizeof(Piece) +
+           wrapped_.capacity() * sizeof(SideRecord) +
+           staging_.capacity() * sizeof(Record);
+  }
   // Side records written so far, by thread slot.
   std::vector<uint64_t> SideRecordsWritten() const {
     std::vector<uint64_t> written;

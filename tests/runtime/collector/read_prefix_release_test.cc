@@ -12,6 +12,7 @@
 #include "collector/ring_parser.h"
 #include "collector/ring_snapshot.h"
 #include "gtest/gtest.h"
+#include "recorder/recorder_internal.h"
 #include "spanprof/spanprof.h"
 
 namespace spanprof {
@@ -140,6 +141,57 @@ TEST(ReadPrefixReleaseTest, MappingReleaseGivesBackPiecesByTheBatch) {
        i < 4 * kBatch / sizeof(uint64_t); ++i) {
     ASSERT_EQ(v[i], i);
   }
+}
+
+// A mapped piece of side records (a stream chunk, up to 1 MiB) goes back as
+// it is read, not only once read whole: each release gives back the whole
+// pages before the read point, up to a page boundary, so that the next one
+// takes the page the last one stopped in; what was not read stays intact.
+TEST(ReadPrefixReleaseTest, APieceOfSideRecordsGoesBackAsItIsRead) {
+  const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  constexpr size_t kRecords = size_t{1} << 16;  // 2 MiB
+  std::vector<internal::SideRecord> records(kRecords);
+  for (size_t i = 0; i < kRecords; ++i) records[i].position = i;
+  internal::SideRecords side;
+  side.AddMapped(reinterpret_cast<const char*>(records.data()), kRecords);
+  const auto begin = reinterpret_cast<uintptr_t>(records.data());
+  const uintptr_t first = (begin + page - 1) / page * page;
+  const uintptr_t last =
+      (begin + kRecords * sizeof(internal::SideRecord)) / page * page;
+  // Whether each page wholly inside `records` is resident.
+  const auto resident = [&] {
+    std::vector<unsigned char> pages((last - first) / page);
+    // NOLINTNEXTLINE(performance-no-int-to-ptr): an address inside `records`
+    EXPECT_EQ(
+        mincore(reinterpret_cast<void*>(first), last - first, pages.data()), 0);
+    std::vector<bool> out;
+    for (const unsigned char p : pages) out.push_back((p & 1) != 0);
+    return out;
+  };
+  // The pages wholly before record `done` are gone, the rest are there.
+  const auto expect_read_to = [&](size_t done) {
+    const uintptr_t read_end = begin + done * sizeof(internal::SideRecord);
+    const std::vector<bool> pages = resident();
+    for (size_t p = 0; p < pages.size(); ++p) {
+      const bool gone = first + (p + 1) * page <= read_end;
+      ASSERT_EQ(pages[p], !gone) << "page " << p << ", read " << done;
+    }
+    for (size_t i = done; i < kRecords; ++i) {
+      ASSERT_EQ(side[i].position, i) << i;
+    }
+  };
+  {
+    internal::MappingRelease mapping(page);       // every add goes at once
+    side.ReleaseRead(kRecords / 3 + 1, mapping);  // not on a page boundary
+    mapping.Flush();
+    expect_read_to(kRecords / 3 + 1);
+    side.ReleaseRead(kRecords / 2 + 5, mapping);
+    mapping.Flush();
+    expect_read_to(kRecords / 2 + 5);
+    // Read to its end: the piece's last page goes too.
+    side.ReleaseRead(kRecords, mapping);
+  }
+  expect_read_to(kRecords);
 }
 
 }  // namespace

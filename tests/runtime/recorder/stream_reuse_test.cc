@@ -222,8 +222,9 @@ TEST(StreamReuseTest, OnlyAStreamingRingTakingNewMemoryRingsTheDrainBell) {
 // A session that ends before the drain catches up (the usual short one):
 // its rings hold every record and side record when the end reads the stream
 // back. The stream holds them all, so their memory goes before the capture
-// is built: blocks beyond the prefaulter's few leave the cache, and the side
-// records' pages go back to the kernel.
+// is built: blocks beyond the prefaulter's few leave the cache, the side
+// records' pages go back to the kernel, and so do the stream writer's
+// buffers.
 TEST(StreamReuseTest, TheEndGivesTheRingsMemoryBackBeforeTheCapture) {
   constexpr uint64_t kSpans = 300'000;  // 9.6 MB of records, as many of side
   TempDir dir;
@@ -237,10 +238,16 @@ TEST(StreamReuseTest, TheEndGivesTheRingsMemoryBackBeforeTheCapture) {
     ASSERT_NE(ring, nullptr);
     ASSERT_GE(ring->side.held(), kSpans);
     ASSERT_GT(internal::RingBytesAllocated(), 0u);
+    // The drain's buffers held a chunk of side records (2 MiB) or two.
+    recording.Drain();
+    ASSERT_GT(recording.writer().BufferedBytes(), size_t{1} << 20);
     const Capture capture =
         internal::StopRecordingThroughStream(recording.writer(), "finished");
-    // Without the release: 73 blocks cached, 300,000 side records held.
+    // Without the release: 73 blocks cached, 300,000 side records held,
+    // and the writer's side chunk buffer kept (a string moved from a short
+    // one keeps its capacity).
     EXPECT_LE(internal::CachedBlocks(), internal::ReadyBlocks());
+    EXPECT_LE(recording.writer().BufferedBytes(), size_t{64});
     EXPECT_LE(ring->side.held(),
               2 * internal::kBlockBytes / sizeof(internal::SideRecord));
     // Everything came back from the stream, in both sessions (the second
