@@ -277,9 +277,33 @@ class Merger {
       spans_.push_back(s);
       span_allocs_.push_back(AllocsOf(c, i));
       span_process_.push_back(k);
-      span_args_.push_back(internal::ArgsOf(c, span));
     }
+    AddSpanArgs(c);
     return absl::OkStatus();
+  }
+
+  // Each of `c`'s spans' arguments, in span_args_. A packed capture's
+  // ArgsOf() is valid only until its next call: its spans' arguments are
+  // copied into storage kept until the merge ends, and viewed once all are
+  // in (the storage no longer moves).
+  void AddSpanArgs(const Capture& c) {
+    if (c.packed_args == nullptr) {
+      for (const Span& span : c.spans) {
+        span_args_.push_back(internal::ArgsOf(c, span));
+      }
+      return;
+    }
+    std::vector<SpanArg>& unpacked = unpacked_args_.emplace_back();
+    std::vector<std::pair<size_t, size_t>> ranges;
+    ranges.reserve(c.spans.size());
+    for (const Span& span : c.spans) {
+      const std::span<const SpanArg> args = internal::ArgsOf(c, span);
+      ranges.emplace_back(unpacked.size(), args.size());
+      unpacked.insert(unpacked.end(), args.begin(), args.end());
+    }
+    for (const auto& [first, count] : ranges) {
+      span_args_.emplace_back(unpacked.data() + first, count);
+    }
   }
 
   // The reader's order, (thread, start, depth, id), and each span's
@@ -313,6 +337,7 @@ class Merger {
     span_process_ = std::move(process);
     spans_.clear();
     span_args_.clear();
+    unpacked_args_ = {};
     span_allocs_ = {};
     for (const auto& [site, count] : drops_) {
       out_.dropped_by_site.push_back(SiteDrops{site, count});
@@ -492,8 +517,11 @@ class Merger {
   std::vector<Span> spans_;
   std::vector<SpanAllocs> span_allocs_;
   std::vector<uint32_t> span_process_;
-  // Each span's arguments, in its input's capture (which outlives them).
+  // Each span's arguments, in its input's capture (which outlives them), or
+  // in unpacked_args_ for a packed one (each vector's storage stays put when
+  // the outer one grows).
   std::vector<std::span<const SpanArg>> span_args_;
+  std::vector<std::vector<SpanArg>> unpacked_args_;
   absl::flat_hash_map<uint64_t, uint32_t> external_;
 };
 

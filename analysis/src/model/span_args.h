@@ -25,8 +25,8 @@ namespace spanprof::analysis::internal {
 // never read. Of a packed capture, the span's arguments decoded into storage
 // of the calling thread's own, valid until its next call: a reader done with
 // one span's arguments before it asks for the next one's (every writer and
-// the summary) reads both forms alike; one that keeps them (merge) takes
-// captures read from files, never packed.
+// the summary) reads both forms alike; one that keeps them (merge) copies a
+// packed capture's out first.
 inline std::span<const SpanArg> ArgsOf(const Capture& capture,
                                        const Span& span) {
   if (capture.packed_args != nullptr) {

@@ -4,6 +4,8 @@
 #include "spanprof/analysis/merge.h"
 
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,7 @@
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/trace.h"
 #include "spanprof/capture.h"
+#include "spanprof/internal/packed_args.h"
 #include "tests/testing/capture_builder.h"
 #include "tests/testing/text.h"
 
@@ -308,6 +311,34 @@ TEST(MergeTest, RoundTripsThroughBothTraceFormats) {
   ASSERT_TRUE(pf.ok()) << pf.status();
   EXPECT_EQ(*pf, c);
   EXPECT_EQ(SummaryToJson(Summarize(*pf)), SummaryToJson(Summarize(c)));
+}
+
+// The capture a session end builds holds its arguments packed
+// (Capture::packed_args), decoded one span at a time into storage that the
+// next span's reuses: merged, such captures keep every span's own arguments.
+Capture Packed(Capture capture) {
+  auto packed = std::make_shared<internal::PackedArgs>();
+  for (Span& span : capture.spans) {
+    const std::span<const SpanArg> args(capture.args.data() + span.first_arg,
+                                        span.arg_count);
+    span.first_arg = packed->Append(args);
+  }
+  capture.args.clear();
+  capture.packed_args = std::move(packed);
+  return capture;
+}
+
+TEST(MergeTest, PackedCapturesMergeAsTheirUnpackedSelves) {
+  const std::vector<MergeInput> plain = Pair();
+  ASSERT_FALSE(plain[0].capture.args.empty());
+  ASSERT_FALSE(plain[1].capture.args.empty());
+  const Capture want = MergeOk(plain).capture;
+  ASSERT_EQ(want.args.size(),
+            plain[0].capture.args.size() + plain[1].capture.args.size());
+  const Capture got = MergeOk({{"coordinator.json", Packed(plain[0].capture)},
+                               {"worker.json", Packed(plain[1].capture)}})
+                          .capture;
+  EXPECT_EQ(got, want);
 }
 
 // A single-process trace does not change: no processes, no thread process.
