@@ -198,7 +198,7 @@ class SideRecords {
   mutable size_t cursor_ = 0;
   mutable size_t owned_released_ = 0;
   mutable size_t pieces_released_ = 0;
-  // Bytes of pieces_[pieces_released_] already given to a MappingRelease.
+  // Bytes of pieces_[pieces_released_] already given back (read in part).
   mutable size_t piece_released_ = 0;
 };
 
