@@ -135,7 +135,6 @@ void SideRecords::ReleaseRead(size_t done, MappingRelease& mapping) const {
   ReleaseReadPrefix(owned_, std::min(done, owned_.size()), &owned_released_);
   if (done <= owned_.size()) return;
   const size_t mapped_done = done - owned_.size();
-  static const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
   while (pieces_released_ < pieces_.size()) {
     const Piece& piece = pieces_[pieces_released_];
     // The pieces are consecutive, and the ones before this one were read
@@ -143,17 +142,10 @@ void SideRecords::ReleaseRead(size_t done, MappingRelease& mapping) const {
     const size_t read = std::min(mapped_done - piece.first, piece.count);
     if (read < piece.count) {
       // A piece is one stream chunk (up to 1 MiB): once a batch of it was
-      // read, that part goes at once, up to a page boundary (so that the
-      // next part starts on one). Not through `mapping`, which would join
-      // it to a later range across the part not read yet.
-      const auto at = reinterpret_cast<uintptr_t>(piece.bytes);
-      const uintptr_t boundary = (at + read * sizeof(SideRecord)) / page * page;
-      const size_t end = boundary > at ? boundary - at : 0;
-      if (end >= piece_released_ + mapping.batch()) {
-        GiveBackWholePages(piece.bytes + piece_released_,
-                           end - piece_released_);
-        piece_released_ = end;
-      }
+      // read, that part goes at once. Not through `mapping`, which would
+      // join it to a later range across the part not read yet.
+      ReleaseReadPrefix(piece.bytes, read * sizeof(SideRecord),
+                        &piece_released_, mapping.batch());
       return;
     }
     const size_t size = piece.count * sizeof(SideRecord);
@@ -219,13 +211,16 @@ void GiveBackWholePages(const void* data, size_t bytes) noexcept {
   madvise(at + (first - begin), last - first, MADV_DONTNEED);
 }
 
-void ReleaseReadPrefix(const void* data, size_t done_bytes, size_t* released) {
-  constexpr size_t kStep = size_t{1} << 20;
-  if (data == nullptr || done_bytes < *released + kStep) return;
-  // Up to the last page boundary, so that the next call starts on one.
+void ReleaseReadPrefix(const void* data, size_t done_bytes, size_t* released,
+                       size_t step) {
+  if (data == nullptr || done_bytes < *released + step) return;
+  // Up to the last page boundary, so that the next call starts on one (a
+  // step under a page may not reach past the boundary it started at).
   static const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
   const auto begin = reinterpret_cast<uintptr_t>(data);
-  const size_t end = (begin + done_bytes) / page * page - begin;
+  const uintptr_t boundary = (begin + done_bytes) / page * page;
+  if (boundary <= begin + *released) return;
+  const size_t end = boundary - begin;
   GiveBackWholePages(static_cast<const char*>(data) + *released,
                      end - *released);
   *released = end;

@@ -20,13 +20,16 @@ namespace spanprof::internal {
 void GiveBackWholePages(const void* data, size_t bytes) noexcept;
 
 // Gives the kernel back the whole pages of `data` before byte `done_bytes`,
-// which its one reader has read for the last time, once a MiB of them has
-// gathered; `*released` (bytes from `data`) says how far it went. A session
+// which its one reader has read for the last time, once `step` bytes (a MiB
+// unless said) of them have gathered; `*released` (bytes from `data`) says
+// how far it went. A session
 // end reads its inputs once, in order (the stream file as it is checked, the
 // side records as they are parsed, the pending arguments as they are
 // attached), so the capture it builds takes those pages' place instead of
 // adding to the end's peak.
-void ReleaseReadPrefix(const void* data, size_t done_bytes, size_t* released);
+inline constexpr size_t kReleaseStep = size_t{1} << 20;
+void ReleaseReadPrefix(const void* data, size_t done_bytes, size_t* released,
+                       size_t step = kReleaseStep);
 // The same over a vector that keeps its size and is not read there again
 // before it is freed. Only for trivially copyable elements.
 template <typename T>
@@ -172,7 +175,7 @@ class SideRecords {
   // The records before `done` were read for the last time: the whole pages
   // of the owned ones go back to the kernel (ReleaseReadPrefix), and the
   // mapped pieces wholly before it go to `mapping`; of a piece read in
-  // part, each `mapping.batch()` read goes back at once.
+  // part, each `mapping.batch()` read goes back at once (ReleaseReadPrefix).
   void ReleaseRead(size_t done, MappingRelease& mapping) const;
   // Frees them all.
   void Clear();
