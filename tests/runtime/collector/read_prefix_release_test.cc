@@ -66,6 +66,41 @@ TEST(ReadPrefixReleaseTest, GivesBackOnlyWholePagesAlreadyRead) {
   EXPECT_EQ(released, before);
 }
 
+// A step under a page (a small session's mapping batch): a read point that
+// has not passed the page boundary after the start gives nothing back, and
+// one past it gives back the whole pages before it, nothing beyond.
+TEST(ReadPrefixReleaseTest, AStepUnderAPageGivesBackNoPartOfAPage) {
+  const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  std::vector<uint64_t> v(4 * page / sizeof(uint64_t));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = i;
+  const auto begin = reinterpret_cast<uintptr_t>(v.data());
+  // The data never starts on a page boundary: 8 bytes into the storage
+  // when the storage starts on one.
+  const size_t skip = begin % page == 0 ? sizeof(uint64_t) : 0;
+  const char* data = reinterpret_cast<const char*>(v.data()) + skip;
+  const uintptr_t at = begin + skip;
+  const size_t to_boundary = (at + page - 1) / page * page - at;
+  size_t released = 0;
+  // 64-byte steps up to the boundary: each would round down to before the
+  // start, and must not give back anything.
+  for (size_t done = 64; done < to_boundary; done += 64) {
+    internal::ReleaseReadPrefix(data, done, &released, 64);
+    ASSERT_EQ(released, 0u) << done;
+  }
+  // Past the next boundary but one: the one whole page before it goes.
+  const size_t done = to_boundary + page + 8;
+  internal::ReleaseReadPrefix(data, done, &released, 64);
+  EXPECT_EQ(released, to_boundary + page);
+  // That page went back to the kernel: it reads as zeros now.
+  EXPECT_EQ(v[(skip + to_boundary) / sizeof(uint64_t)], 0u);
+  for (size_t i = (skip + done) / sizeof(uint64_t); i < v.size(); ++i) {
+    ASSERT_EQ(v[i], i);
+  }
+  for (size_t i = 0; i < (skip + to_boundary) / sizeof(uint64_t); ++i) {
+    ASSERT_EQ(v[i], i);  // the part page before the first boundary stays
+  }
+}
+
 TEST(ReadPrefixReleaseTest, EveryArgumentSurvivesTheRelease) {
   // 300,000 arguments: several MiB of side records read back and of pending
   // arguments, each given back as the collector reads past it.
