@@ -26,6 +26,7 @@
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/table.h"
 #include "spanprof/analysis/trace.h"
+#include "spanprof/internal/compact_spans.h"
 #include "spanprof/internal/end_reason.h"
 #include "spanprof/session.h"
 
@@ -213,7 +214,10 @@ class ReplacedTrace {
 // freed here.
 void FreeCapture(Capture capture) {
   constexpr size_t kLarge = size_t{1} << 20;
-  if (capture.spans.size() < kLarge) return;
+  const size_t spans = capture.compact_spans != nullptr
+                           ? capture.compact_spans->size()
+                           : capture.spans.size();
+  if (spans < kLarge) return;
   try {
     std::thread([freed = std::move(capture)] {}).detach();
   } catch (const std::system_error&) {
@@ -224,11 +228,21 @@ void FreeCapture(Capture capture) {
 // A session the program ended early (exit(), a return from main,
 // FinishSession()) ended normally: the spans still open then end then, as
 // the program's own end, not as a loss (unfinished).
+uint16_t OpenAtExit(uint16_t flags) {
+  return static_cast<uint16_t>((flags & ~kSpanUnfinished) | kSpanOpenAtExit);
+}
 void MarkOpenAtExit(Capture& capture) {
   for (Span& span : capture.spans) {
-    if ((span.flags & kSpanUnfinished) == 0) continue;
-    span.flags = static_cast<uint16_t>((span.flags & ~kSpanUnfinished) |
-                                       kSpanOpenAtExit);
+    if ((span.flags & kSpanUnfinished) != 0)
+      span.flags = OpenAtExit(span.flags);
+  }
+  if (capture.compact_spans == nullptr) return;
+  // The capture is this session end's own (nothing else holds its spans).
+  internal::CompactSpans& compact =
+      *std::const_pointer_cast<internal::CompactSpans>(capture.compact_spans);
+  for (size_t i = 0; i < compact.size(); ++i) {
+    const uint16_t flags = compact.flags(i);
+    if ((flags & kSpanUnfinished) != 0) compact.set_flags(i, OpenAtExit(flags));
   }
 }
 

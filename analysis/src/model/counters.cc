@@ -10,6 +10,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "model/span_args.h"
+#include "model/span_list.h"
 #include "spanprof/analysis/forest.h"
 #include "spanprof/capture.h"
 
@@ -69,7 +70,8 @@ SpanCounters::SpanCounters(const Capture& capture,
   ReadSelfCounts(capture);
   if (names_.empty()) return;
   // Parents come before their children, so backwards is children first.
-  for (size_t i = std::min(parent.size(), capture.spans.size()); i-- > 0;) {
+  for (size_t i = std::min(parent.size(), internal::SpanCount(capture));
+       i-- > 0;) {
     if (parent[i] < i)
       AddToParent(capture, static_cast<uint32_t>(i), parent[i]);
   }
@@ -80,12 +82,13 @@ void SpanCounters::ReadSelfCounts(const Capture& capture) {
   if (names_.empty()) return;
   absl::flat_hash_map<std::string_view, size_t> index;
   for (size_t k = 0; k < names_.size(); ++k) index.emplace(names_[k], k);
-  const size_t n = capture.spans.size();
+  const internal::SpanList spans(capture);
+  const size_t n = spans.size();
   const size_t width = names_.size();
   slot_of_span_.assign(n, kNone);
   size_t last = 0;  // spans mostly count the counter the previous one did
   for (size_t i = 0; i < n; ++i) {
-    const Span& span = capture.spans[i];
+    const Span& span = spans[i];
     if (span.arg_count == 0) continue;
     for (const SpanArg& arg : ArgsOf(capture, span)) {
       if (!arg.is_counter || arg.int_value <= 0) continue;
@@ -100,8 +103,9 @@ void SpanCounters::ReadSelfCounts(const Capture& capture) {
 void SpanCounters::AddToParent(const Capture& capture, uint32_t i,
                                uint32_t parent) {
   const uint32_t slot = slot_of_span_[i];
-  if (slot == kNone || parent == kNone || parent >= capture.spans.size() ||
-      capture.spans[parent].thread != capture.spans[i].thread) {
+  const internal::SpanList spans(capture);
+  if (slot == kNone || parent == kNone || parent >= spans.size() ||
+      spans[parent].thread != spans[i].thread) {
     return;
   }
   const size_t width = names_.size();

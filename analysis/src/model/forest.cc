@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "model/span_list.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/capture.h"
 
@@ -40,7 +41,7 @@ struct SpanScan {
   uint64_t max_id = 0;
 };
 
-SpanScan Scan(const std::vector<Span>& spans) {
+SpanScan Scan(const internal::SpanList& spans) {
   SpanScan scan;
   for (size_t i = 0; i < spans.size(); ++i) {
     const Span& span = spans[i];
@@ -52,7 +53,7 @@ SpanScan Scan(const std::vector<Span>& spans) {
 }
 
 // Every span by (thread, start_ns, depth), ties in capture order.
-std::vector<uint32_t> CollectorOrder(const std::vector<Span>& spans,
+std::vector<uint32_t> CollectorOrder(const internal::SpanList& spans,
                                      bool sorted) {
   std::vector<uint32_t> order(spans.size());
   std::iota(order.begin(), order.end(), 0U);
@@ -67,7 +68,7 @@ std::vector<uint32_t> CollectorOrder(const std::vector<Span>& spans,
 }  // namespace
 
 Forest::Forest(const Capture& capture) {
-  const std::vector<Span>& spans = capture.spans;
+  const internal::SpanList spans(capture);
   const size_t n = spans.size();
   const SpanScan scan = Scan(spans);
   const std::vector<uint32_t> order = CollectorOrder(spans, scan.sorted);
@@ -80,11 +81,12 @@ Forest::Forest(const Capture& capture) {
   std::vector<uint32_t> unresolved;
   bool depths_consistent = true;
   if (dense_) {
-    IndexDense(spans, scan.min_id, scan.max_id, unresolved, depths_consistent);
+    IndexDense(capture, scan.min_id, scan.max_id, unresolved,
+               depths_consistent);
   } else {
-    IndexSparse(spans, unresolved);
+    IndexSparse(capture, unresolved);
   }
-  LinkUnresolved(spans, unresolved, depths_consistent);
+  LinkUnresolved(capture, unresolved, depths_consistent);
 
   // Depth strictly increases along consistent links, so a loop is only
   // possible when some depth is inconsistent: only then look for loops.
@@ -92,9 +94,10 @@ Forest::Forest(const Capture& capture) {
   BuildChildren(order);
 }
 
-void Forest::IndexDense(const std::vector<Span>& spans, uint64_t min_id,
+void Forest::IndexDense(const Capture& capture, uint64_t min_id,
                         uint64_t max_id, std::vector<uint32_t>& unresolved,
                         bool& depths_consistent) {
+  const internal::SpanList spans(capture);
   const uint32_t count = static_cast<uint32_t>(spans.size());
   id_base_ = count == 0 ? 0 : min_id;
   dense_index_.assign(count == 0 ? 0 : static_cast<size_t>(max_id - min_id) + 1,
@@ -120,8 +123,9 @@ void Forest::IndexDense(const std::vector<Span>& spans, uint64_t min_id,
   }
 }
 
-void Forest::IndexSparse(const std::vector<Span>& spans,
+void Forest::IndexSparse(const Capture& capture,
                          std::vector<uint32_t>& unresolved) {
+  const internal::SpanList spans(capture);
   const uint32_t count = static_cast<uint32_t>(spans.size());
   sparse_index_.reserve(count);
   for (uint32_t i = 0; i < count; ++i) {
@@ -146,9 +150,10 @@ void Forest::IndexSparse(const std::vector<Span>& spans,
 // A parent indexed later: a cross-thread parent on a later thread, or an
 // irregular capture. (A duplicate id resolves to its first span either way:
 // the dense pass only links to a slot's first owner.)
-void Forest::LinkUnresolved(const std::vector<Span>& spans,
+void Forest::LinkUnresolved(const Capture& capture,
                             std::span<const uint32_t> unresolved,
                             bool& depths_consistent) {
+  const internal::SpanList spans(capture);
   for (uint32_t i : unresolved) {
     const std::optional<uint32_t> parent = Find(spans[i].parent_id);
     if (!parent.has_value()) continue;
@@ -234,7 +239,7 @@ void Report(std::vector<ValidationIssue>& issues, const Span& span,
 }
 
 // What the index found: duplicate ids and parent chains that loop.
-void CheckIndex(const std::vector<Span>& spans, const Forest& forest,
+void CheckIndex(const internal::SpanList& spans, const Forest& forest,
                 std::vector<ValidationIssue>& issues) {
   for (uint32_t dup : forest.duplicate_ids()) {
     const Span& span = spans[dup];
@@ -278,8 +283,8 @@ void CheckFields(const Capture& capture, const Span& span,
 
 // Span `i` against its parent: known, one level deeper, inside it when on
 // the same thread.
-void CheckParent(const std::vector<Span>& spans, const Forest& forest, size_t i,
-                 std::vector<ValidationIssue>& issues) {
+void CheckParent(const internal::SpanList& spans, const Forest& forest,
+                 size_t i, std::vector<ValidationIssue>& issues) {
   const Span& span = spans[i];
   if (span.parent_id == 0) {
     if (span.depth != 0) {
@@ -313,7 +318,7 @@ void CheckParent(const std::vector<Span>& spans, const Forest& forest, size_t i,
 // Overlapping same-thread siblings: each child list (and the root list) is
 // ordered by (thread, start), so one pass per list with the furthest end
 // seen so far on the current thread finds every overlap.
-void CheckSiblings(const std::vector<Span>& spans,
+void CheckSiblings(const internal::SpanList& spans,
                    std::span<const uint32_t> siblings, bool roots_only,
                    std::vector<ValidationIssue>& issues) {
   uint32_t furthest = Forest::kNone;
@@ -338,7 +343,7 @@ void CheckSiblings(const std::vector<Span>& spans,
 
 std::vector<ValidationIssue> ValidateForest(const Capture& capture,
                                             const Forest& forest) {
-  const std::vector<Span>& spans = capture.spans;
+  const internal::SpanList spans(capture);
   std::vector<ValidationIssue> issues;
   CheckIndex(spans, forest, issues);
   for (size_t i = 0; i < spans.size(); ++i) {

@@ -15,6 +15,7 @@
 #include <span>
 #include <vector>
 
+#include "model/span_list.h"
 #include "spanprof/capture.h"
 #include "spanprof/internal/packed_args.h"
 
@@ -49,7 +50,7 @@ void ForEachArg(const Capture& capture, const F& f) {
     for (const SpanArg& arg : capture.args) f(arg);
     return;
   }
-  for (const Span& span : capture.spans) {
+  for (const Span& span : internal::SpanList(capture)) {
     for (const SpanArg& arg : ArgsOf(capture, span)) f(arg);
   }
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/numeric/int128.h"
+#include "model/span_list.h"
 #include "spanprof/analysis/forest.h"
 #include "spanprof/capture.h"
 
@@ -31,7 +32,7 @@ int64_t SatAdd(int64_t a, int64_t b) {
 
 std::vector<SpanTiming> ComputeTimings(const Capture& capture,
                                        const Forest& forest) {
-  const std::vector<Span>& spans = capture.spans;
+  const internal::SpanList spans(capture);
   const size_t n = spans.size();
   std::vector<SpanTiming> timings(n);
   for (size_t i = 0; i < n; ++i) {

@@ -20,6 +20,7 @@
 #include "io/file_io_internal.h"
 #include "model/capture_format.h"
 #include "model/span_args.h"
+#include "model/span_list.h"
 #include "perfetto/perfetto_format.h"
 #include "perfetto/proto_encoder.h"
 #include "spanprof/analysis/file_io.h"
@@ -124,7 +125,7 @@ struct FlowPlan {
 // them) index directly, with no table.
 class SpanIndex {
  public:
-  explicit SpanIndex(const std::vector<Span>& spans) {
+  explicit SpanIndex(const internal::SpanList& spans) {
     if (spans.empty()) return;
     first_ = spans[0].id;
     for (size_t i = 0; i < spans.size() && consecutive_; ++i) {
@@ -158,7 +159,7 @@ class SpanIndex {
 };
 
 FlowPlan PlanFlows(const Capture& capture) {
-  const std::vector<Span>& spans = capture.spans;
+  const internal::SpanList spans(capture);
   const SpanIndex index(spans);
   const size_t n = spans.size();
   FlowPlan plan;
@@ -206,7 +207,7 @@ struct CaptureShape {
   bool may_have_links = false;
 };
 
-CaptureShape ScanCapture(const std::vector<Span>& spans,
+CaptureShape ScanCapture(const internal::SpanList& spans,
                          uint32_t thread_count) {
   CaptureShape shape;
   const size_t n = spans.size();
@@ -231,7 +232,7 @@ CaptureShape ScanCapture(const std::vector<Span>& spans,
 
 // The spans in slice order: empty when `sorted` (the identity), else sorted
 // indexes.
-std::vector<uint32_t> SliceOrder(const std::vector<Span>& spans,
+std::vector<uint32_t> SliceOrder(const internal::SpanList& spans,
                                  uint32_t thread_count, bool sorted) {
   std::vector<uint32_t> order;
   if (sorted) return order;
@@ -332,6 +333,7 @@ class PerfettoRenderer {
   PerfettoRenderer(const Capture& capture, std::string* out, size_t chunk,
                    Flush flush)
       : capture_(capture),
+        spans_(capture),
         out_(out),
         chunk_(chunk),
         flush_(std::move(flush)),
@@ -387,7 +389,7 @@ class PerfettoRenderer {
   void WriteEndPacket();
   // Built on first use: most captures never need to find a span by id.
   const SpanIndex& Index() {
-    if (!index_.has_value()) index_.emplace(capture_.spans);
+    if (!index_.has_value()) index_.emplace(spans_);
     return *index_;
   }
   void WriteInterned(size_t site, uint64_t category);
@@ -396,6 +398,7 @@ class PerfettoRenderer {
   bool FirstUse(std::vector<uint32_t>& seen, uint64_t iid) const;
 
   const Capture& capture_;
+  const internal::SpanList spans_;
   // Bytes [0, used_) of *out_ are the output; the rest is room to write
   // packets in place (std::string cannot grow without writing its bytes,
   // so it grows in large steps and is cut to used_ at the end).
@@ -688,7 +691,7 @@ bool PerfettoRenderer::TryWriteSmallBegin(uint32_t index, size_t site,
   // annotations 48: 96 bytes, so both lengths fit one byte.
   char* buf = Reserve(128);
   internal::SmallEncoder e(
-      WriteEventHead(buf + 2, Timestamp(capture_.spans[index].start_ns)));
+      WriteEventHead(buf + 2, Timestamp(spans_[index].start_ns)));
   EncodeSliceBegin(e, {.name_iid = site + 1,
                        .category_iid = category,
                        .annotations = annotations_});
@@ -707,7 +710,7 @@ bool PerfettoRenderer::FirstUse(std::vector<uint32_t>& seen,
 // What a slice shows besides its name: the user's arguments, its counters,
 // heartbeats (when any), allocation deltas (when measured) and flags.
 void PerfettoRenderer::CollectAnnotations(uint32_t index) {
-  const Span& span = capture_.spans[index];
+  const Span& span = spans_[index];
   annotations_.clear();
   for (const SpanArg& arg : internal::ArgsOf(capture_, span)) {
     const uint64_t iid = ArgAnnotationIid(arg);
@@ -767,7 +770,7 @@ uint64_t PerfettoRenderer::ArgAnnotationIid(const SpanArg& arg) {
 // its timestamp cannot hold (clamped at 0 or saturated). Only corrupt or
 // hand-made captures and ids out of slice order need any of them.
 void PerfettoRenderer::CollectOverrides(uint32_t index) {
-  const Span& span = capture_.spans[index];
+  const Span& span = spans_[index];
   auto add_int = [&](std::string_view name, int64_t value) {
     annotations_.push_back(
         {interning_.AnnotationIid(name), Annotation::kInt, value, 0.0});
@@ -783,14 +786,14 @@ void PerfettoRenderer::CollectOverrides(uint32_t index) {
     parent = Index().Find(span.parent_id);
   } else if (!stack_.empty()) {
     parent = stack_.back();
-    derived_parent_id = capture_.spans[parent].id;
+    derived_parent_id = spans_[parent].id;
   }
   if (span.parent_id != derived_parent_id) {
     add_int(pf::kAnnotationParentId, static_cast<int64_t>(span.parent_id));
     parent = Index().Find(span.parent_id);
   }
   const uint32_t derived_depth =
-      parent == UINT32_MAX ? 0 : capture_.spans[parent].depth + 1;
+      parent == UINT32_MAX ? 0 : spans_[parent].depth + 1;
   if (span.depth != derived_depth) add_int(pf::kAnnotationDepth, span.depth);
   if (!TimeFits(span.start_ns)) add_int(pf::kAnnotationStartNs, span.start_ns);
   if (!TimeFits(span.end_ns)) add_int(pf::kAnnotationEndNs, span.end_ns);
@@ -844,7 +847,7 @@ void PerfettoRenderer::WriteTrackEvent(uint32_t index, size_t site,
             .subspan(flows_.out_begin[index],
                      flows_.out_begin[index + 1] - flows_.out_begin[index]);
     begin.terminates_flow = flows_.terminates[index] != 0;
-    begin.terminating_flow_id = capture_.spans[index].id;
+    begin.terminating_flow_id = spans_[index].id;
   }
   EncodeSliceBegin(packet_encoder_, begin);
 }
@@ -862,7 +865,7 @@ bool PerfettoRenderer::IsPlain(const Span& span, uint32_t index) const {
   if (stack_.empty()) {
     if (span.parent_id != 0 || span.depth != 0) return false;
   } else {
-    const Span& parent = capture_.spans[stack_.back()];
+    const Span& parent = spans_[stack_.back()];
     if (span.parent_id != parent.id || span.depth != parent.depth + 1) {
       return false;
     }
@@ -875,7 +878,7 @@ bool PerfettoRenderer::IsPlain(const Span& span, uint32_t index) const {
 // decides the writer's speed. False, having written nothing, when the slice
 // needs the general path.
 bool PerfettoRenderer::TryWritePlainBegin(uint32_t index) {
-  const Span& span = capture_.spans[index];
+  const Span& span = spans_[index];
   uint64_t ts;
   if (!IsPlain(span, index) || !ExactTimestamp(span.start_ns, &ts) ||
       ts < last_ts_) {
@@ -904,7 +907,7 @@ bool PerfettoRenderer::TryWritePlainBegin(uint32_t index) {
 }
 
 void PerfettoRenderer::WriteBegin(uint32_t index) {
-  const Span& span = capture_.spans[index];
+  const Span& span = spans_[index];
   const size_t site = std::min<size_t>(span.site, capture_.sites.size());
   const uint64_t category = interning_.SiteCategoryIid(site);
   CollectAnnotations(index);
@@ -917,7 +920,7 @@ void PerfettoRenderer::WriteBegin(uint32_t index) {
 }
 
 void PerfettoRenderer::WriteEnd(uint32_t index) {
-  const uint64_t ts = Timestamp(capture_.spans[index].end_ns);
+  const uint64_t ts = Timestamp(spans_[index].end_ns);
   char* const buf = Reserve(kSmallPacketBytes);
   char* p = WriteEventHead(buf + 2, ts);
   *p++ = ShortKey(pf::kPacketTrackEvent, internal::kWireLengthDelimited);
@@ -932,7 +935,7 @@ void PerfettoRenderer::WriteEnd(uint32_t index) {
 // of its thread run, ids consecutive, and no parent on another thread.
 bool PerfettoRenderer::KeepsAssumedShape(const Span& span, size_t k,
                                          size_t run_begin) const {
-  const std::vector<Span>& spans = capture_.spans;
+  const internal::SpanList spans(capture_);
   if (k > run_begin && !InSliceOrder(spans[k - 1], span, thread_count())) {
     return false;
   }
@@ -950,7 +953,7 @@ bool PerfettoRenderer::KeepsAssumedShape(const Span& span, size_t k,
 // does not keep the assumed shape.
 absl::StatusOr<size_t> PerfettoRenderer::WriteThread(
     uint32_t thread, const std::vector<uint32_t>& order, size_t k, bool check) {
-  const std::vector<Span>& spans = capture_.spans;
+  const internal::SpanList spans(capture_);
   StartThreadSequence(thread);
   stack_.clear();
   const size_t run_begin = k;
@@ -988,7 +991,7 @@ absl::StatusOr<size_t> PerfettoRenderer::WriteThread(
 // or to have cross-thread links.
 absl::Status PerfettoRenderer::WriteTrace(const std::vector<uint32_t>& order,
                                           bool check) {
-  const std::vector<Span>& spans = capture_.spans;
+  const internal::SpanList spans(capture_);
   const size_t n = spans.size();
   // The thread of the k-th span in slice order (out-of-range ones share the
   // last track).
@@ -1028,7 +1031,7 @@ void PerfettoRenderer::Restart() {
 }
 
 absl::Status PerfettoRenderer::Render() {
-  const std::vector<Span>& spans = capture_.spans;
+  const internal::SpanList spans(capture_);
   // Rendering in memory (nothing handed to flush_ before the end), the spans
   // are first taken as the collector writes them (in slice order, ids
   // consecutive, parents on their child's thread) and checked while they
@@ -1061,7 +1064,8 @@ void PerfettoRenderer::WriteEndPacket() {
   e.Varint(pf::kEventTrackUuid, pf::ProcessTrackUuidOf(capture_, 0));
   e.Bytes(pf::kEventName, pf::kEndEventName);
   const std::pair<std::string_view, uint64_t> counts[] = {
-      {pf::kEndSpans, capture_.spans.size()}, {pf::kEndBytes, bytes_before}};
+      {pf::kEndSpans, internal::SpanCount(capture_)},
+      {pf::kEndBytes, bytes_before}};
   for (const auto& [name, value] : counts) {
     const size_t annotation = e.BeginNested(pf::kEventDebugAnnotations);
     e.Bytes(pf::kAnnotationName, name);
@@ -1092,7 +1096,8 @@ bool LooksLikePerfettoTrace(std::string_view bytes) {
 
 std::string CaptureToPerfetto(const Capture& capture) {
   std::string out;
-  out.reserve(4096 + capture.threads.size() * 128 + capture.spans.size() * 32);
+  out.reserve(4096 + capture.threads.size() * 128 +
+              internal::SpanCount(capture) * 32);
   // Rendering into one string cannot fail.
   PerfettoRenderer(capture, &out, SIZE_MAX,
                    [](std::string_view) { return absl::OkStatus(); })

@@ -16,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "model/capture_format.h"
 #include "model/span_args.h"
+#include "model/span_list.h"
 #include "spanprof/analysis/summary.h"
 #include "summary/drops.h"
 
@@ -393,7 +394,7 @@ std::vector<std::string> NumericArgumentsOf(const Capture& capture,
     of_row[i] = RowKeyOf(capture.sites[i]) == key;
   }
   std::set<std::string> names;
-  for (const Span& span : capture.spans) {
+  for (const Span& span : internal::SpanList(capture)) {
     if (span.site >= of_row.size() || !of_row[span.site]) continue;
     for (const SpanArg& arg : internal::ArgsOf(capture, span)) {
       if (!arg.is_string && arg.is_counter == counters) names.insert(arg.key);

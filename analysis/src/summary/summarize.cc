@@ -27,6 +27,7 @@
 #include "absl/numeric/int128.h"
 #include "model/capture_format.h"
 #include "model/counters.h"
+#include "model/span_list.h"
 #include "spanprof/analysis/forest.h"
 #include "spanprof/analysis/summary.h"
 #include "spanprof/analysis/timing.h"
@@ -277,7 +278,7 @@ class RowAccumulator {
 
  private:
   void FinishTotals(Summary& summary) const {
-    summary.event_count = capture_.spans.size();
+    summary.event_count = internal::SpanCount(capture_);
     summary.max_depth = max_depth_;
     summary.recorded_thread_time_ns = recorded_ns_;
     summary.recorded_heartbeats = recorded_heartbeats_;
@@ -329,7 +330,7 @@ class RowAccumulator {
     g.narrow.resize(narrow);
     g.wide.resize(wide);
     std::vector<size_t> fill(g.begin);
-    for (const Span& span : capture_.spans) {
+    for (const Span& span : internal::SpanList(capture_)) {
       const uint32_t r = RowForSite(span.site);
       const int64_t d = InclusiveNs(span);
       if (g.is_wide[r] != 0) {
@@ -389,7 +390,7 @@ class RowAccumulator {
     std::vector<int64_t> totals(states_.size() * width * 2, 0);
     for (const uint32_t i : counters.spans()) {
       const size_t base =
-          size_t{RowForSite(capture_.spans[i].site)} * width * 2;
+          size_t{RowForSite(internal::SpanList(capture_)[i].site)} * width * 2;
       for (size_t k = 0; k < width; ++k) {
         SatAdd(totals[base + k], counters.inclusive(i, k));
         SatAdd(totals[base + width + k], counters.self(i, k));
@@ -478,8 +479,9 @@ void SummarizeGeneral(const Capture& capture, Summary& summary) {
                                    std::make_move_iterator(issues.begin()),
                                    std::make_move_iterator(issues.end()));
   RowAccumulator rows(capture);
-  for (size_t i = 0; i < capture.spans.size(); ++i) {
-    const Span& span = capture.spans[i];
+  const internal::SpanList spans(capture);
+  for (size_t i = 0; i < spans.size(); ++i) {
+    const Span& span = spans[i];
     const SpanTiming& timing = timings[i];
     rows.Add(span, i, rows.RowForSite(span.site), timing.inclusive_ns,
              timing.self_ns, timing.self_heartbeats);
@@ -542,7 +544,7 @@ class IdIndex {
 // The spans SummarizeCanonical() found no parent for on their thread's stack
 // must be cross-thread children with a consistent depth, and cross-thread
 // children of one parent on one thread must not overlap.
-bool CrossThreadChildrenValid(const std::vector<Span>& spans,
+bool CrossThreadChildrenValid(const internal::SpanList& spans,
                               const std::vector<uint32_t>& deferred,
                               const IdIndex& ids) {
   struct CrossChild {
@@ -590,7 +592,7 @@ class OpenSpans {
  public:
   enum class Attach { kAttached, kNotOnStack, kInvalid };
 
-  OpenSpans(const std::vector<Span>& spans, RowAccumulator& rows)
+  OpenSpans(const internal::SpanList& spans, RowAccumulator& rows)
       : spans_(spans), rows_(rows) {
     stack_.reserve(64);
   }
@@ -671,7 +673,7 @@ class OpenSpans {
               open.inclusive - open.covered, self_heartbeats);
   }
 
-  const std::vector<Span>& spans_;
+  const internal::SpanList& spans_;
   RowAccumulator& rows_;
   std::vector<Open> stack_;
   bool overflow_ = false;
@@ -682,9 +684,9 @@ class OpenSpans {
 // starts, its site and thread in range, depth 0 exactly for roots.
 [[gnu::always_inline]] inline bool CanonicalSpan(const Capture& capture,
                                                  uint32_t i) {
-  const Span& s = capture.spans[i];
+  const Span& s = internal::SpanList(capture)[i];
   if (i > 0) {
-    const Span& prev = capture.spans[i - 1];
+    const Span& prev = internal::SpanList(capture)[i - 1];
     if (std::tie(s.thread, s.start_ns, s.depth) <
         std::tie(prev.thread, prev.start_ns, prev.depth)) {
       return false;
@@ -703,7 +705,7 @@ class OpenSpans {
 Canonical SummarizeCanonical(const Capture& capture, Summary& summary,
                              uint64_t id_base, size_t id_window) {
   constexpr Canonical kNo = Canonical::kNotCanonical;
-  const std::vector<Span>& spans = capture.spans;
+  const internal::SpanList spans(capture);
   const size_t n = spans.size();
   IdIndex ids(id_base, id_window, n);
   RowAccumulator rows(capture);
@@ -781,11 +783,11 @@ void CopyCaptureFields(const Capture& capture, Summary& summary) {
   // A hand-built capture may measure allocations without a full column;
   // AllocsOf() reads the missing entries as 0, and the summary says so.
   if (capture.alloc_measured &&
-      capture.span_allocs.size() != capture.spans.size()) {
+      capture.span_allocs.size() != internal::SpanCount(capture)) {
     summary.validation_issues.push_back(ValidationIssue{
         0, "Capture::span_allocs has " +
                std::to_string(capture.span_allocs.size()) + " entries for " +
-               std::to_string(capture.spans.size()) +
+               std::to_string(internal::SpanCount(capture)) +
                " spans (a span without one counts no allocations)"});
   }
 }
@@ -799,7 +801,7 @@ Summary SummarizeWithPath(const Capture& capture, SummaryPath path,
   Summary summary;
   CopyCaptureFields(capture, summary);
   bool canonical = false;
-  const std::vector<Span>& spans = capture.spans;
+  const internal::SpanList spans(capture);
   const size_t n = spans.size();
   if (path == SummaryPath::kAny && n < kNone) {
     // The runtime numbers spans consecutively, so a window of ids around the

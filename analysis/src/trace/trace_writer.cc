@@ -16,6 +16,7 @@
 #include "io/file_io_internal.h"
 #include "json/json_writer.h"
 #include "model/span_args.h"
+#include "model/span_list.h"
 #include "resources/process_resources.h"
 #include "spanprof/analysis/file_io.h"
 #include "spanprof/analysis/forest.h"
@@ -53,7 +54,7 @@ enum FlowRole : uint8_t { kNoFlow, kFlowIn, kFlowOut };
 // cross-thread parent can take only one role; a tree dynamic program picks
 // the roles that draw the most arrows (ties favour the incoming arrow).
 std::vector<uint8_t> PlanFlows(const Capture& capture, const Forest& forest) {
-  const std::vector<Span>& spans = capture.spans;
+  const internal::SpanList spans(capture);
   const size_t n = spans.size();
   std::vector<uint8_t> role(n, kNoFlow);
 
@@ -123,7 +124,7 @@ std::vector<uint8_t> PlanFlows(const Capture& capture, const Forest& forest) {
 // the collector writes them), so a parent id is an index, and every parent
 // found that way is on its child's thread. Otherwise true: PlanFlows decides.
 bool MayHaveCrossThreadParents(const Capture& capture) {
-  const std::vector<Span>& spans = capture.spans;
+  const internal::SpanList spans(capture);
   if (spans.empty()) return false;
   const uint64_t first = spans[0].id;
   const size_t n = spans.size();
@@ -150,7 +151,7 @@ bool MayHaveCrossThreadParents(const Capture& capture) {
 // per thread, and no per-span key array (32 bytes a span) is needed.
 class EventOrder {
  public:
-  explicit EventOrder(const std::vector<Span>& spans) : spans_(spans) {
+  explicit EventOrder(const internal::SpanList& spans) : spans_(spans) {
     const size_t n = spans.size();
     size_t begin = 0;
     for (size_t i = 1; i <= n; ++i) {
@@ -201,7 +202,7 @@ class EventOrder {
     return a < b;
   }
 
-  const std::vector<Span>& spans_;
+  const internal::SpanList& spans_;
   std::vector<Run> heap_;
 };
 
@@ -570,7 +571,7 @@ void AppendArgsAndCounters(std::string* o, std::span<const SpanArg> args) {
 [[gnu::always_inline]] inline void AppendSpanEvent(
     std::string* o, const Capture& capture, size_t index, uint8_t flow,
     const EventFragments& fragments) {
-  const Span& span = capture.spans[index];
+  const Span& span = internal::SpanList(capture)[index];
   const size_t site = std::min<size_t>(span.site, capture.sites.size());
   const size_t thread = std::min<size_t>(span.thread, capture.threads.size());
   o->append(fragments.sites[site].head);
@@ -612,7 +613,7 @@ void AppendArgsAndCounters(std::string* o, std::span<const SpanArg> args) {
 absl::Status RenderTrace(
     const Capture& capture, std::string* out, size_t chunk,
     const std::function<absl::Status(std::string_view)>& flush) {
-  const std::vector<Span>& spans = capture.spans;
+  const internal::SpanList spans(capture);
   const std::vector<uint8_t> flows =
       MayHaveCrossThreadParents(capture)
           ? PlanFlows(capture, Forest(capture))
@@ -653,7 +654,7 @@ std::string ThreadLabel(const ThreadInfo& thread) {
 std::string TraceToJson(const Capture& capture) {
   std::string out;
   out.reserve(4096 + capture.threads.size() * 160 + capture.sites.size() * 96 +
-              capture.spans.size() * 220);
+              internal::SpanCount(capture) * 220);
   // Rendering into one string cannot fail.
   RenderTrace(capture, &out, SIZE_MAX, [](std::string_view) {
     return absl::OkStatus();

@@ -118,7 +118,8 @@ inline const std::string& EmptyText() noexcept {
   static const std::string* const empty = new std::string();
   return *empty;
 }
-class PackedArgs;  // spanprof/internal/packed_args.h
+class PackedArgs;    // spanprof/internal/packed_args.h
+class CompactSpans;  // spanprof/internal/compact_spans.h
 }  // namespace internal
 
 // `ArgKey` is an argument's or counter's name in 8 bytes: the text is kept
@@ -307,9 +308,8 @@ static_assert(sizeof(SpanArg) == 32,
 // start. `parent_id` is 0 for a root. A parent on another thread is a
 // cross-thread parent: linked, never subtracted from the child thread's time.
 //
-// 56 bytes: session end holds one per retained span, next to the rings it
-// reads, and must stay under 2x the ring memory used (docs/performance.md,
-// "Session end under 2x the ring").
+// 56 bytes: a capture holds one per retained span (the one a session end
+// writes its outputs from holds them in 40: Capture::compact_spans).
 // Allocation deltas live in `Capture::span_allocs`, a column that exists only
 // when allocations were measured.
 struct Span {
@@ -562,6 +562,10 @@ struct Capture {
   std::vector<ThreadInfo> threads;
   std::vector<Site> sites;
   std::vector<Span> spans;  // sorted by (thread, start_ns, depth)
+  // Set only in the capture a session end builds for its own outputs, which
+  // never reaches the program: its spans, 40 bytes each, in place of `spans`
+  // (empty then). The analysis library reads both forms alike.
+  std::shared_ptr<const internal::CompactSpans> compact_spans;
   // Allocation deltas, a column parallel to `spans` (`span_allocs[i]` is
   // `spans[i]`'s) when `alloc_measured`; empty otherwise. Read it with
   // `AllocsOf()`, which gives zeros for a span the column does not cover.

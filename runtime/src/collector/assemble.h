@@ -5,6 +5,7 @@
 #define SPANPROF_RUNTIME_SRC_COLLECTOR_ASSEMBLE_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,9 @@ struct CaptureInputs {
   // it holds every span; the session end faults it in on another thread
   // while it reads the stream back.
   std::vector<Span> spans;
+  // The same for a capture whose spans go compact (`pack_args`): a
+  // CompactSpans store reserved ahead, or null.
+  std::shared_ptr<CompactSpans> compact_spans;
   // Storage for the collector's pending arguments reserved ahead (empty:
   // none), faulted in the same way. Used when it holds every side record.
   std::vector<PendingArg> args;
@@ -64,7 +68,8 @@ struct CaptureInputs {
   std::vector<SpanArg> span_args;
   EndProgress* progress = nullptr;
   // The capture only feeds the session end's own outputs: its arguments are
-  // packed (Capture::packed_args) instead of 32 bytes each in `args`.
+  // packed (Capture::packed_args) instead of 32 bytes each in `args`, and
+  // its spans compact (Capture::compact_spans) instead of whole in `spans`.
   bool pack_args = false;
 };
 

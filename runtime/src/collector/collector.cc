@@ -20,6 +20,7 @@
 #include "collector/ring_parser.h"
 #include "collector/ring_snapshot.h"
 #include "recorder/recorder_internal.h"
+#include "spanprof/internal/compact_spans.h"
 #include "spanprof/internal/hex_id.h"
 #include "spanprof/recording.h"
 
@@ -33,8 +34,10 @@ namespace spanprof {
 using internal::CaptureInputs;
 using internal::ClockPair;
 using internal::Collector;
+using internal::CompactSpans;
 using internal::kNoSpan;
 using internal::kRemovedFlag;
+using internal::ParsedSpans;
 using internal::PendingArg;
 using internal::RingSnapshot;
 using internal::SessionFacts;
@@ -395,6 +398,49 @@ SessionFacts FactsOf(const SessionState& session) {
   return facts;
 }
 
+namespace {
+
+// Whether a ring lost a prefix of its records (ring mode).
+bool AnyTruncated(const std::vector<RingSnapshot>& snaps) {
+  return std::any_of(snaps.begin(), snaps.end(),
+                     [](const RingSnapshot& snap) { return snap.truncated; });
+}
+
+// The spans of a capture that only feeds the session end's outputs go
+// compact (Capture::compact_spans): those the parse moved already
+// (ParsedSpans), or, when the parse kept them whole (they were linked or
+// trimmed after it), all of them now, a block at a time, the whole spans'
+// pages going back as the move passes them. The collector numbers spans 1,
+// 2, 3, ... in order, so every span fits unless one lies deeper than
+// 65,535 spans: then the capture keeps `spans`.
+void MakeSpansCompact(Capture& capture, ParsedSpans& parsed,
+                      std::shared_ptr<CompactSpans> compact) {
+  if (!parsed.fit()) return;
+  if (parsed.moving()) {
+    parsed.Move();
+    if (!parsed.moving()) return;  // a span did not fit: all came back
+    capture.compact_spans = std::move(compact);
+    return;
+  }
+  std::vector<Span>& spans = capture.spans;
+  for (size_t i = 0; i < spans.size(); ++i) {
+    if (!CompactSpans::Fits(spans[i], i)) return;
+  }
+  *compact = CompactSpans();
+  compact->Reserve(spans.size());
+  constexpr size_t kBlock = size_t{1} << 14;
+  size_t released = 0;
+  for (size_t begin = 0; begin < spans.size(); begin += kBlock) {
+    const size_t end = std::min(spans.size(), begin + kBlock);
+    for (size_t i = begin; i < end; ++i) compact->Append(spans[i]);
+    ReleaseReadPrefix(spans, end, &released);
+  }
+  capture.spans = std::vector<Span>();
+  capture.compact_spans = std::move(compact);
+}
+
+}  // namespace
+
 // The named steps after the rings are taken: parse every thread, link
 // cross-thread parents, trim and compact (ring mode), describe the session,
 // attach arguments, exports and drops.
@@ -410,11 +456,10 @@ Capture AssembleCapture(const SessionFacts& facts, CaptureInputs& in) {
   // above them (the stream could not be read) or below them (records joined
   // from the rings) is freed first.
   TakeReserved(in.spans, begins, begins + begins / 8 + 4096, capture.spans);
-  capture.spans.reserve(begins);
   if (facts.count_allocs) capture.span_allocs.reserve(begins);
   in.sites = ValidSites(std::move(in.sites));
-  Collector collector(capture, in.sites, time, stop_raw,
-                      NeedPositions(snaps) || !in.exports.empty());
+  const bool keep_positions = NeedPositions(snaps) || !in.exports.empty();
+  Collector collector(capture, in.sites, time, stop_raw, keep_positions);
   for (std::string& name : in.counter_names) name = ValidUtf8(name);
   collector.set_counter_names(std::move(in.counter_names));
   collector.set_alloc_column(facts.count_allocs);
@@ -424,6 +469,22 @@ Capture AssembleCapture(const SessionFacts& facts, CaptureInputs& in) {
   // packed, attached as each thread is parsed.
   std::optional<SpanArgStore> packed;
   if (in.pack_args) collector.set_arg_store(&packed.emplace(capture));
+  // Its spans go compact while the parse goes, where nothing after the
+  // parse needs them whole: no positions kept (contexts, exports, side
+  // records overwritten) and nothing trimmed (ring mode, a truncated ring).
+  std::shared_ptr<CompactSpans> compact = std::move(in.compact_spans);
+  if (in.pack_args && !keep_positions &&
+      facts.overflow != OverflowPolicy::kRing && !AnyTruncated(snaps)) {
+    // Storage reserved ahead, which a helper may be faulting in (ahead of
+    // the parse's progress), or its own.
+    if (compact == nullptr) compact = std::make_shared<CompactSpans>();
+    compact->Reserve(begins);
+    collector.spans().MoveInto(compact.get());
+  } else {
+    // Only faulted in, never read: it may go while the helper is at it.
+    compact = std::make_shared<CompactSpans>();
+    capture.spans.reserve(begins);
+  }
   const std::vector<uint32_t> slot_to_thread =
       ParseRings(collector, snaps, in.args);
   // Before the cross-thread links: resolving walks same-thread parents.
@@ -432,6 +493,12 @@ Capture AssembleCapture(const SessionFacts& facts, CaptureInputs& in) {
   bool depths_changed = collector.ResolveContexts(slot_to_thread);
 
   size_t removed = collector.removed();
+  // What follows edits `Capture::spans` in place: none of it runs for a
+  // capture whose spans moved during the parse, but should it, they come
+  // back first.
+  if (removed > 0 || depths_changed || !exported.empty()) {
+    collector.spans().MoveBack();
+  }
   if (facts.overflow == OverflowPolicy::kRing) {
     removed += TrimRingOverflow(capture.spans, removed, facts.max_events);
   }
@@ -449,6 +516,9 @@ Capture AssembleCapture(const SessionFacts& facts, CaptureInputs& in) {
   AttachDrops(in.drops_by_site, collector, capture);
   AttachArgDrops(collector, in, capture);
   capture.failed_prepares = in.failed_prepares;
+  if (in.pack_args) {
+    MakeSpansCompact(capture, collector.spans(), std::move(compact));
+  }
   return capture;
 }
 

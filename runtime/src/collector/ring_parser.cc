@@ -256,7 +256,8 @@ void Collector::ApplySide(ThreadParse& p, uint64_t position) {
         break;
       case kSideHookFailed:
         if (const size_t target = Target(p); target != kNoSpan) {
-          spans_[target].flags |= kSpanHookFailed;
+          spans_.Update(target,
+                        [](Span& span) { span.flags |= kSpanHookFailed; });
         }
         break;
       case kSideContextPush:
@@ -444,6 +445,38 @@ const ArgKey& Collector::CachedKey(std::vector<ArgKey>& keys, size_t index,
   return keys[index];
 }
 
+void ParsedSpans::Move() {
+  if (!moving()) return;
+  for (size_t k = 0; k < window_.size(); ++k) {
+    if (!CompactSpans::Fits(window_[k], moved_ + k)) {
+      fit_ = false;
+      MoveBack();
+      return;
+    }
+  }
+  for (const Span& span : window_) compact_->Append(span);
+  moved_ += window_.size();
+  window_.clear();
+}
+
+void ParsedSpans::MoveBack() {
+  if (!moving()) return;
+  spans_.reserve(spans_.size() + size());
+  size_t released = 0;
+  for (size_t i = 0; i < moved_; ++i) {
+    spans_.push_back((*compact_)[i]);
+    if (i % 4096 == 0) {
+      ReleaseReadPrefix(compact_->data(), i * CompactSpans::kBytesPerSpan,
+                        &released);
+    }
+  }
+  spans_.insert(spans_.end(), window_.begin(), window_.end());
+  *compact_ = CompactSpans();
+  std::vector<Span>().swap(window_);
+  compact_ = nullptr;
+  moved_ = 0;
+}
+
 SpanArgStore::SpanArgStore(Capture& capture)
     : capture_(capture), packed_(std::make_shared<PackedArgs>()) {}
 
@@ -458,8 +491,8 @@ SpanArgStore::SpanArgStore(Capture& capture, std::vector<SpanArg>& reserved,
   capture.args.reserve(capture.args.size() + count);
 }
 
-void SpanArgStore::Put(size_t index, std::vector<SpanArg>& args) {
-  if (args.empty()) return;
+uint32_t SpanArgStore::Put(std::vector<SpanArg>& args) {
+  if (args.empty()) return UINT32_MAX;
   uint32_t first = UINT32_MAX;
   if (packed_ != nullptr) {
     first = packed_->Append(args);
@@ -467,14 +500,9 @@ void SpanArgStore::Put(size_t index, std::vector<SpanArg>& args) {
     first = static_cast<uint32_t>(capture_.args.size());
     std::move(args.begin(), args.end(), std::back_inserter(capture_.args));
   }
-  if (first == UINT32_MAX) {
-    capture_.dropped_args += args.size();
-  } else {
-    Span& span = capture_.spans[index];
-    span.first_arg = first;
-    span.arg_count = static_cast<uint16_t>(args.size());
-  }
+  if (first == UINT32_MAX) capture_.dropped_args += args.size();
   args.clear();
+  return first;
 }
 
 void SpanArgStore::Finish() {
@@ -518,6 +546,15 @@ void Collector::AttachPending(std::vector<PendingArg>& args,
   // One span's arguments at a time: they come together, in span order.
   std::vector<SpanArg> current;
   size_t current_span = kNoSpan;
+  const auto put = [&] {
+    const auto count = static_cast<uint16_t>(current.size());
+    const uint32_t first = store.Put(current);
+    if (first == UINT32_MAX) return;
+    spans_.Update(current_span, [first, count](Span& span) {
+      span.first_arg = first;
+      span.arg_count = count;
+    });
+  };
   size_t released = 0;  // of `args`, read in order when sorted
   for (size_t k = 0; k < args.size(); ++k) {
     if (k % 4096 == 0) {
@@ -531,7 +568,7 @@ void Collector::AttachPending(std::vector<PendingArg>& args,
         new_index.empty() ? pending.span : new_index[pending.span];
     if (index == kNoSpan) continue;
     if (index != current_span) {
-      if (current_span != kNoSpan) store.Put(current_span, current);
+      if (current_span != kNoSpan) put();
       current_span = index;
     }
     SpanArg arg = MakeArg(pending);
@@ -552,7 +589,7 @@ void Collector::AttachPending(std::vector<PendingArg>& args,
     }
     current.push_back(std::move(arg));
   }
-  if (current_span != kNoSpan) store.Put(current_span, current);
+  if (current_span != kNoSpan) put();
 }
 
 SpanArg Collector::MakeArg(PendingArg& pending) {
@@ -628,7 +665,7 @@ void Collector::OnBegin(ThreadParse& p, const Record& rec, uint64_t position,
                         uint64_t raw) {
   if (SPANPROF_UNLIKELY(!unplaced_.empty())) PlaceDrops(rec.word & kSiteMask);
   const size_t index = spans_.size();
-  Span& span = spans_.emplace_back();
+  Span& span = spans_.Append();
   if (alloc_column_) allocs_.emplace_back();
   span.id = index + 1;
   span.site = UseSite(rec.word & kSiteMask);
@@ -660,7 +697,7 @@ void Collector::OnEnd(ThreadParse& p, const Record& rec, uint64_t position,
     // The end of a span whose begin was overwritten: every root since the
     // last such end ran inside that lost span.
     for (size_t root : p.pending_roots) {
-      spans_[root].flags |= kSpanRerooted;
+      spans_.Update(root, [](Span& span) { span.flags |= kSpanRerooted; });
     }
     p.pending_roots.clear();
     DropWithLostSpan();
@@ -682,12 +719,13 @@ void Collector::OnEnd(ThreadParse& p, const Record& rec, uint64_t position,
     // The span's one count, carried by its end (thread_ring.cc, EndSlow).
     ApplyEndCount(rec, index);
   }
-  Span& span = spans_[index];
-  span.end_ns = std::max(span.start_ns, time_.ToNs(raw));
-  span.heartbeats = static_cast<uint32_t>(rec.heartbeats - span.heartbeats);
-  if ((rec.word >> kKindShift) == kEndExceptionRecord) {
-    span.flags |= kSpanException;
-  }
+  const int64_t end_ns = time_.ToNs(raw);
+  const bool exception = (rec.word >> kKindShift) == kEndExceptionRecord;
+  spans_.Update(index, [&](Span& span) {
+    span.end_ns = std::max(span.start_ns, end_ns);
+    span.heartbeats = static_cast<uint32_t>(rec.heartbeats - span.heartbeats);
+    if (exception) span.flags |= kSpanException;
+  });
   if (keep_positions_) positions_[index].end = position;
   p.last_span = index;
   p.last_was_begin = false;
@@ -696,11 +734,12 @@ void Collector::OnEnd(ThreadParse& p, const Record& rec, uint64_t position,
 // Spans still open at stop are closed there and flagged.
 void Collector::CloseOpenSpans(uint32_t last_hb) {
   for (size_t index : open_) {
-    Span& span = spans_[index];
-    span.end_ns = std::max(stop_ns_, span.start_ns);
-    span.heartbeats = static_cast<uint32_t>(last_hb - span.heartbeats);
+    spans_.Update(index, [&](Span& span) {
+      span.end_ns = std::max(stop_ns_, span.start_ns);
+      span.heartbeats = static_cast<uint32_t>(last_hb - span.heartbeats);
+      span.flags |= kSpanUnfinished;
+    });
     if (index < allocs_.size()) allocs_[index] = SpanAllocs{};  // no end
-    span.flags |= kSpanUnfinished;
   }
 }
 
@@ -709,7 +748,7 @@ void Collector::CloseOpenSpans(uint32_t last_hb) {
 void Collector::DiscardBeforeSideHorizon(const ThreadStreams& ts) {
   for (size_t i = ts.first_span; i < spans_.size(); ++i) {
     if (positions_[i].begin >= ts.side_horizon) break;
-    spans_[i].flags |= kRemovedFlag;
+    spans_.Update(i, [](Span& span) { span.flags |= kRemovedFlag; });
     ++removed_;
   }
 }
@@ -728,9 +767,8 @@ bool Collector::ResolveContexts(const std::vector<uint32_t>& slot_to_thread) {
   std::vector<int64_t> parents(contexts_.size(), -1);
   for (size_t k = 0; k < contexts_.size(); ++k) {
     const ContextRef& ref = contexts_[k];
-    Span& span = spans_[ref.span];
     // Discarded, or already known to have lost its (same-thread) parent.
-    if (span.flags & (kRemovedFlag | kSpanRerooted)) continue;
+    if (spans_[ref.span].flags & (kRemovedFlag | kSpanRerooted)) continue;
     bool lost = false;
     uint32_t thread = UINT32_MAX;
     const int64_t parent = Resolve(slot_to_thread, ref.slot, ref.position,
@@ -739,13 +777,16 @@ bool Collector::ResolveContexts(const std::vector<uint32_t>& slot_to_thread) {
     if (parent >= 0) {
       parents[k] = parent;
     } else if (lost) {
-      span.flags |= kSpanRerooted;  // the parent was overwritten
+      // The parent was overwritten.
+      spans_.Update(ref.span, [](Span& span) { span.flags |= kSpanRerooted; });
     }
   }
   bool changed = false;
   for (size_t k = 0; k < contexts_.size(); ++k) {
     if (parents[k] < 0) continue;
-    spans_[contexts_[k].span].parent_id = static_cast<uint64_t>(parents[k]) + 1;
+    const auto parent = static_cast<uint64_t>(parents[k]) + 1;
+    spans_.Update(contexts_[k].span,
+                  [parent](Span& span) { span.parent_id = parent; });
     changed = true;
   }
   return changed;

@@ -17,6 +17,7 @@
 #include "collector/ring_snapshot.h"
 #include "recorder/recorder_internal.h"
 #include "spanprof/capture.h"
+#include "spanprof/internal/compact_spans.h"
 #include "spanprof/internal/packed_args.h"
 
 namespace spanprof::internal {
@@ -187,15 +188,82 @@ class SpanArgStore {
     // A tag and a value under 2^34 (a varint of 5 bytes).
     if (packed_ != nullptr) packed_->Reserve(6 * count);
   }
-  // Stores `args` as span `index`'s arguments, and clears them. Past 4 GiB
-  // of them they are counted as dropped.
-  void Put(size_t index, std::vector<SpanArg>& args);
+  // Stores `args`, and clears them. Returns where they begin (the span's
+  // `first_arg`), or UINT32_MAX when they were dropped (past 4 GiB of them:
+  // counted in Capture::dropped_args).
+  uint32_t Put(std::vector<SpanArg>& args);
   // The packed store goes to the capture.
   void Finish();
 
  private:
   Capture& capture_;
   std::shared_ptr<PackedArgs> packed_;
+};
+
+// The spans a parse appends: to `Capture::spans`, or, for the capture of a
+// session end's own outputs, to a window of whole spans that moves on into
+// their compact form (Capture::compact_spans, 40 bytes instead of 56) a
+// block at a time while the parse goes. The window's memory is reused, so
+// the parse's peak holds 40 bytes a span and the whole spans of a block. A
+// span that moved can still change (its end, flags and arguments come
+// later): operator[] and Update() reach it wherever it is.
+class ParsedSpans {
+ public:
+  explicit ParsedSpans(std::vector<Span>& spans) : spans_(spans) {}
+
+  // From now on spans go to the window, which moves into `compact` (empty)
+  // whenever it holds kWindow spans; `Capture::spans` stays empty.
+  void MoveInto(CompactSpans* compact) {
+    compact_ = compact;
+    window_.reserve(kWindow);
+  }
+  // Whether spans move (MoveInto, and none failed to fit).
+  bool moving() const { return compact_ != nullptr; }
+  // False once a span did not fit the compact form (deeper than 65,535).
+  bool fit() const { return fit_; }
+
+  size_t size() const {
+    return moving() ? moved_ + window_.size() : spans_.size();
+  }
+  Span& Append() {
+    if (!moving()) return spans_.emplace_back();
+    if (window_.size() == kWindow) Move();
+    // Moving back (a span did not fit) stops the moving.
+    return moving() ? window_.emplace_back() : spans_.emplace_back();
+  }
+  Span operator[](size_t index) const {
+    if (!moving()) return spans_[index];
+    return index < moved_ ? (*compact_)[index] : window_[index - moved_];
+  }
+  // Calls `f` with span `index` (a Span&) and keeps what it changed.
+  template <typename F>
+  void Update(size_t index, const F& f) {
+    if (!moving()) {
+      f(spans_[index]);
+    } else if (index >= moved_) {
+      f(window_[index - moved_]);
+    } else {
+      Span span = (*compact_)[index];
+      f(span);
+      compact_->Set(index, span);
+    }
+  }
+
+  // Moves the window into compact form. A span that does not fit puts
+  // every span back whole (MoveBack), and none moves again.
+  void Move();
+  // Puts every span into `Capture::spans`, whole (the compact store's
+  // pages go back as it is read), and stops moving them.
+  void MoveBack();
+
+ private:
+  std::vector<Span>& spans_;
+  // Whole spans held at most: 224 KiB, reused.
+  static constexpr size_t kWindow = size_t{1} << 12;
+  std::vector<Span> window_;  // spans [moved_, size())
+  CompactSpans* compact_ = nullptr;
+  size_t moved_ = 0;
+  bool fit_ = true;
 };
 
 // `ValidUtf8(text)` is `text` with every byte that does not start a valid
@@ -313,6 +381,8 @@ class Collector {
                  uint64_t count = 1);
   // Spans discarded while parsing (their side records were overwritten).
   size_t removed() const { return removed_; }
+  // The spans as parsed (ParsedSpans: whole or moving into compact form).
+  ParsedSpans& spans() { return spans_; }
 
  private:
   struct ThreadParse;  // one ParseThread call's cursor state
@@ -360,7 +430,7 @@ class Collector {
                   uint32_t* thread) const;
 
   Capture& capture_;
-  std::vector<Span>& spans_;
+  ParsedSpans spans_;
   std::vector<SpanAllocs>& allocs_;
   const std::vector<Site>& sites_;
   std::vector<uint32_t> site_index_;  // interned id -> capture index

@@ -23,6 +23,7 @@
 #include "collector/assemble.h"
 #include "collector/ring_snapshot.h"
 #include "recorder/ring_memory.h"
+#include "spanprof/internal/compact_spans.h"
 #include "stream/stream_reader.h"
 
 namespace spanprof::internal {
@@ -102,7 +103,9 @@ void GiveBack(const std::vector<ThreadRing*>& rings) {
 // write into memory the kernel has mapped already (first touch was about a
 // tenth of a streaming session end, and a third of one with arguments, on
 // the one core that parses):
-//   - the capture's spans (56 bytes a span);
+//   - the capture's spans (56 bytes a span, or 40 where they go compact
+//     as the parse goes: the capture a session end writes its outputs from,
+//     ParsedSpans);
 //   - unless the capture's arguments are packed as each thread is parsed
 //     (a store that grows as they come): the collector's pending arguments
 //     (16 bytes an argument), just ahead of the parse, which meanwhile
@@ -132,20 +135,31 @@ class CaptureStorage {
     const std::vector<uint64_t> side_by_slot = writer.SideRecordsWritten();
     for (const uint64_t n : side_by_slot) side += n;
     try {
-      spans_.reserve(spans);
+      char* span_bytes = nullptr;
+      if (pack_args) {
+        compact_ = std::make_shared<CompactSpans>();
+        compact_->Reserve(spans);
+        span_bytes = static_cast<char*>(const_cast<void*>(compact_->data()));
+        span_region_ = {span_bytes,
+                        compact_->capacity() * CompactSpans::kBytesPerSpan};
+        span_size_ = CompactSpans::kBytesPerSpan;
+      } else {
+        spans_.reserve(spans);
+        span_bytes = reinterpret_cast<char*>(spans_.data());
+        span_region_ = RegionOf(spans_);
+      }
       // The kernel populates in the background only where it can
       // (MADV_POPULATE_WRITE, Linux 5.14): then the end may write into the
       // storage while it is being faulted in. Elsewhere a byte is written
       // per page, which must end before the storage is used (Take()): the
       // spans only, as before the stream.
-      background_ = CanPopulate(reinterpret_cast<char*>(spans_.data()));
+      background_ = CanPopulate(span_bytes);
       if (background_ && !pack_args) {
         args_.reserve(side);
         span_args_.reserve(side);
       }
       // Where the storage lies, noted before the helper starts: the scan
       // and Take() move the vectors away meanwhile (their buffers stay).
-      span_region_ = RegionOf(spans_);
       arg_region_ = RegionOf(args_);
       span_arg_region_ = RegionOf(span_args_);
       prefault_ = std::thread([this] { FaultIn(); });
@@ -166,6 +180,7 @@ class CaptureStorage {
   void Take(CaptureInputs& in) {
     if (!background_ && prefault_.joinable()) prefault_.join();
     in.spans = std::move(spans_);
+    in.compact_spans = std::move(compact_);
     in.args = std::move(args_);
     in.span_args = std::move(span_args_);
     in.progress = prefault_.joinable() ? &progress_ : nullptr;
@@ -207,7 +222,7 @@ class CaptureStorage {
     const auto parsed = [&] {
       const auto share =
           static_cast<double>(progress_.spans.load(std::memory_order_relaxed)) /
-          static_cast<double>(std::max<size_t>(spans.size / sizeof(Span), 1));
+          static_cast<double>(std::max<size_t>(spans.size / span_size_, 1));
       return static_cast<uint64_t>(share * static_cast<double>(args.size));
     };
     size_t args_done = 0;
@@ -222,7 +237,7 @@ class CaptureStorage {
     // they sat beside every side record's copy at the end's peak.
     size_t spans_done = 0;
     const auto parsed_spans = [&] {
-      return progress_.spans.load(std::memory_order_relaxed) * sizeof(Span);
+      return progress_.spans.load(std::memory_order_relaxed) * span_size_;
     };
     // The attachment's first progress ends the parse: the estimate may
     // exceed the spans parsed.
@@ -311,6 +326,8 @@ class CaptureStorage {
   }
 
   std::vector<Span> spans_;
+  std::shared_ptr<CompactSpans> compact_;
+  size_t span_size_ = sizeof(Span);  // bytes a span in span_region_
   std::vector<PendingArg> args_;
   std::vector<SpanArg> span_args_;
   Region span_region_;

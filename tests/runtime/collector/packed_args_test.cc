@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "recorder/recorder_internal.h"
 #include "spanprof/capture.h"
+#include "spanprof/internal/compact_spans.h"
 #include "spanprof/spanprof.h"
 
 namespace spanprof::internal {
@@ -139,11 +140,13 @@ TEST(PackedArgsTest, ASpanEnrichedAcrossAChunkEndKeepsAllItsArguments) {
   const Capture capture =
       CollectEndedSession(session, rings, stop, /*pack_args=*/true);
   ASSERT_NE(capture.packed_args, nullptr);
-  ASSERT_EQ(capture.spans.size(), static_cast<size_t>(kSpans));
+  ASSERT_NE(capture.compact_spans, nullptr);
+  const CompactSpans& spans = *capture.compact_spans;
+  ASSERT_EQ(spans.size(), static_cast<size_t>(kSpans));
   std::vector<SpanArg> args;
   int64_t whole = 0;
-  for (size_t k = 0; k < capture.spans.size(); ++k) {
-    const Span& span = capture.spans[k];
+  for (size_t k = 0; k < spans.size(); ++k) {
+    const Span span = spans[k];
     capture.packed_args->Decode(span.first_arg, span.arg_count, args);
     const auto i = static_cast<int64_t>(k);
     whole += args.size() == 2 && args[0] == Int("body", i) &&

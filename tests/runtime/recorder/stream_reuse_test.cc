@@ -28,7 +28,9 @@
 #include "recorder/recorder_internal.h"
 #include "runtime/src/recorder/ring_memory.h"
 #include "spanprof/analysis/summary.h"
+#include "spanprof/analysis/table.h"
 #include "spanprof/analysis/trace.h"
+#include "spanprof/internal/compact_spans.h"
 #include "spanprof/internal/packed_args.h"
 #include "spanprof/spanprof.h"
 #include "stream/stream_end.h"
@@ -276,6 +278,7 @@ void RecordMixedWork(StreamedRecording& recording, int steps = 3000) {
         if (i % 3 == 0) SPANPROF_ARG_STR("label", "item-" + std::to_string(i));
         if (i % 5 == 0) SPANPROF_COUNT("fives");
         if (i % 7 == 0) SPANPROF_ARG("ratio", i * 0.5);
+        if (i % 11 == 0) spanprof::Heartbeat(static_cast<uint64_t>(i % 4));
         if (i % 100 == 0) {
           {
             SPANPROF_SCOPE("mixed.inner");
@@ -324,6 +327,10 @@ void ExpectTheSameOutputs(int steps) {
   ASSERT_GT(collected.args.size(), collected.spans.size());
   ASSERT_NE(streamed.packed_args, nullptr);
   EXPECT_TRUE(streamed.args.empty());
+  // Its spans compact too, so every output below reads them from there.
+  ASSERT_NE(streamed.compact_spans, nullptr);
+  EXPECT_TRUE(streamed.spans.empty());
+  ASSERT_EQ(streamed.compact_spans->size(), collected.spans.size());
   EXPECT_LT(streamed.packed_args->size_bytes(),
             collected.args.size() * sizeof(SpanArg) / 4);
   for (const std::string format : {"json", "pftrace"}) {
@@ -335,9 +342,13 @@ void ExpectTheSameOutputs(int steps) {
   }
   const std::string a = dir.File("streamed.summary.json");
   const std::string b = dir.File("collected.summary.json");
-  ASSERT_TRUE(analysis::WriteSummary(analysis::Summarize(streamed), a).ok());
-  ASSERT_TRUE(analysis::WriteSummary(analysis::Summarize(collected), b).ok());
+  const analysis::Summary streamed_summary = analysis::Summarize(streamed);
+  const analysis::Summary collected_summary = analysis::Summarize(collected);
+  ASSERT_TRUE(analysis::WriteSummary(streamed_summary, a).ok());
+  ASSERT_TRUE(analysis::WriteSummary(collected_summary, b).ok());
   EXPECT_EQ(ReadText(a), ReadText(b));
+  EXPECT_EQ(analysis::FormatTable(streamed_summary, {.capture = &streamed}),
+            analysis::FormatTable(collected_summary, {.capture = &collected}));
 }
 
 TEST(StreamReuseTest, TheStreamGivesTheSameOutputsAsTheRings) {

@@ -81,12 +81,10 @@ class Forest {
  private:
   // The steps of construction, in order. `order` is every span ordered by
   // (thread, start_ns, depth), ties in capture order.
-  void IndexDense(const std::vector<Span>& spans, uint64_t min_id,
-                  uint64_t max_id, std::vector<uint32_t>& unresolved,
-                  bool& depths_consistent);
-  void IndexSparse(const std::vector<Span>& spans,
-                   std::vector<uint32_t>& unresolved);
-  void LinkUnresolved(const std::vector<Span>& spans,
+  void IndexDense(const Capture& capture, uint64_t min_id, uint64_t max_id,
+                  std::vector<uint32_t>& unresolved, bool& depths_consistent);
+  void IndexSparse(const Capture& capture, std::vector<uint32_t>& unresolved);
+  void LinkUnresolved(const Capture& capture,
                       std::span<const uint32_t> unresolved,
                       bool& depths_consistent);
   void CutCycles(std::span<const uint32_t> order);
