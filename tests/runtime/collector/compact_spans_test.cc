@@ -20,6 +20,7 @@
 #include "spanprof/context.h"
 #include "spanprof/spanprof.h"
 #include "spanprof/spanprof_c.h"
+#include "tests/runtime/collector/collect_for_outputs.h"
 
 namespace spanprof::internal {
 namespace {
@@ -130,11 +131,7 @@ Capture RecordAndCollect(size_t flat, size_t deep) {
     spanprof_end(open.back());
     open.pop_back();
   }
-  SessionState& session = Session();
-  std::vector<ThreadRing*> rings;
-  ClockPair stop{};
-  EXPECT_TRUE(EndActiveSession(session, &rings, &stop));
-  return CollectEndedSession(session, rings, stop, /*pack_args=*/true);
+  return EndAndCollectForOutputs();
 }
 
 // How many of the capture's spans are the ones RecordAndCollect() recorded:
@@ -199,12 +196,7 @@ TEST(CompactSpansTest, ACrossThreadParentIsLinkedBeforeTheSpansGoCompact) {
   for (size_t i = 0; i < kFlat; ++i) {
     SPANPROF_SCOPE("ctx.flat");
   }
-  SessionState& session = Session();
-  std::vector<ThreadRing*> rings;
-  ClockPair stop{};
-  ASSERT_TRUE(EndActiveSession(session, &rings, &stop));
-  const Capture capture =
-      CollectEndedSession(session, rings, stop, /*pack_args=*/true);
+  const Capture capture = EndAndCollectForOutputs();
   ASSERT_NE(capture.compact_spans, nullptr);
   const CompactSpans& spans = *capture.compact_spans;
   ASSERT_EQ(spans.size(), kFlat + 2);

@@ -17,6 +17,7 @@
 #include "spanprof/capture.h"
 #include "spanprof/internal/compact_spans.h"
 #include "spanprof/spanprof.h"
+#include "tests/runtime/collector/collect_for_outputs.h"
 
 namespace spanprof::internal {
 namespace {
@@ -133,12 +134,7 @@ TEST(PackedArgsTest, ASpanEnrichedAcrossAChunkEndKeepsAllItsArguments) {
                   Hooks{}.WithEnrich([i] { SPANPROF_ARG("enriched", -i); }),
                   [i] { SPANPROF_ARG("body", i); });
   }
-  SessionState& session = Session();
-  std::vector<ThreadRing*> rings;
-  ClockPair stop{};
-  ASSERT_TRUE(EndActiveSession(session, &rings, &stop));
-  const Capture capture =
-      CollectEndedSession(session, rings, stop, /*pack_args=*/true);
+  const Capture capture = EndAndCollectForOutputs();
   ASSERT_NE(capture.packed_args, nullptr);
   ASSERT_NE(capture.compact_spans, nullptr);
   const CompactSpans& spans = *capture.compact_spans;
