@@ -37,24 +37,8 @@ class CompactSpans {
 
   // Appends the capture's next span; Fits(span, size()) must hold.
   [[gnu::always_inline]] void Append(const Span& span) {
-    const size_t index = spans_.size();
-    spans_.push_back(Packed{
-        .start_ns = span.start_ns,
-        .end_ns = span.end_ns,
-        .parent = static_cast<uint32_t>(span.parent_id),
-        .site = span.site,
-        .thread = span.thread,
-        .first_arg = span.first_arg,
-        .depth = static_cast<uint16_t>(span.depth),
-        .flags = span.flags,
-        .arg_count = span.arg_count,
-    });
-    if (span.heartbeats != 0 && !has_heartbeats_) {
-      has_heartbeats_ = true;
-      heartbeats_.reserve(spans_.capacity());
-      heartbeats_.resize(index, 0);
-    }
-    if (has_heartbeats_) heartbeats_.push_back(span.heartbeats);
+    spans_.push_back(Pack(span));
+    StoreHeartbeats(spans_.size() - 1, span.heartbeats);
   }
 
   // The span at `index` (< size()), whole. Inlined, so that a reader that
@@ -72,7 +56,7 @@ class CompactSpans {
     span.arg_count = p.arg_count;
     span.start_ns = p.start_ns;
     span.end_ns = p.end_ns;
-    span.heartbeats = has_heartbeats_ ? heartbeats_[index] : 0;
+    span.heartbeats = heartbeats_.empty() ? 0 : heartbeats_[index];
     span.first_arg = p.first_arg;
     return span;
   }
@@ -80,22 +64,8 @@ class CompactSpans {
   // Replaces the span at `index` (< size()); Fits(span, index) must hold.
   // The collector moves spans here while it still ends and flags them.
   void Set(size_t index, const Span& span) {
-    Packed& p = spans_[index];
-    p.start_ns = span.start_ns;
-    p.end_ns = span.end_ns;
-    p.parent = static_cast<uint32_t>(span.parent_id);
-    p.site = span.site;
-    p.thread = span.thread;
-    p.first_arg = span.first_arg;
-    p.depth = static_cast<uint16_t>(span.depth);
-    p.flags = span.flags;
-    p.arg_count = span.arg_count;
-    if (span.heartbeats != 0 && !has_heartbeats_) {
-      has_heartbeats_ = true;
-      heartbeats_.reserve(spans_.capacity());
-      heartbeats_.resize(spans_.size(), 0);
-    }
-    if (has_heartbeats_) heartbeats_[index] = span.heartbeats;
+    spans_[index] = Pack(span);
+    StoreHeartbeats(index, span.heartbeats);
   }
 
   // A session the program ended early marks its open spans
@@ -131,11 +101,36 @@ class CompactSpans {
   };
   static_assert(sizeof(Packed) == kBytesPerSpan, "a compact span's cost");
 
+  [[gnu::always_inline]] static Packed Pack(const Span& span) noexcept {
+    return Packed{
+        .start_ns = span.start_ns,
+        .end_ns = span.end_ns,
+        .parent = static_cast<uint32_t>(span.parent_id),
+        .site = span.site,
+        .thread = span.thread,
+        .first_arg = span.first_arg,
+        .depth = static_cast<uint16_t>(span.depth),
+        .flags = span.flags,
+        .arg_count = span.arg_count,
+    };
+  }
+
+  // Span `index`'s heartbeats. The column starts (zeros before it) with
+  // the first span that has any, and then covers every span.
+  [[gnu::always_inline]] void StoreHeartbeats(size_t index,
+                                              uint32_t heartbeats) {
+    if (heartbeats == 0 && heartbeats_.empty()) return;
+    if (heartbeats_.empty()) heartbeats_.reserve(spans_.capacity());
+    if (heartbeats_.size() < spans_.size()) {
+      heartbeats_.resize(spans_.size(), 0);
+    }
+    heartbeats_[index] = heartbeats;
+  }
+
   std::vector<Packed> spans_;
-  // Each span's heartbeats, parallel to spans_ once a span appended had
-  // some (has_heartbeats_); empty until then.
+  // Each span's heartbeats, parallel to spans_ once a span had some; empty
+  // until then.
   std::vector<uint32_t> heartbeats_;
-  bool has_heartbeats_ = false;
 };
 
 }  // namespace spanprof::internal
